@@ -1,0 +1,5 @@
+import sys
+
+from kafkadiag.cli import main
+
+sys.exit(main())

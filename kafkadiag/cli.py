@@ -1,0 +1,124 @@
+"""The command line. Each command parses options, calls one library function, hands the result
+to a reporter and returns an exit code; `main` maps errors to exit codes in one place.
+
+Heavy libraries (kafka, kazoo, pyspark, psutil, and rich for tables) are imported inside the
+commands that need them, so `kafkadiag --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from kafkadiag import __version__
+from kafkadiag.errors import KafkadiagError
+from kafkadiag.exitcodes import ExitCode
+
+INPUT_FORMATS = ("auto", "hotspot", "netbeans", "py-spy", "py-spy-json")
+# Files at least this large get a progress bar on an interactive stderr.
+PROGRESS_MIN_BYTES = 32 * 1024 * 1024
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kafkadiag")
+def cli() -> None:
+    """Diagnose Kafka consumer stalls and lag.
+
+    Reads thread dumps (jstack, jcmd, kill -3, py-spy), ZooKeeper consumer nodes and
+    Kafka-stored offsets; never writes to ZooKeeper, commits offsets or joins a group.
+
+    Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error,
+    3 input unreadable or no dump found, 4 internal error.
+    """
+
+
+@cli.group()
+def dump() -> None:
+    """Parse and analyse thread dumps."""
+
+
+@dump.command("parse")
+@click.argument("files", nargs=-1, required=True)
+@click.option(
+    "--input-format",
+    type=click.Choice(INPUT_FORMATS),
+    default="auto",
+    show_default=True,
+    help="Dump format; auto detects it from the first lines.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.dumps, see README).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, output: str | None) -> int:
+    """Show what was understood in FILE... (use - for stdin; gzip is read transparently).
+
+    Per dump: threads by status, threads with identical stacks, locks with their holders and
+    waiters, deadlocks, and the count of lines that were not understood.
+    """
+    from kafkadiag.commands.dump_parse import run_dump_parse
+
+    return run_dump_parse(
+        files,
+        None if input_format == "auto" else input_format,
+        output_format,
+        output,
+        show_progress=_wants_progress(files),
+    )
+
+
+def _wants_progress(files: tuple[str, ...]) -> bool:
+    if not sys.stderr.isatty():
+        return False
+    total = 0
+    for path in files:
+        try:
+            total += os.path.getsize(path) if path != "-" else 0
+        except OSError:
+            continue
+    return total >= PROGRESS_MIN_BYTES
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; return the exit code instead of raising SystemExit."""
+    try:
+        result: Any = cli.main(args=argv, prog_name="kafkadiag", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return int(ExitCode.INPUT_UNREADABLE)
+    except click.ClickException as error:
+        error.show()
+        return int(ExitCode.USAGE)
+    except KafkadiagError as error:
+        report_error(error)
+        return int(error.exit_code)
+    except BrokenPipeError:
+        # `kafkadiag ... | head`: the reader went away; that is not an error of ours.
+        sys.stderr.close()
+        return int(ExitCode.OK)
+    except Exception:  # noqa: BLE001 - the one place that turns a bug into exit code 4
+        import traceback
+
+        traceback.print_exc()
+        click.echo(
+            "kafkadiag: internal error (a bug). Please report it with the traceback above.",
+            err=True,
+        )
+        return int(ExitCode.INTERNAL_ERROR)
+    if isinstance(result, int):
+        return result
+    return int(ExitCode.OK)
+
+
+def report_error(error: KafkadiagError) -> None:
+    click.echo(f"kafkadiag: error: {error.message}", err=True)
+    if error.help_text:
+        click.echo(f"kafkadiag: what to do: {error.help_text}", err=True)

@@ -1,0 +1,33 @@
+"""The consoles: reports on stdout, diagnostics and progress on stderr.
+
+markup=False and highlight=False everywhere: thread names such as "[main]" or
+"pool-1-thread-[3]" are data, not rich markup, and must print exactly as they are.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def _width() -> int | None:
+    value = os.environ.get("KAFKADIAG_WIDTH")
+    return int(value) if value and value.isdigit() else None
+
+
+@functools.lru_cache(maxsize=1)
+def stdout_console() -> Console:
+    from rich.console import Console
+
+    return Console(markup=False, highlight=False, width=_width(), soft_wrap=False)
+
+
+@functools.lru_cache(maxsize=1)
+def stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, markup=False, highlight=False, width=_width())

@@ -1,0 +1,36 @@
+"""Guess which dump format a text holds from its first lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kafkadiag.model import DumpFormat
+
+# How far to look before settling on the default. A kill -3 log may hold megabytes of
+# application output before its first dump; HotSpot is the default for exactly that reason.
+SNIFF_LINES = 20_000
+
+_PYSPY_HEADER = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\): "')
+_PYSPY_PROCESS = re.compile(r"^Process \d+: ")
+_NETBEANS_HEADER = re.compile(r'^".*"\s+.*\bt@\d+\b|^Thread t@\d+:')
+_HOTSPOT_HEADER = re.compile(r'^".*" (?:#\d+ |daemon |prio=|tid=|Id=)')
+
+
+def detect_format(lines: Sequence[str]) -> DumpFormat:
+    """Decide from a sample of lines. Falls back to HotSpot, which also reads plain logs."""
+    for line in lines[:SNIFF_LINES]:
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        if stripped[0] in "[{" and ('"thread_name"' in line or stripped in ("[", "[]")):
+            return DumpFormat.PYSPY_JSON
+        if _PYSPY_PROCESS.match(stripped) or _PYSPY_HEADER.match(stripped):
+            return DumpFormat.PYSPY
+        if _NETBEANS_HEADER.match(stripped):
+            return DumpFormat.NETBEANS
+        if "Full thread dump" in line or _HOTSPOT_HEADER.match(stripped):
+            return DumpFormat.HOTSPOT
+    if lines and lines[0].lstrip().startswith("[") and any('"thread_name"' in line for line in lines[:200]):
+        return DumpFormat.PYSPY_JSON
+    return DumpFormat.HOTSPOT

@@ -1,0 +1,699 @@
+"""HotSpot thread dumps: jstack [-l], jcmd Thread.print [-l], kill -3 output, JDK 5 to 25.
+
+One pass over the lines, streaming: each dump is yielded as soon as the next one starts (or the
+input ends), so a 200 MB log holding hundreds of dumps never sits in memory at once.
+
+The parser is total. Every line inside a dump is either understood or kept as an unparsed
+line with its number; lines between dumps (application logging around kill -3 output) are
+skipped. Lines it recognises:
+
+    2024-01-02 10:11:12                                   timestamp (before the banner)
+    12345:                                                jcmd's pid line
+    Full thread dump OpenJDK 64-Bit Server VM (...):      banner: a new dump starts
+    Threads class SMR info: / _java_thread_list=... / }   JDK 11+ SMR block
+    "name" #12 [345] daemon prio=5 os_prio=0 cpu=1.2ms elapsed=3.4s tid=0x.. nid=0x.. state [0x..]
+       java.lang.Thread.State: WAITING (parking)
+       Carrying virtual thread #N / Mounted virtual thread #N     JDK 21+ carriers
+    	at pkg.Class.method(File.java:12)                       frame
+    	- locked <0x..> (a pkg.Lock)                            lock event (six kinds)
+    	- java.lang.Object.wait(long) @bci=0, line=1 (...)      serviceability-agent frame
+       Locked ownable synchronizers:  / - <0x..> (a ...) / - None
+    JNI global references: N  /  JNI global refs: N, weak refs: M   footer
+    Found one Java-level deadlock: ... Found N deadlock(s).     the JVM's deadlock report
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
+from kafkadiag.dumps.logprefix import PrefixStripper
+from kafkadiag.dumps.states import parse_state_line, reconcile, state_from_header
+from kafkadiag.model import (
+    DeadlockLink,
+    DumpFormat,
+    Frame,
+    LockEvent,
+    LockEventKind,
+    LockRef,
+    Thread,
+    ThreadDump,
+    UnparsedLine,
+)
+
+# Unparsed lines kept per dump for display; all of them are counted.
+MAX_UNPARSED_KEPT = 200
+# Frame texts are interned so that identical frames across threads and dumps share one Frame;
+# the cache is dropped when it grows past this, which keeps memory bounded on huge logs.
+MAX_FRAME_CACHE = 200_000
+
+BANNER = "Full thread dump"
+STATE_LINE = "java.lang.Thread.State: "
+_STATE_LINE_INDENTED = "   " + STATE_LINE
+SYNCHRONIZERS = "Locked ownable synchronizers:"
+DEADLOCK_START = "Found one Java-level deadlock:"
+CARRYING = "Carrying virtual thread #"
+MOUNTED = "Mounted virtual thread #"
+
+# The header after the thread's quoted name, as JDK 6 to 25 print it; every field is optional
+# and they appear in this order. The name is cut off first with rfind: a regex that matches the
+# quoted name itself backtracks over the whole line and costs four times as much.
+_HEADER_TAIL = re.compile(
+    r"(?: #(\d+))?"  # java thread id (JDK 9+)
+    r"(?: \[(\d+)\])?"  # OS thread id (JDK 19+)
+    r"( daemon)?"
+    r"( virtual)?"
+    r"(?: prio=(-?\d+))?"
+    r"(?: os_prio=(-?\d+))?"
+    r"(?: cpu=([\d.]+)ms)?"  # JDK 11+
+    r"(?: elapsed=([\d.]+)s)?"
+    r"(?: allocated=\S+)?"  # jcmd Thread.print -e
+    r"(?: defined_classes=\d+)?"
+    r"(?: tid=(\S+))?"
+    r"(?: nid=(\S+))?"
+    r" *([^\[]*)"  # state words, then the stack address in brackets
+)
+# java.lang.management.ThreadInfo.toString(), which applications log: "name" Id=12 WAITING on ...
+_THREADINFO_HEADER = re.compile(
+    r'"(?P<name>.*?)"(?P<daemon> daemon)?(?: prio=(?P<prio>\d+))? Id=(?P<java_id>\d+) (?P<state>[A-Z_]+)(?P<rest>.*)$'
+)
+# A line opening a thread in the JVM's deadlock report: `"name":` and nothing else.
+_REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
+# Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
+_AGENT_HEADER = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
+_JCMD_PID = re.compile(r"^(\d+):$")
+_DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
+_REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
+_HELD_BY = re.compile(r'which is held by "(?P<name>.*)"')
+
+# The words before "<" on a lock line, exactly as HotSpot prints them; other spellings fall back to
+# a prefix match.
+_EVENT_WORDS = {
+    "locked": LockEventKind.LOCKED,
+    "waiting to lock": LockEventKind.WAITING_TO_LOCK,
+    "waiting on": LockEventKind.WAITING_ON,
+    "parking to wait for": LockEventKind.PARKING,
+    "waiting to re-lock in wait()": LockEventKind.WAITING_TO_RELOCK,
+    "eliminated": LockEventKind.ELIMINATED,
+}
+
+OUTSIDE, IN_DUMP, IN_REPORT = 0, 1, 2
+
+
+def parse_number(text: str | None) -> int | None:
+    """Thread pointers and nids: `0x7f..`, hex without 0x (OS X JDK 6), decimal (JDK 19+ nid)."""
+    if not text or text == "NA":
+        return None
+    try:
+        if text.startswith(("0x", "0X")):
+            return int(text, 16)
+        if text.isdigit():
+            return int(text)
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
+def parse_lock_id(text: str) -> int | None:
+    """`<0x0000000412c8bb80>` or `<7f39d3e70>` (lock ids are always hex) -> int."""
+    inner = text.strip("<>")
+    try:
+        return int(inner, 16)
+    except ValueError:
+        return None
+
+
+def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | None]:
+    """`- waiting to lock <0x..> (a java.lang.Object)` -> (kind, id, class)."""
+    rest = body[2:]
+    open_angle = rest.find("<")
+    words = (rest[:open_angle] if open_angle >= 0 else rest).strip()
+    kind = _EVENT_WORDS.get(words)
+    if kind is None:
+        for prefix, candidate in _EVENT_WORDS.items():
+            if words.startswith(prefix.split(" in ")[0]):
+                kind = candidate
+                break
+    lock_id: int | None = None
+    lock_class: str | None = None
+    if open_angle >= 0:
+        close_angle = rest.find(">", open_angle)
+        if close_angle > 0:
+            lock_id = parse_lock_id(rest[open_angle : close_angle + 1])
+            after = rest[close_angle + 1 :].strip()
+            if after.startswith("("):
+                # "(a pkg.Lock)", and in VisualVM's rendering `(a pkg.Lock) owned by "x" t@3`
+                closing = after.find(")")
+                lock_class = after[1:closing] if closing > 0 else None
+                if lock_class and lock_class.startswith("a "):
+                    lock_class = lock_class[2:]
+    elif kind is LockEventKind.WAITING_ON and " for " in words:
+        # JDK 17+: "- waiting on the Class initialization monitor for pkg.Type"
+        lock_class = words.rsplit(" for ", 1)[1]
+    return kind, lock_id, lock_class
+
+
+class _ThreadBuilder:
+    """The thread being read: its header fields so far and its growing stack."""
+
+    __slots__ = (
+        "name", "line_no", "header", "header_state", "state_text", "java_id", "daemon",
+        "priority", "os_priority", "cpu_ms", "elapsed_s", "tid", "nid", "virtual",
+        "carried", "frames", "events", "synchronizers", "in_synchronizers",
+    )  # fmt: skip
+
+    def __init__(self, name: str, line_no: int, header: str) -> None:
+        self.name = name
+        self.line_no = line_no
+        self.header = header
+        self.header_state = ""
+        self.state_text: str | None = None
+        self.java_id: int | None = None
+        self.daemon = False
+        self.priority: int | None = None
+        self.os_priority: int | None = None
+        self.cpu_ms: float | None = None
+        self.elapsed_s: float | None = None
+        self.tid: int | None = None
+        self.nid: int | None = None
+        self.virtual = False
+        self.carried: int | None = None
+        self.frames: list[Frame] = []
+        self.events: list[LockEvent] = []
+        self.synchronizers: list[LockRef] | None = None
+        self.in_synchronizers = False
+
+    def build(self) -> Thread:
+        frames = tuple(self.frames)
+        if self.state_text is not None:
+            state, detail = parse_state_line(self.state_text)
+        else:
+            state, detail = state_from_header(self.header_state), ""
+        status, events = reconcile(state, detail, frames, self.events)
+        return Thread(
+            self.name,
+            state,
+            status,
+            self.line_no,
+            self.header,
+            frames,
+            tuple(events),
+            None if self.synchronizers is None else tuple(self.synchronizers),
+            self.java_id,
+            self.daemon,
+            self.priority,
+            self.os_priority,
+            self.cpu_ms,
+            self.elapsed_s,
+            self.tid,
+            self.nid,
+            self.virtual,
+            self.carried,
+        )
+
+
+def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
+    if " Id=" in line:
+        info = _THREADINFO_HEADER.match(line)
+        if info:
+            builder = _ThreadBuilder(info["name"], line_no, line)
+            builder.java_id = int(info["java_id"])
+            builder.daemon = bool(info["daemon"])
+            builder.priority = int(info["prio"]) if info["prio"] else None
+            builder.state_text = info["state"]
+            return builder
+    name_end = line.rfind('"')
+    if name_end <= 0:
+        return None
+    match = _HEADER_TAIL.match(line, name_end + 1)
+    if match is None:
+        return None
+    builder = _ThreadBuilder(line[1:name_end], line_no, line)
+    java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid, state = match.groups()
+    if java_id:
+        builder.java_id = int(java_id)
+    builder.daemon = daemon is not None
+    builder.virtual = virtual is not None
+    if prio:
+        builder.priority = int(prio)
+    if os_prio:
+        builder.os_priority = int(os_prio)
+    if cpu:
+        builder.cpu_ms = float(cpu)
+    if elapsed:
+        builder.elapsed_s = float(elapsed)
+    if tid:
+        builder.tid = parse_number(tid)
+    if nid:
+        builder.nid = parse_number(nid)
+    elif ostid:
+        builder.nid = int(ostid)  # carrier threads print [ostid] but no nid=
+    builder.header_state = state.rstrip()
+    if builder.header_state.startswith("- Thread t@"):
+        # VisualVM / NetBeans: `"name" - Thread t@12`
+        number = builder.header_state[len("- Thread t@") :].split(" ", 1)[0]
+        builder.java_id = int(number) if number.isdigit() else None
+        builder.header_state = ""
+    return builder
+
+
+class _DumpBuilder:
+    """The dump being read."""
+
+    def __init__(self, source: str, index: int, line_no: int) -> None:
+        self.source = source
+        self.index = index
+        self.line_no = line_no
+        self.end_line_no = line_no
+        self.timestamp: str | None = None
+        self.banner: str | None = None
+        self.producer: str | None = None
+        self.pid: int | None = None
+        self.threads: list[Thread] = []
+        self.deadlocks: list[tuple[DeadlockLink, ...]] = []
+        self.jni: str | None = None
+        self.unparsed: list[UnparsedLine] = []
+        self.unparsed_count = 0
+        self.has_lock_data = False
+        self.footer_seen = False
+        self.notes: list[str] = []
+
+    def unparsed_line(self, line_no: int, text: str) -> None:
+        self.unparsed_count += 1
+        if len(self.unparsed) < MAX_UNPARSED_KEPT:
+            self.unparsed.append(UnparsedLine(line_no, text))
+
+    def build(self, truncated: bool, dump_format: DumpFormat) -> ThreadDump:
+        notes = list(self.notes)
+        if self.banner is None:
+            notes.append("fragment: no 'Full thread dump' banner before the first thread")
+        if truncated:
+            notes.append("the input ends inside this dump: the last thread may be incomplete")
+        return ThreadDump(
+            source=self.source,
+            index=self.index,
+            format=dump_format,
+            line_no=self.line_no,
+            end_line_no=self.end_line_no,
+            threads=tuple(self.threads),
+            timestamp=self.timestamp,
+            banner=self.banner,
+            producer=self.producer or ("jstack" if self.banner else None),
+            pid=self.pid,
+            jvm_deadlocks=tuple(self.deadlocks),
+            jni_global_refs=self.jni,
+            unparsed=tuple(self.unparsed),
+            unparsed_count=self.unparsed_count,
+            truncated=truncated,
+            has_lock_data=self.has_lock_data,
+            notes=tuple(notes),
+        )
+
+
+class HotspotParser:
+    """Feed lines in order; collect finished dumps from `feed` and `finish`."""
+
+    def __init__(self, source: str, dump_format: DumpFormat = DumpFormat.HOTSPOT) -> None:
+        self.source = source
+        self.dump_format = dump_format
+        self.mode = OUTSIDE
+        self.dump: _DumpBuilder | None = None
+        self.thread: _ThreadBuilder | None = None
+        self.pending: list[ThreadDump] = []
+        self.dump_count = 0
+        self.frame_cache: dict[str, Frame] = {}
+        self.prefix = PrefixStripper()
+        self.previous_line = ""
+        self.previous_previous_line = ""
+        self.report_links: list[DeadlockLink] = []
+        self.report_thread: str | None = None
+        self.report_waiting: str = ""
+        self.last_line_no = 0
+
+    # -- the hot loop ------------------------------------------------------------------------
+
+    def feed_batch(self, lines: Iterable[str], first_line_no: int) -> int:
+        """Consume a batch of lines numbered from `first_line_no`; return the next number.
+
+        Frame lines are most of any dump, so while a thread is open (and no log prefix needs
+        stripping) they, blank lines and state lines are handled right here; every other line
+        goes through `_dispatch`.
+        """
+        line_no = first_line_no - 1
+        frame_cache = self.frame_cache
+        lookup = frame_cache.get
+        thread = self._fast_path_thread()
+        for line in lines:
+            line_no += 1
+            if thread is not None:
+                if line.startswith("\tat "):
+                    text = line[4:]
+                    frame = lookup(text)
+                    if frame is None:
+                        frame = self._new_frame(text)
+                    thread.frames.append(frame)
+                    continue
+                if not line:
+                    thread.in_synchronizers = False
+                    continue
+                if line.startswith(_STATE_LINE_INDENTED):
+                    thread.state_text = line[len(_STATE_LINE_INDENTED) :]
+                    continue
+            self._dispatch(line, line_no)
+            thread = self._fast_path_thread()
+        self.last_line_no = line_no
+        return line_no + 1
+
+    def _fast_path_thread(self) -> _ThreadBuilder | None:
+        if self.mode == IN_DUMP and not self.prefix.active:
+            return self.thread
+        return None
+
+    def _new_frame(self, text: str) -> Frame:
+        frame = parse_java_frame(text)
+        if len(self.frame_cache) >= MAX_FRAME_CACHE:
+            self.frame_cache.clear()
+        self.frame_cache[text] = frame
+        return frame
+
+    def _dispatch(self, line: str, line_no: int) -> None:
+        if self.prefix.active:
+            line = self.prefix.strip(line)
+        first = line[:1]
+        if self.mode == IN_DUMP and (first == "\t" or first == " "):
+            body = line.lstrip()
+            if self.thread is not None and body.startswith("at "):
+                text = body[3:]
+                self.thread.frames.append(self.frame_cache.get(text) or self._new_frame(text))
+                return
+            self._indented(line, body, line_no)
+        else:
+            self._other(line, first, line_no)
+        self.previous_previous_line = self.previous_line
+        self.previous_line = line
+
+    # -- indented lines inside a dump -----------------------------------------------------------
+
+    def _indented(self, line: str, body: str, line_no: int) -> None:
+        thread = self.thread
+        dump = self.dump
+        assert dump is not None
+        if not body:
+            return
+        if thread is None:
+            if body.startswith(("0x", "_java_thread_list", "}")):
+                return  # SMR block of JDK 11+
+            dump.unparsed_line(line_no, line)
+            return
+        if body.startswith("- "):
+            if thread.in_synchronizers:
+                self._synchronizer(thread, body, line, line_no)
+            elif " @bci=" in body:
+                thread.frames.append(parse_agent_frame(body[2:]))
+            else:
+                self._lock_event(thread, body, line, line_no)
+            return
+        if body.startswith(STATE_LINE):
+            thread.state_text = body[len(STATE_LINE) :]
+            return
+        if body.startswith(SYNCHRONIZERS):
+            thread.in_synchronizers = True
+            thread.synchronizers = []
+            dump.has_lock_data = True
+            return
+        if body.startswith(CARRYING):
+            thread.carried = parse_number(body[len(CARRYING) :].strip())
+            return
+        if body.startswith(MOUNTED):
+            self._mounted_virtual_thread(thread, body, line_no)
+            return
+        if body.startswith(("JavaThread state:", "No compile task", "Compiling:")):
+            # jhsdb's VM-internal state; JIT compiler threads' current task (JDK 9+).
+            return
+        dump.unparsed_line(line_no, line)
+
+    def _lock_event(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
+        kind, lock_id, lock_class = parse_lock_line(body)
+        if kind is None:
+            assert self.dump is not None
+            self.dump.unparsed_line(line_no, line)
+            return
+        frame_index = max(len(thread.frames) - 1, 0)
+        thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no))
+
+    def _synchronizer(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
+        rest = body[2:].strip()
+        if rest == "None":
+            return
+        _, lock_id, lock_class = parse_lock_line("- " + rest)
+        if lock_id is None:
+            assert self.dump is not None
+            self.dump.unparsed_line(line_no, line)
+            return
+        assert thread.synchronizers is not None
+        thread.synchronizers.append(LockRef(lock_id, lock_class))
+
+    def _mounted_virtual_thread(self, carrier: _ThreadBuilder, body: str, line_no: int) -> None:
+        """JDK 21+: the carrier's stack is followed by the stack of the virtual thread it runs."""
+        virtual_id = parse_number(body[len(MOUNTED) :].strip())
+        self._finish_thread()
+        virtual = _ThreadBuilder(f"virtual thread #{virtual_id}", line_no, body)
+        virtual.java_id = virtual_id
+        virtual.virtual = True
+        virtual.state_text = carrier.state_text or "RUNNABLE"
+        self.thread = virtual
+
+    # -- everything else: headers, banners, footers, reports, log text ---------------------------
+
+    def _other(self, line: str, first: str, line_no: int) -> None:
+        if self.mode == IN_REPORT:
+            self._report_line(line, line_no)
+            return
+        if first == '"':
+            self._quoted(line, line_no)
+            return
+        if not line:
+            if self.thread is not None:
+                self.thread.in_synchronizers = False
+            return
+        if self.mode == OUTSIDE and first in ("\t", " "):
+            return
+        self._unindented(line, line_no)
+
+    def _quoted(self, line: str, line_no: int) -> None:
+        if line.endswith('":'):  # `"name":` opens a thread of a deadlock report, not a thread
+            if self.dump is not None:
+                self.dump.unparsed_line(line_no, line)
+            return
+        builder = _thread_from_header(line, line_no)
+        if builder is None:
+            if self.dump is not None:
+                self.dump.unparsed_line(line_no, line)
+            return
+        if self.mode != IN_DUMP or self.dump is None or self.dump.footer_seen:
+            self._start_dump(line_no, banner=None)
+        self._finish_thread()
+        self.thread = builder
+
+    def _unindented(self, line: str, line_no: int) -> None:
+        if BANNER in line:
+            if not line.startswith(BANNER):
+                self.prefix.learn(line, line.index(BANNER))
+                self.previous_line = self.prefix.strip(self.previous_line)
+                self.previous_previous_line = self.prefix.strip(self.previous_previous_line)
+                line = line[line.index(BANNER) :]
+            self._start_dump(line_no, banner=line.rstrip(":").strip())
+            return
+        if self._learn_prefix_from_header(line, line_no):
+            return
+        if line.startswith("JNI global ref"):
+            self._footer(line, line_no)
+            return
+        if line.startswith(DEADLOCK_START):
+            self._begin_report()
+            return
+        if line.startswith("Thread ") and self._agent_header(line, line_no):
+            return
+        if self.mode == IN_DUMP:
+            self._unindented_in_dump(line, line_no)
+
+    def _unindented_in_dump(self, line: str, line_no: int) -> None:
+        dump = self.dump
+        assert dump is not None
+        thread = self.thread
+        if thread is not None and line.startswith("at "):
+            thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
+            return
+        if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
+            return
+        if _DEADLOCK_COUNT.match(line):
+            return
+        dump.unparsed_line(line_no, line)
+
+    def _learn_prefix_from_header(self, line: str, line_no: int) -> bool:
+        """A thread header after a log prefix ("2024-.. INFO [x] "): learn it, then parse."""
+        quote = line.find('"')
+        if quote <= 0 or not (" prio=" in line or " tid=" in line or " nid=" in line):
+            return False
+        self.prefix.learn(line, quote)
+        self._quoted(line[quote:], line_no)
+        return True
+
+    def _agent_header(self, line: str, line_no: int) -> bool:
+        match = _AGENT_HEADER.match(line)
+        if match is None:
+            return False
+        if self.mode != IN_DUMP or self.dump is None or self.dump.footer_seen:
+            self._start_dump(line_no, banner=None)
+        self._finish_thread()
+        builder = _ThreadBuilder(f"Thread {match['nid']}", line_no, line)
+        builder.nid = int(match["nid"])
+        builder.state_text = match["state"]
+        if builder.state_text == "IN_NATIVE":
+            builder.state_text = "RUNNABLE"
+        self.thread = builder
+        return True
+
+    def _footer(self, line: str, line_no: int) -> None:
+        if self.dump is None:
+            return
+        self._finish_thread()
+        self.dump.jni = line.strip()
+        self.dump.footer_seen = True
+        self.dump.end_line_no = line_no
+        self.mode = OUTSIDE
+
+    # -- the JVM's deadlock report -----------------------------------------------------------------
+
+    def _begin_report(self) -> None:
+        self._finish_thread()
+        self.mode = IN_REPORT
+        self.report_links = []
+        self.report_thread = None
+        self.report_waiting = ""
+
+    def _report_line(self, line: str, line_no: int) -> None:
+        """Lines of "Found one Java-level deadlock:" up to "Found N deadlock(s)."."""
+        stripped = line.strip()
+        if self.dump is not None:
+            self.dump.end_line_no = line_no
+        if line.startswith('"') and not line.endswith('":'):
+            # A real thread header: the report ended without its "Found N deadlocks." line.
+            self._close_report_cycle()
+            self.mode = IN_DUMP if self.dump is not None and not self.dump.footer_seen else OUTSIDE
+            self._quoted(line, line_no)
+            return
+        named = _REPORT_THREAD.match(stripped)
+        if named:
+            self.report_thread = named["name"]
+            return
+        if stripped.startswith(("waiting to lock", "waiting for ownable", "waiting to re-lock")):
+            self.report_waiting = stripped.rstrip(",")
+            return
+        held = _HELD_BY.search(stripped)
+        if held and self.report_thread is not None:
+            lock = _REPORT_LOCK_ID.search(self.report_waiting)
+            if lock is None:
+                lock = re.search(r"(0x[0-9a-fA-F]+)", self.report_waiting)
+            self.report_links.append(
+                DeadlockLink(
+                    thread_name=self.report_thread,
+                    waiting_for=self.report_waiting,
+                    lock_id=int(lock.group(1), 16) if lock else None,
+                    held_by=held["name"],
+                )
+            )
+            return
+        if stripped.startswith(DEADLOCK_START) or stripped.startswith("Java stack information"):
+            self._close_report_cycle()
+            self.report_thread = None
+            return
+        if _DEADLOCK_COUNT.match(stripped) or BANNER in line:
+            self._close_report_cycle()
+            self.mode = OUTSIDE
+            if BANNER in line:
+                self._unindented(line, line_no)
+            return
+        # Stack lines of "Java stack information for the threads listed above" and the ===
+        # underlines: understood, and already present in the threads themselves.
+
+    def _close_report_cycle(self) -> None:
+        # The report follows the footer of the dump it belongs to, which stays open until the
+        # next dump starts.
+        if self.report_links and self.dump is not None:
+            self.dump.deadlocks.append(tuple(self.report_links))
+        self.report_links = []
+
+    # -- dump and thread lifecycle ----------------------------------------------------------------
+
+    def _start_dump(self, line_no: int, banner: str | None) -> None:
+        self._finish_dump()
+        start_line = line_no
+        timestamp = None
+        pid = None
+        previous = self.previous_line.strip()
+        if banner is not None and _TIMESTAMP.match(previous):
+            timestamp = previous
+            start_line = line_no - 1
+            pid_match = _JCMD_PID.match(self.previous_previous_line.strip())
+            if pid_match:
+                pid = int(pid_match.group(1))
+                start_line -= 1
+        else:
+            pid_match = _JCMD_PID.match(previous)
+            if banner is not None and pid_match:
+                pid = int(pid_match.group(1))
+                start_line -= 1
+        dump = _DumpBuilder(self.source, self.dump_count, start_line)
+        dump.banner = banner
+        dump.timestamp = timestamp
+        dump.pid = pid
+        if pid is not None:
+            dump.producer = "jcmd"
+        self.dump_count += 1
+        self.dump = dump
+        self.mode = IN_DUMP
+
+    def _finish_thread(self) -> None:
+        if self.thread is not None and self.dump is not None:
+            self.dump.threads.append(self.thread.build())
+            self.dump.end_line_no = max(self.dump.end_line_no, self.thread.line_no)
+        self.thread = None
+
+    def _finish_dump(self) -> None:
+        if self.dump is None:
+            return
+        in_thread = self.thread is not None
+        self._finish_thread()
+        dump = self.dump
+        if dump.threads or dump.banner is not None:
+            if dump.end_line_no < self.last_line_no and not dump.footer_seen:
+                dump.end_line_no = self.last_line_no
+            truncated = not dump.footer_seen and dump.banner is not None and in_thread
+            self.pending.append(dump.build(truncated, self.dump_format))
+        self.dump = None
+
+    def finish(self) -> None:
+        if self.mode == IN_REPORT:
+            self._close_report_cycle()
+        self._finish_dump()
+
+    def take_finished(self) -> list[ThreadDump]:
+        """Dumps that can no longer change (the open dump may still get a deadlock report)."""
+        ready, self.pending = self.pending, []
+        return ready
+
+
+def parse_hotspot(
+    batches: Iterable[list[str]], source: str, dump_format: DumpFormat = DumpFormat.HOTSPOT
+) -> Iterator[ThreadDump]:
+    """Parse HotSpot thread dumps from batches of lines; yield each dump once complete."""
+    parser = HotspotParser(source, dump_format)
+    next_line_no = 1
+    for batch in batches:
+        next_line_no = parser.feed_batch(batch, next_line_no)
+        yield from parser.take_finished()
+    parser.finish()
+    yield from parser.take_finished()

@@ -1,0 +1,57 @@
+"""Parse the text of one Java frame, as HotSpot and the serviceability agent print it."""
+
+from __future__ import annotations
+
+from kafkadiag.model import Frame
+
+NATIVE_METHOD = "Native Method"
+
+
+def parse_java_frame(text: str) -> Frame:
+    """Parse `pkg.Class.method(module@ver/File.java:123)` (the part after "at ").
+
+    Forms seen in the wild: `(File.java:12)`, `(Native Method)`, `(Unknown Source)`,
+    `(java.base@17.0.2/Thread.java:833)` (JDK 9+ module), `app//pkg.Class.method(...)` (a class
+    loader name, from exception traces pasted into dumps), `(Compiled Code)` (JDK 1.4 and IBM).
+    """
+    open_paren = text.find("(")
+    if open_paren < 0 or not text.endswith(")"):
+        return Frame(text=text, function=text.strip(), file=None, line=None)
+    function = text[:open_paren]
+    location = text[open_paren + 1 : -1]
+    module: str | None = None
+    slash = function.rfind("/")
+    if slash >= 0:
+        # Class loader / module prefix on the method itself ("app//com.x.Y.run").
+        module = function[:slash].rstrip("/") or None
+        function = function[slash + 1 :]
+    slash = location.rfind("/")
+    if slash >= 0:
+        module = location[:slash]
+        location = location[slash + 1 :]
+    if location == NATIVE_METHOD:
+        return Frame(text, function, None, None, True, module)
+    file, colon, line_text = location.rpartition(":")
+    if colon and line_text.isdigit():
+        return Frame(text, function, file, int(line_text), False, module)
+    file_name = location if location.endswith((".java", ".kt", ".scala", ".groovy")) else None
+    return Frame(text, function, file_name, None, False, module)
+
+
+def parse_agent_frame(text: str) -> Frame:
+    """Parse a serviceability-agent frame (`jstack -F`, `jhsdb jstack`), after the "- ".
+
+    `java.lang.Object.wait(long) @bci=0, line=502 (Interpreted frame)`: the parenthesis holds
+    parameter types, not a location, and the line number, when known, follows `line=`.
+    """
+    head, _, tail = text.partition(" @bci=")
+    open_paren = head.find("(")
+    function = head[:open_paren] if open_paren >= 0 else head
+    line: int | None = None
+    marker = tail.find("line=")
+    if marker >= 0:
+        digits = tail[marker + 5 :].split(" ", 1)[0].rstrip(",")
+        if digits.isdigit():
+            line = int(digits)
+    native = "Native" in tail
+    return Frame(text, function, None, line, native)

@@ -1,0 +1,180 @@
+"""Turn a file, a gzip file or stdin into a bounded stream of text lines.
+
+Dumps arrive as whatever the user has: a jstack file, a 200 MB application log that kill -3
+appended to, a gzip from a support bundle, a pipe. Reading is streaming (memory stays at one
+chunk plus one line), decoding never fails (bytes that are not UTF-8 become U+FFFD and are
+counted), and a "line" is capped so that binary garbage without newlines cannot become one
+huge string.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import os
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kafkadiag.errors import InputUnreadableError
+
+CHUNK_BYTES = 1 << 20
+# Longer lines are cut: no real dump line comes close (the longest are SMR address lists and
+# py-spy --locals reprs, which py-spy itself truncates), and garbage must not grow unbounded.
+MAX_LINE_CHARS = 64 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+STDIN_NAME = "-"
+
+
+@dataclass
+class ReadStats:
+    """What the reader had to repair, reported beside the parse result."""
+
+    bytes_read: int = 0
+    replaced_characters: int = 0
+    cut_lines: int = 0
+    compressed: bool = False
+
+
+def display_name(path: str) -> str:
+    return "<stdin>" if path == STDIN_NAME else path
+
+
+def open_binary(path: str) -> io.BufferedIOBase:
+    """Open a path (or "-" for stdin) for binary reading, with a clear error on failure."""
+    if path == STDIN_NAME:
+        return sys.stdin.buffer  # type: ignore[return-value]
+    try:
+        if os.path.isdir(path):
+            raise InputUnreadableError(f"{path} is a directory, not a dump file")
+        return open(path, "rb")  # noqa: SIM115 - closed by iter_lines
+    except FileNotFoundError:
+        raise InputUnreadableError(f"{path}: no such file") from None
+    except PermissionError:
+        raise InputUnreadableError(
+            f"{path}: permission denied",
+            help_text="Run as a user that can read the file, or copy it somewhere readable.",
+        ) from None
+    except OSError as error:
+        raise InputUnreadableError(f"{path}: {error.strerror or error}") from None
+
+
+class _Decompressing(io.RawIOBase):
+    """A gzip reader that turns corruption into InputUnreadableError, not a traceback."""
+
+    def __init__(self, raw: io.BufferedIOBase, name: str) -> None:
+        self._gzip = gzip.GzipFile(fileobj=raw, mode="rb")
+        self._name = name
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self._gzip.read(size)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputUnreadableError(
+                f"{self._name}: the gzip stream is damaged ({error})",
+                help_text="Check the download or copy; `gzip -t FILE` tests the archive.",
+            ) from None
+
+
+def iter_lines(path: str, stats: ReadStats | None = None) -> Iterator[str]:
+    """Yield the lines of `path` one by one (see iter_line_batches)."""
+    for batch in iter_line_batches(path, stats):
+        yield from batch
+
+
+def iter_line_batches(path: str, stats: ReadStats | None = None) -> Iterator[list[str]]:
+    """Yield the lines of `path` (without terminators) in batches of about one megabyte.
+
+    Batches, not single lines, because a generator hop per line would cost more than the
+    parser's own work on a frame line. Gzip is decompressed transparently.
+    """
+    stats = stats if stats is not None else ReadStats()
+    name = display_name(path)
+    binary = open_binary(path)
+    try:
+        first = _read(binary, CHUNK_BYTES, name)
+        stream: io.RawIOBase | io.BufferedIOBase = binary
+        if first.startswith(GZIP_MAGIC):
+            stats.compressed = True
+            stream = _Decompressing(_Prepended(first, binary), name)
+            first = stream.read(CHUNK_BYTES)
+        yield from _split(first, stream, stats, name)
+    finally:
+        if path != STDIN_NAME:
+            binary.close()
+
+
+def _read(stream: io.RawIOBase | io.BufferedIOBase, size: int, name: str) -> bytes:
+    try:
+        return stream.read(size) or b""
+    except IsADirectoryError:
+        raise InputUnreadableError(f"{name} is a directory, not a dump file") from None
+    except OSError as error:
+        raise InputUnreadableError(f"{name}: read failed: {error.strerror or error}") from None
+
+
+def _split(
+    first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str
+) -> Iterator[list[str]]:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    carry = ""
+    chunk = first
+    while chunk:
+        stats.bytes_read += len(chunk)
+        text = decoder.decode(chunk)
+        if "\ufffd" in text:
+            stats.replaced_characters += text.count("\ufffd")
+        if "\r" in text:
+            # CRLF from Windows hosts and support tools; a lone CR (old Mac) ends a line too.
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if "\x00" in text:
+            text = text.replace("\x00", "")
+        lines = (carry + text).split("\n")
+        carry = lines.pop()
+        if len(carry) > MAX_LINE_CHARS:
+            stats.cut_lines += 1
+            lines.append(carry[:MAX_LINE_CHARS])
+            carry = ""
+        yield _capped(lines, stats)
+        chunk = _read(stream, CHUNK_BYTES, name)
+    tail = carry + decoder.decode(b"", final=True)
+    if tail:
+        yield _capped([tail], stats)
+
+
+def _capped(lines: list[str], stats: ReadStats) -> list[str]:
+    if not lines or len(max(lines, key=len)) <= MAX_LINE_CHARS:
+        return lines
+    capped = []
+    for line in lines:
+        if len(line) > MAX_LINE_CHARS:
+            stats.cut_lines += 1
+            line = line[:MAX_LINE_CHARS]
+        capped.append(line)
+    return capped
+
+
+class _Prepended(io.RawIOBase):
+    """A binary stream that first replays bytes already read (to sniff the gzip magic)."""
+
+    def __init__(self, head: bytes, rest: io.BufferedIOBase) -> None:
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            self._head = self._head[count:]
+            return count
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)

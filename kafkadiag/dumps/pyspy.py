@@ -1,0 +1,311 @@
+"""py-spy dumps: `py-spy dump` text and `--json`, with or without `--locals` and `--native`.
+
+Text layout (py-spy 0.3 and 0.4):
+
+    Process 2137: /usr/bin/python3 app.py
+    Python v3.11.7 (/usr/bin/python3.11)
+    <blank>
+    Thread 2137 (idle): "MainThread"              (thread id in hex when the OS id is unknown)
+        Condition.wait (threading.py:327)         Python frame
+            Arguments:                             --locals: arguments, then locals
+                self: <Condition at 0x7fe46e4a2050>
+            Locals:
+                waiter: <_thread.lock at 0x7fe46e4a8b40>
+        PyThread_acquire_lock_timed (libpython3.11.so.1.0)   --native: a native frame
+        0x7fe46eaa3f16 (libc.so.6)
+
+py-spy names no lock owners. Where --locals shows the object a thread waits on (the `self`
+of Condition.wait, Event.wait, Semaphore.acquire, Thread.join), it becomes a lock event so
+that rules can see which threads wait on the same object.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.errors import InputUnreadableError
+from kafkadiag.model import (
+    DumpFormat,
+    Frame,
+    LockEvent,
+    LockEventKind,
+    Thread,
+    ThreadDump,
+    ThreadState,
+    ThreadStatus,
+    UnparsedLine,
+    Variable,
+)
+
+MAX_UNPARSED_KEPT = 200
+# py-spy JSON is one document; it is read whole, so its size is capped (py-spy's own output
+# for a process with thousands of threads and --locals stays far below this).
+MAX_JSON_CHARS = 256 * 1024 * 1024
+
+_PROCESS = re.compile(r"^Process (?P<pid>\d+): (?P<command>.*)$")
+_PYTHON = re.compile(r"^Python v(?P<version>\S+)")
+_THREAD = re.compile(
+    r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$'
+)
+_FRAME = re.compile(r"^(?P<function>.+?) \((?P<location>[^()]*)\)$")
+_ADDRESS = re.compile(r"<(?P<type>[\w.]+) (?:object )?at (?P<address>0x[0-9a-fA-F]+)>")
+
+# Frames whose `self` is the object the thread is waiting on, and how it waits.
+_WAITING_FRAMES = {
+    "Condition.wait": LockEventKind.PARKING,
+    "Condition.wait_for": LockEventKind.PARKING,
+    "Event.wait": LockEventKind.PARKING,
+    "Semaphore.acquire": LockEventKind.PARKING,
+    "BoundedSemaphore.acquire": LockEventKind.PARKING,
+    "Barrier.wait": LockEventKind.PARKING,
+    "Thread.join": LockEventKind.WAITING_ON,
+    "Thread._wait_for_tstate_lock": LockEventKind.WAITING_ON,
+}
+
+
+def _python_frame(function: str, location: str, variables: tuple[Variable, ...]) -> Frame:
+    file, colon, line = location.rpartition(":")
+    text = f"{function} ({location})"
+    if colon and line.isdigit():
+        return Frame(text, function, file, int(line), False, None, variables)
+    # `--native`: "PyThread_acquire_lock_timed (libpython3.11.so.1.0)" names a library, no line.
+    return Frame(text, function, location or None, None, True, None, variables)
+
+
+def _events_from_locals(frames: list[Frame], header_line_no: int) -> list[LockEvent]:
+    events: list[LockEvent] = []
+    for index, frame in enumerate(frames):
+        kind = _WAITING_FRAMES.get(frame.function)
+        if kind is None or events:
+            continue
+        for variable in frame.locals:
+            if variable.name == "self":
+                match = _ADDRESS.search(variable.value)
+                if match:
+                    events.append(
+                        LockEvent(kind, int(match["address"], 16), match["type"], index, header_line_no)
+                    )
+    return events
+
+
+def _status(active: bool) -> tuple[ThreadState, ThreadStatus]:
+    # py-spy calls a thread idle when it is not running Python code: in a lock, a sleep, I/O.
+    return (ThreadState.RUNNABLE, ThreadStatus.RUNNABLE) if active else (ThreadState.WAITING, ThreadStatus.IDLE)
+
+
+def _thread(
+    name: str, thread_id: int, os_id: int | None, flags: str, header: str, line_no: int, frames: list[Frame]
+) -> Thread:
+    active = "active" in flags
+    state, status = _status(active)
+    return Thread(
+        name=name,
+        state=state,
+        status=status,
+        line_no=line_no,
+        header=header,
+        frames=tuple(frames),
+        lock_events=tuple(_events_from_locals(frames, line_no)),
+        tid=thread_id,
+        nid=os_id,
+        active=active,
+        owns_gil="gil" in flags,
+    )
+
+
+class _TextDump:
+    def __init__(self, source: str, index: int, line_no: int) -> None:
+        self.source = source
+        self.index = index
+        self.line_no = line_no
+        self.end_line_no = line_no
+        self.pid: int | None = None
+        self.banner: str | None = None
+        self.threads: list[Thread] = []
+        self.unparsed: list[UnparsedLine] = []
+        self.unparsed_count = 0
+
+    def build(self) -> ThreadDump:
+        return ThreadDump(
+            source=self.source,
+            index=self.index,
+            format=DumpFormat.PYSPY,
+            line_no=self.line_no,
+            end_line_no=self.end_line_no,
+            threads=tuple(self.threads),
+            banner=self.banner,
+            producer="py-spy",
+            pid=self.pid,
+            unparsed=tuple(self.unparsed),
+            unparsed_count=self.unparsed_count,
+        )
+
+
+def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    dump: _TextDump | None = None
+    thread_header: re.Match[str] | None = None
+    header_line_no = 0
+    frames: list[Frame] = []
+    pending_frame: tuple[str, str] | None = None
+    variables: list[Variable] = []
+    in_arguments = False
+    count = 0
+    line_no = 0
+
+    def close_frame() -> None:
+        nonlocal pending_frame, variables
+        if pending_frame is not None:
+            frames.append(_python_frame(pending_frame[0], pending_frame[1], tuple(variables)))
+        pending_frame, variables = None, []
+
+    def close_thread() -> None:
+        nonlocal thread_header, frames
+        close_frame()
+        if thread_header is not None and dump is not None:
+            thread_id = int(thread_header["id"], 0)
+            os_id = thread_id if not thread_header["id"].startswith("0x") else None
+            dump.threads.append(
+                _thread(
+                    thread_header["name"] or "",
+                    thread_id,
+                    os_id,
+                    thread_header["flags"],
+                    thread_header.group(0),
+                    header_line_no,
+                    frames,
+                )
+            )
+        thread_header, frames = None, []
+
+    for batch in batches:
+        for line in batch:
+            line_no += 1
+            stripped = line.strip()
+            if not stripped:
+                continue
+            indent = len(line) - len(line.lstrip())
+            if indent == 0:
+                process = _PROCESS.match(line)
+                if process:
+                    close_thread()
+                    if dump is not None:
+                        yield dump.build()
+                    dump = _TextDump(source, count, line_no)
+                    count += 1
+                    dump.pid = int(process["pid"])
+                    continue
+                thread = _THREAD.match(line)
+                if thread:
+                    close_thread()
+                    if dump is None:
+                        dump = _TextDump(source, count, line_no)
+                        count += 1
+                    thread_header, header_line_no = thread, line_no
+                    dump.end_line_no = line_no
+                    continue
+                python = _PYTHON.match(line)
+                if python and dump is not None:
+                    dump.banner = line.strip()
+                    continue
+            if dump is None:
+                continue
+            dump.end_line_no = line_no
+            if thread_header is not None and indent >= 8 and pending_frame is not None:
+                if stripped in ("Arguments:", "Locals:"):
+                    in_arguments = stripped == "Arguments:"
+                    continue
+                name, colon, value = stripped.partition(": ")
+                if colon or stripped.endswith(":"):
+                    variables.append(Variable(name.rstrip(":"), value, in_arguments))
+                    continue
+            if thread_header is not None and indent >= 4:
+                frame = _FRAME.match(stripped)
+                if frame:
+                    close_frame()
+                    pending_frame = (frame["function"], frame["location"])
+                    in_arguments = False
+                    continue
+            dump.unparsed_count += 1
+            if len(dump.unparsed) < MAX_UNPARSED_KEPT:
+                dump.unparsed.append(UnparsedLine(line_no, line))
+    close_thread()
+    if dump is not None:
+        yield dump.build()
+
+
+def parse_pyspy_json(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    """`py-spy dump --json`: one JSON array of threads (several processes with --subprocesses)."""
+    parts: list[str] = []
+    size = 0
+    line_count = 0
+    for batch in batches:
+        for line in batch:
+            size += len(line) + 1
+            line_count += 1
+        if size > MAX_JSON_CHARS:
+            raise InputUnreadableError(
+                f"{source}: py-spy JSON larger than {MAX_JSON_CHARS // (1024 * 1024)} MB",
+                help_text="Split the file, or capture the text form (py-spy dump without --json).",
+            )
+        parts.append("\n".join(batch))
+    text = "\n".join(parts)
+    if not text.strip():
+        return
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputUnreadableError(
+            f"{source}: not valid py-spy JSON: {error.msg} at line {error.lineno} column {error.colno}",
+            help_text="The file may be truncated. Capture again with `py-spy dump --pid PID --json`, "
+            "or pass --input-format to read it as another format.",
+        ) from None
+    if isinstance(document, dict):
+        document = [document]
+    if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
+        raise InputUnreadableError(
+            f"{source}: JSON, but not py-spy's dump layout (a list of thread objects)",
+            help_text="Capture with `py-spy dump --pid PID --json`.",
+        )
+    by_pid: dict[int | None, list[Thread]] = {}
+    for position, item in enumerate(document):
+        pid = item.get("pid")
+        by_pid.setdefault(pid if isinstance(pid, int) else None, []).append(_json_thread(item, position))
+    for index, (pid, threads) in enumerate(by_pid.items()):
+        yield ThreadDump(
+            source=source,
+            index=index,
+            format=DumpFormat.PYSPY_JSON,
+            line_no=1,
+            end_line_no=line_count,
+            threads=tuple(threads),
+            producer="py-spy",
+            pid=pid,
+        )
+
+
+def _json_thread(item: dict, position: int) -> Thread:  # type: ignore[type-arg]
+    frames: list[Frame] = []
+    for raw in item.get("frames") or ():
+        if not isinstance(raw, dict):
+            continue
+        variables = tuple(
+            Variable(str(v.get("name", "")), str(v.get("repr", "")), bool(v.get("arg")))
+            for v in raw.get("locals") or ()
+            if isinstance(v, dict)
+        )
+        short = raw.get("short_filename") or raw.get("filename") or ""
+        line = raw.get("line")
+        location = f"{short}:{line}" if isinstance(line, int) and line > 0 else str(short)
+        frame = _python_frame(str(raw.get("name", "?")), location, variables)
+        if raw.get("filename"):
+            frame = frame._replace(file=str(raw["filename"]), module=raw.get("module"))
+        frames.append(frame)
+    thread_id = item.get("thread_id") if isinstance(item.get("thread_id"), int) else 0
+    os_id = item.get("os_thread_id") if isinstance(item.get("os_thread_id"), int) else None
+    name = str(item.get("thread_name") or "")
+    flags = ("active" if item.get("active") else "idle") + ("+gil" if item.get("owns_gil") else "")
+    header = f'Thread {os_id if os_id is not None else hex(thread_id)} ({flags}): "{name}"'
+    # A JSON document has no useful line numbers; the thread's position stands in for it.
+    return _thread(name, thread_id, os_id, flags, header, position + 1, frames)

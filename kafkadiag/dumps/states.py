@@ -1,0 +1,118 @@
+"""Decide a Java thread's state and status from its header, state line, top frame and lock lines.
+
+HotSpot writes the state line and the lock lines at slightly different moments, so a dump can
+say BLOCKED with a `- locked` line where `- waiting to lock` was meant (JDK 6/7), or
+RUNNABLE with a stale `- parking to wait for`. The reconciliation below follows what the
+JVM's own code does and what long-lived analyzers settled on, so that lock graphs built on it
+do not invent owners.
+"""
+
+from __future__ import annotations
+
+from kafkadiag.model import Frame, LockEvent, LockEventKind, ThreadState, ThreadStatus
+
+_STATE_BY_NAME = {state.value: state for state in ThreadState}
+
+# Pre-JDK 6 dumps (and carrier/VM threads) have no "java.lang.Thread.State:" line; the header's
+# own words are all there is.
+_HEADER_WORDS_TO_STATE = (
+    ("waiting for monitor entry", ThreadState.BLOCKED),
+    ("in Object.wait", ThreadState.WAITING),
+    ("waiting on condition", ThreadState.WAITING),
+    ("sleeping", ThreadState.TIMED_WAITING),
+    ("runnable", ThreadState.RUNNABLE),
+    ("blocked", ThreadState.BLOCKED),
+)
+
+_SLEEP_FUNCTIONS = frozenset({"java.lang.Thread.sleep", "java.lang.Thread.sleep0", "java.lang.Thread.sleepNanos", "java.lang.Thread.sleepNanos0"})
+_WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
+
+
+def parse_state_line(text: str) -> tuple[ThreadState, str]:
+    """`WAITING (parking)` -> (WAITING, "parking")."""
+    name, _, detail = text.partition(" ")
+    return _STATE_BY_NAME.get(name, ThreadState.UNKNOWN), detail.strip("() ")
+
+
+def state_from_header(header_state: str) -> ThreadState:
+    lowered = header_state.lower()
+    for words, state in _HEADER_WORDS_TO_STATE:
+        if words.lower() in lowered:
+            return state
+    return ThreadState.UNKNOWN
+
+
+def reconcile(
+    state: ThreadState,
+    state_detail: str,
+    frames: tuple[Frame, ...],
+    events: list[LockEvent],
+) -> tuple[ThreadStatus, list[LockEvent]]:
+    """Return the thread's status and its lock events with HotSpot's known slips repaired."""
+    if state is ThreadState.RUNNABLE:
+        return ThreadStatus.RUNNABLE, events
+    top = frames[0].function if frames else ""
+    if state is ThreadState.BLOCKED:
+        events = _repair_blocked(top, events)
+        if not any(
+            e.kind in (LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK) for e in events
+        ):
+            # BLOCKED on nothing: the state was written before the thread got the monitor.
+            return ThreadStatus.RUNNABLE, events
+        return ThreadStatus.BLOCKED, events
+    if state in (ThreadState.WAITING, ThreadState.TIMED_WAITING):
+        timed = state is ThreadState.TIMED_WAITING
+        if top in _SLEEP_FUNCTIONS or state_detail == "sleeping":
+            return ThreadStatus.SLEEPING, events
+        if top in _WAIT_FUNCTIONS or "object monitor" in state_detail:
+            return (
+                ThreadStatus.IN_OBJECT_WAIT_TIMED if timed else ThreadStatus.IN_OBJECT_WAIT,
+                _repair_waiting(events),
+            )
+        return (ThreadStatus.PARKED_TIMED if timed else ThreadStatus.PARKED), events
+    return _SIMPLE_STATUS[state], events
+
+
+_SIMPLE_STATUS = {
+    ThreadState.RUNNABLE: ThreadStatus.RUNNABLE,
+    ThreadState.NEW: ThreadStatus.NEW,
+    ThreadState.TERMINATED: ThreadStatus.TERMINATED,
+    ThreadState.UNKNOWN: ThreadStatus.UNKNOWN,
+}
+
+
+def _repair_blocked(top_function: str, events: list[LockEvent]) -> list[LockEvent]:
+    """A BLOCKED thread whose top frame says `locked`/`waiting on` is in fact re-acquiring it.
+
+    JDK 6/7 print the monitor a thread is trying to (re-)enter as `- locked` or, after wait(),
+    as `- waiting on`; the thread does not hold it.
+    """
+    if any(e.kind in (LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK) for e in events):
+        return events
+    for position, event in enumerate(events):
+        if event.frame_index != 0:
+            break
+        if event.kind in (LockEventKind.LOCKED, LockEventKind.WAITING_ON) and event.lock_id is not None:
+            kind = (
+                LockEventKind.WAITING_TO_RELOCK
+                if top_function in _WAIT_FUNCTIONS
+                else LockEventKind.WAITING_TO_LOCK
+            )
+            repaired = list(events)
+            repaired[position] = event._replace(kind=kind)
+            return repaired
+    return events
+
+
+def _repair_waiting(events: list[LockEvent]) -> list[LockEvent]:
+    """In Object.wait() with `- locked` under wait() instead of `- waiting on` (a JDK 6 slip)."""
+    if any(e.kind is LockEventKind.WAITING_ON for e in events):
+        return events
+    for position, event in enumerate(events):
+        if event.frame_index != 0:
+            break
+        if event.kind is LockEventKind.LOCKED:
+            repaired = list(events)
+            repaired[position] = event._replace(kind=LockEventKind.WAITING_ON)
+            return repaired
+    return events

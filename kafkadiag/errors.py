@@ -1,0 +1,36 @@
+"""Errors kafkadiag expects, each with its exit code and what the user should do about it."""
+
+from __future__ import annotations
+
+from kafkadiag.exitcodes import ExitCode
+
+
+class KafkadiagError(Exception):
+    """Base of every error that is the input's or the environment's fault, not a bug."""
+
+    exit_code: ExitCode = ExitCode.INTERNAL_ERROR
+    HELP_TEXT = ""
+
+    def __init__(self, message: str, help_text: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.help_text = help_text if help_text is not None else self.HELP_TEXT
+
+
+class UsageError(KafkadiagError):
+    exit_code = ExitCode.USAGE
+    HELP_TEXT = "Run the command with --help to see its options."
+
+
+class InputUnreadableError(KafkadiagError):
+    exit_code = ExitCode.INPUT_UNREADABLE
+    HELP_TEXT = "Check the path and that the file is readable by this user."
+
+
+class NoDumpFoundError(InputUnreadableError):
+    HELP_TEXT = (
+        "kafkadiag reads jstack/jcmd Thread.print/kill -3 output (also inside logs), the "
+        "VisualVM 'Thread t@N' form and py-spy dump text or --json. Capture one with "
+        "`jstack -l PID > dump.txt` or `py-spy dump --pid PID > dump.txt`; if the file is one "
+        "of those, name its format with --input-format."
+    )

@@ -1,0 +1,171 @@
+"""Who holds which lock and who waits for it, within one dump; the wait-for graph on top.
+
+A thread *waits for* another when it is blocked entering (or re-entering) a monitor, or parked
+on an ownable synchronizer, that the other thread holds. Object.wait() on a monitor is not such
+a wait: the waiter released the monitor and needs a notify, not the lock. Threads parked on a
+condition (AbstractQueuedSynchronizer$ConditionObject) have no holder to blame either: a
+condition has no owner, which is why a blocked queue put/take needs more than the dump to link
+its two sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kafkadiag.model import LockEvent, LockEventKind, Thread, ThreadDump
+
+_BLOCKING_KINDS = (LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK)
+
+
+@dataclass
+class LockNode:
+    """One monitor or ownable synchronizer and every thread related to it."""
+
+    lock_id: int
+    lock_class: str | None
+    holders: list[int] = field(default_factory=list)  # thread indexes
+    blocked: list[int] = field(default_factory=list)  # waiting to lock / re-lock
+    parked: list[int] = field(default_factory=list)  # parking to wait for
+    waiting: list[int] = field(default_factory=list)  # Object.wait(): waiting for a notify
+
+    @property
+    def waiter_count(self) -> int:
+        return len(self.blocked) + len(self.parked)
+
+
+class LockGraph:
+    """Built once per dump; threads are addressed by their index in `dump.threads`."""
+
+    def __init__(self, dump: ThreadDump) -> None:
+        self.dump = dump
+        self.threads = dump.threads
+        self.locks: dict[int, LockNode] = {}
+        self._wait_event: dict[int, LockEvent] = {}
+        for index, thread in enumerate(self.threads):
+            for held in thread.held_locks():
+                self._node(held.lock_id, held.lock_class).holders.append(index)
+            event = thread.waits_for()
+            if event is None or event.lock_id is None:
+                continue
+            self._wait_event[index] = event
+            node = self._node(event.lock_id, event.lock_class)
+            if event.kind in _BLOCKING_KINDS:
+                node.blocked.append(index)
+            elif event.kind is LockEventKind.PARKING:
+                node.parked.append(index)
+            else:
+                node.waiting.append(index)
+
+    def _node(self, lock_id: int, lock_class: str | None) -> LockNode:
+        node = self.locks.get(lock_id)
+        if node is None:
+            node = self.locks[lock_id] = LockNode(lock_id, lock_class)
+        elif node.lock_class is None:
+            node.lock_class = lock_class
+        return node
+
+    # -- per thread ---------------------------------------------------------------------------
+
+    def waiting_event(self, index: int) -> LockEvent | None:
+        return self._wait_event.get(index)
+
+    def blockers(self, index: int) -> list[int]:
+        """Threads holding the lock that thread `index` is blocked or parked on."""
+        event = self._wait_event.get(index)
+        if event is None or event.kind is LockEventKind.WAITING_ON or event.lock_id is None:
+            return []
+        node = self.locks[event.lock_id]
+        return [holder for holder in node.holders if holder != index]
+
+    def blocked_by(self, index: int) -> list[int]:
+        """Threads that thread `index` blocks: waiting for a lock it holds."""
+        victims: list[int] = []
+        for held in self.threads[index].held_locks():
+            node = self.locks.get(held.lock_id)
+            if node is not None:
+                victims.extend(i for i in node.blocked + node.parked if i != index)
+        return victims
+
+    def chain(self, index: int) -> list[int]:
+        """Follow blockers from `index` until a thread that waits for nobody, or a cycle."""
+        path = [index]
+        seen = {index}
+        current = index
+        while True:
+            blockers = self.blockers(current)
+            if not blockers:
+                return path
+            current = blockers[0]
+            if current in seen:
+                path.append(current)
+                return path
+            seen.add(current)
+            path.append(current)
+
+    # -- whole dump -----------------------------------------------------------------------------
+
+    def roots(self) -> list[int]:
+        """The tops of blocking trees.
+
+        A thread that blocks others while waiting for nobody, or a deadlocked thread that blocks
+        someone outside its cycle (the cycle itself is reported by `cycles`).
+        """
+        in_cycle = {member for cycle in self.cycles() for member in cycle}
+        roots = []
+        for index in range(len(self.threads)):
+            victims = self.blocked_by(index)
+            if not victims:
+                continue
+            if not self.blockers(index) or (
+                index in in_cycle and any(victim not in in_cycle for victim in victims)
+            ):
+                roots.append(index)
+        return roots
+
+    def tree(self, root: int) -> dict[int, dict]:  # type: ignore[type-arg]
+        """The blocking tree under `root`: {thread: {blocked thread: {...}}}.
+
+        Members of wait-for cycles are never children: they are roots or in the cycle report.
+        """
+        seen = {root} | {member for cycle in self.cycles() for member in cycle}
+
+        def grow(index: int) -> dict[int, dict]:  # type: ignore[type-arg]
+            children: dict[int, dict] = {}  # type: ignore[type-arg]
+            for victim in self.blocked_by(index):
+                if victim not in seen:
+                    seen.add(victim)
+                    children[victim] = grow(victim)
+            return children
+
+        return {root: grow(root)}
+
+    def cycles(self) -> list[list[int]]:
+        """Wait-for cycles (deadlocks) over monitors and ownable synchronizers, each once."""
+        found: list[list[int]] = []
+        seen_members: set[int] = set()
+        for start in range(len(self.threads)):
+            if start in seen_members:
+                continue
+            path = self.chain(start)
+            last = path[-1]
+            if len(path) > 1 and last in path[:-1]:
+                cycle = path[path.index(last) : -1]
+                if not seen_members.intersection(cycle):
+                    found.append(cycle)
+                seen_members.update(cycle)
+        return found
+
+    def contended(self, minimum_waiters: int = 2) -> Iterator[LockNode]:
+        """Locks with at least `minimum_waiters` blocked or parked threads, most contended first."""
+        nodes = [node for node in self.locks.values() if node.waiter_count >= minimum_waiters]
+        yield from sorted(nodes, key=lambda node: -node.waiter_count)
+
+    def thread(self, index: int) -> Thread:
+        return self.threads[index]
+
+    def index_of(self, name: str) -> int | None:
+        for index, thread in enumerate(self.threads):
+            if thread.name == name:
+                return index
+        return None

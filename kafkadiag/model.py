@@ -1,0 +1,233 @@
+"""The typed model every layer shares: dump -> threads -> frames, lock events, held synchronizers.
+
+Records that a large dump holds by the hundred thousand (frames, lock events, threads) are
+NamedTuples: immutable and picklable like frozen dataclasses, but about four times cheaper to
+build, which matters when a 10,000-thread dump must parse in a fraction of a second. Per-dump
+records are frozen dataclasses.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class ThreadState(str, enum.Enum):
+    """java.lang.Thread.State, plus UNKNOWN when the dump does not say."""
+
+    NEW = "NEW"
+    RUNNABLE = "RUNNABLE"
+    BLOCKED = "BLOCKED"
+    WAITING = "WAITING"
+    TIMED_WAITING = "TIMED_WAITING"
+    TERMINATED = "TERMINATED"
+    UNKNOWN = "UNKNOWN"
+
+
+class ThreadStatus(str, enum.Enum):
+    """What the thread is doing, derived from its state, top frame and lock lines.
+
+    Thread.State alone is too coarse ("WAITING" covers Object.wait and LockSupport.park) and
+    HotSpot sets it non-atomically with the lock lines, so the status is reconciled with the stack
+    (a BLOCKED thread without any monitor it waits for is running, as far as anyone can tell).
+    """
+
+    RUNNABLE = "RUNNABLE"
+    SLEEPING = "SLEEPING"
+    IN_OBJECT_WAIT = "IN_OBJECT_WAIT"
+    IN_OBJECT_WAIT_TIMED = "IN_OBJECT_WAIT_TIMED"
+    PARKED = "PARKED"
+    PARKED_TIMED = "PARKED_TIMED"
+    BLOCKED = "BLOCKED"
+    NEW = "NEW"
+    TERMINATED = "TERMINATED"
+    IDLE = "IDLE"  # py-spy: not running Python code (waiting in a lock, a sleep or a syscall)
+    UNKNOWN = "UNKNOWN"
+
+
+class LockEventKind(str, enum.Enum):
+    """One `- ...` line under a HotSpot frame (or its equivalent in another format)."""
+
+    LOCKED = "locked"  # "- locked <0x..>": the thread holds this monitor
+    WAITING_ON = "waiting on"  # "- waiting on <0x..>": in Object.wait(), monitor released
+    PARKING = "parking to wait for"  # LockSupport.park on a synchronizer or condition
+    WAITING_TO_LOCK = "waiting to lock"  # BLOCKED entering a synchronized block
+    WAITING_TO_RELOCK = "waiting to re-lock"  # woke from wait(), re-acquiring (JDK 17+)
+    ELIMINATED = "eliminated"  # lock elided by escape analysis; not really held
+
+
+class Variable(NamedTuple):
+    """A local or argument of a Python frame (py-spy --locals)."""
+
+    name: str
+    value: str
+    is_argument: bool
+
+
+class Frame(NamedTuple):
+    """One stack frame. `text` is the frame as the dump printed it, for quoting."""
+
+    text: str
+    function: str  # Java: "pkg.Class.method"; Python: "Class.method" or "function"
+    file: str | None
+    line: int | None
+    native: bool = False
+    module: str | None = None  # Java module ("java.base@17"); Python: py-spy's module, if any
+    locals: tuple[Variable, ...] = ()
+
+    @property
+    def class_name(self) -> str:
+        """The part of `function` before its last dot (empty for a plain function)."""
+        return self.function.rpartition(".")[0]
+
+    @property
+    def method(self) -> str:
+        return self.function.rpartition(".")[2]
+
+
+class LockRef(NamedTuple):
+    """A monitor or synchronizer named by its identity hash / address and its class."""
+
+    lock_id: int
+    lock_class: str | None
+
+
+class LockEvent(NamedTuple):
+    """A thread's relation to a lock, anchored to the frame it was printed under."""
+
+    kind: LockEventKind
+    lock_id: int | None  # None: "<no object reference available>"
+    lock_class: str | None
+    frame_index: int  # index into Thread.frames of the frame above this line
+    line_no: int  # 1-based line number in the source file
+
+
+class Thread(NamedTuple):
+    """One thread of a dump, with everything its header and stack said."""
+
+    name: str
+    state: ThreadState
+    status: ThreadStatus
+    line_no: int  # header line, 1-based, in the source file
+    header: str  # the header line as printed, for quoting
+    frames: tuple[Frame, ...] = ()
+    lock_events: tuple[LockEvent, ...] = ()
+    # None: the dump has no "Locked ownable synchronizers" section for this thread (no -l).
+    held_synchronizers: tuple[LockRef, ...] | None = None
+    java_id: int | None = None  # "#12"
+    daemon: bool = False
+    priority: int | None = None
+    os_priority: int | None = None
+    cpu_ms: float | None = None
+    elapsed_s: float | None = None
+    tid: int | None = None  # JVM thread pointer; py-spy: Python thread id
+    nid: int | None = None  # OS thread id (Linux TID); NA in some JVM threads
+    virtual: bool = False
+    carried_virtual_thread: int | None = None  # "Carrying virtual thread #N"
+    active: bool | None = None  # py-spy: running Python code
+    owns_gil: bool | None = None
+
+    @property
+    def top_frame(self) -> Frame | None:
+        return self.frames[0] if self.frames else None
+
+    def held_locks(self) -> tuple[LockRef, ...]:
+        """Monitors and synchronizers this thread owns right now.
+
+        A monitor printed as `- locked` is not held when the same thread is in Object.wait()
+        on it (`- waiting on`, wait() released it) or blocked re-entering it (HotSpot prints
+        the outer `- locked` lines of a monitor the thread is re-acquiring after wait()).
+        `- eliminated` locks were never taken.
+        """
+        released = {
+            event.lock_id
+            for event in self.lock_events
+            if event.kind
+            in (LockEventKind.WAITING_ON, LockEventKind.WAITING_TO_RELOCK, LockEventKind.WAITING_TO_LOCK)
+        }
+        held: dict[int, LockRef] = {}
+        for event in self.lock_events:
+            if (
+                event.kind is LockEventKind.LOCKED
+                and event.lock_id is not None
+                and event.lock_id not in released
+            ):
+                held.setdefault(event.lock_id, LockRef(event.lock_id, event.lock_class))
+        for synchronizer in self.held_synchronizers or ():
+            held.setdefault(synchronizer.lock_id, synchronizer)
+        return tuple(held.values())
+
+    def waits_for(self) -> LockEvent | None:
+        """The lock event this thread is blocked, parked or waiting on, if any.
+
+        A RUNNABLE thread waits for nothing, whatever stale `parking to wait for` line HotSpot
+        printed under it (the state and the lock lines are not written atomically).
+        """
+        if self.status is ThreadStatus.RUNNABLE:
+            return None
+        for kind in _WAIT_PRECEDENCE:
+            for event in self.lock_events:
+                if event.kind is kind:
+                    return event
+        return None
+
+
+# A thread woken from wait() prints both "waiting on" and "waiting to re-lock"; the re-lock is
+# what it is stuck on now. A thread blocked on entry prints only "waiting to lock".
+_WAIT_PRECEDENCE = (
+    LockEventKind.WAITING_TO_LOCK,
+    LockEventKind.WAITING_TO_RELOCK,
+    LockEventKind.PARKING,
+    LockEventKind.WAITING_ON,
+)
+
+
+class DeadlockLink(NamedTuple):
+    """One line pair of the JVM's "Found one Java-level deadlock" report."""
+
+    thread_name: str
+    waiting_for: str  # "monitor 0x... (object 0x..., a java.lang.Object)" or an ownable synchronizer
+    lock_id: int | None
+    held_by: str
+
+
+class UnparsedLine(NamedTuple):
+    line_no: int
+    text: str
+
+
+class DumpFormat(str, enum.Enum):
+    HOTSPOT = "hotspot"  # jstack, jstack -l, jcmd Thread.print, kill -3
+    NETBEANS = "netbeans"  # VisualVM / NetBeans "Thread t@N" rendering
+    PYSPY = "py-spy"  # py-spy dump text
+    PYSPY_JSON = "py-spy-json"  # py-spy dump --json
+
+
+@dataclass(frozen=True)
+class ThreadDump:
+    """One dump: a single snapshot of one process's threads."""
+
+    source: str  # file path, or "<stdin>"
+    index: int  # 0-based position of this dump within its source
+    format: DumpFormat
+    line_no: int  # first line of the dump in the source
+    end_line_no: int
+    threads: tuple[Thread, ...]
+    timestamp: str | None = None  # as printed ("2024-01-02 10:11:12")
+    banner: str | None = None  # "Full thread dump OpenJDK 64-Bit Server VM (...)", "Python v3.11.7"
+    producer: str | None = None  # best guess of the tool: jstack, jcmd, kill -3, py-spy
+    pid: int | None = None
+    jvm_deadlocks: tuple[tuple[DeadlockLink, ...], ...] = ()
+    jni_global_refs: str | None = None
+    unparsed: tuple[UnparsedLine, ...] = ()  # the first few, for display
+    unparsed_count: int = 0
+    truncated: bool = False  # the input ended in the middle of a thread
+    has_lock_data: bool = False  # `-l`: ownable synchronizer sections present
+    notes: tuple[str, ...] = field(default=())
+
+    def thread_named(self, name: str) -> Thread | None:
+        for thread in self.threads:
+            if thread.name == name:
+                return thread
+        return None
