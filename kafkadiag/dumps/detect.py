@@ -19,18 +19,18 @@ _HOTSPOT_HEADER = re.compile(r'^".*" (?:#\d+ |daemon |prio=|tid=|Id=)')
 
 def detect_format(lines: Sequence[str]) -> DumpFormat:
     """Decide from a sample of lines. Falls back to HotSpot, which also reads plain logs."""
-    for line in lines[:SNIFF_LINES]:
+    sample = lines[:SNIFF_LINES]
+    first = next((line.strip() for line in sample if line.strip()), "")
+    if first[:1] in ("[", "{") and any('"thread_name"' in line for line in sample[:2000]):
+        return DumpFormat.PYSPY_JSON
+    for line in sample:
         stripped = line.lstrip()
         if not stripped:
             continue
-        if stripped[0] in "[{" and ('"thread_name"' in line or stripped in ("[", "[]")):
-            return DumpFormat.PYSPY_JSON
         if _PYSPY_PROCESS.match(stripped) or _PYSPY_HEADER.match(stripped):
             return DumpFormat.PYSPY
         if _NETBEANS_HEADER.match(stripped):
             return DumpFormat.NETBEANS
         if "Full thread dump" in line or _HOTSPOT_HEADER.match(stripped):
             return DumpFormat.HOTSPOT
-    if lines and lines[0].lstrip().startswith("[") and any('"thread_name"' in line for line in lines[:200]):
-        return DumpFormat.PYSPY_JSON
     return DumpFormat.HOTSPOT

@@ -230,8 +230,12 @@ def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
     match = _HEADER_TAIL.match(line, name_end + 1)
     if match is None:
         return None
-    builder = _ThreadBuilder(line[1:name_end], line_no, line)
     java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid, state = match.groups()
+    if not (java_id or prio or tid or nid or state.startswith("- Thread t@")):
+        # Every HotSpot since 1.4 prints prio= and tid= (JDK 9+ also #id): a quoted string
+        # without any of them is log text that happens to start with a quote.
+        return None
+    builder = _ThreadBuilder(line[1:name_end], line_no, line)
     if java_id:
         builder.java_id = int(java_id)
     builder.daemon = daemon is not None

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+CAPTURED = FIXTURES / "captured"
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="Rewrite parsed-output goldens from the captured fixtures (then review the diff).",
+    )
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.fail(
+            f"the shared thread-dump corpus is missing: expected it beside the repository at {CORPUS}",
+            pytrace=False,
+        )
+    return CORPUS
+
+
+@pytest.fixture(scope="session")
+def captured() -> Path:
+    assert CAPTURED.is_dir(), f"captured fixtures missing at {CAPTURED}: run python fixtures/capture.py"
+    return CAPTURED
