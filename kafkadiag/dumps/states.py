@@ -9,6 +9,8 @@ do not invent owners.
 
 from __future__ import annotations
 
+import functools
+
 from kafkadiag.model import Frame, LockEvent, LockEventKind, ThreadState, ThreadStatus
 
 _STATE_BY_NAME = {state.value: state for state in ThreadState}
@@ -28,9 +30,10 @@ _SLEEP_FUNCTIONS = frozenset({"java.lang.Thread.sleep", "java.lang.Thread.sleep0
 _WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
 
 
+@functools.lru_cache(maxsize=256)
 def parse_state_line(text: str) -> tuple[ThreadState, str]:
-    """`WAITING (parking)` -> (WAITING, "parking")."""
-    name, _, detail = text.partition(" ")
+    """`WAITING (parking)` -> (WAITING, "parking"). A dump repeats a handful of these."""
+    name, _, detail = text.strip().partition(" ")
     return _STATE_BY_NAME.get(name, ThreadState.UNKNOWN), detail.strip("() ")
 
 

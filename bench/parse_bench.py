@@ -1,0 +1,144 @@
+"""Parse benchmark: throughput, peak memory, end-to-end CLI time, --help time.
+
+    python bench/parse_bench.py [--threads 10000] [--repeat 5]
+
+Inputs are built from real thread blocks: every thread of the dumps in ../shared/corpus (JDK 6
+to 25, jstack and jcmd) and fixtures/captured (JDK 17), repeated until the dump holds the asked
+number of threads. A share of the blocks has its `java.lang.Thread.State:` line dropped, which is
+exactly how a JDK 5 dump differs. The many-dumps input is a real kill -3 log from fixtures/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import gzip
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from kafkadiag.dumps import read_dumps  # noqa: E402
+
+CORPUS = REPO.parent / "shared" / "corpus"
+CAPTURED = REPO / "fixtures" / "captured"
+
+
+def real_thread_blocks() -> list[str]:
+    """Every thread block (header to the line before the next thread) of the real dumps."""
+    sources = sorted(CORPUS.glob("*/*.txt")) + sorted(CORPUS.glob("dumpling/*/*.log"))
+    sources += sorted(CAPTURED.glob("*/jstack*.txt")) + sorted(CAPTURED.glob("*/jcmd*.txt"))
+    blocks: list[str] = []
+    for source in sources:
+        if source.name in ("thread-dump-jstack.txt",) or "jrockit" in source.name:
+            continue  # stored line-reversed / not HotSpot
+        try:
+            dumps = list(read_dumps(str(source)))
+        except Exception:  # noqa: BLE001 - a corpus file without a dump simply gives no blocks
+            continue
+        lines = source.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n").split("\n")
+        for dump in dumps:
+            threads = dump.threads
+            for index, thread in enumerate(threads):
+                if thread.virtual:
+                    continue
+                end = threads[index + 1].line_no - 1 if index + 1 < len(threads) else thread.line_no + 1
+                block = lines[thread.line_no - 1 : end]
+                while block and not block[-1].strip():
+                    block.pop()
+                if len(block) > 1 and all(not l.startswith(("JNI", "Found", "Java stack")) for l in block):
+                    blocks.append("\n".join(block))
+    return blocks
+
+
+def build_large_dump(path: Path, thread_count: int) -> None:
+    blocks = real_thread_blocks()
+    with path.open("w", encoding="utf-8") as out:
+        out.write("2026-11-22 08:00:00\nFull thread dump OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing):\n\n")
+        for index in range(thread_count):
+            block = blocks[index % len(blocks)]
+            if index % 20 == 7:  # JDK 5 layout: no state line
+                block = "\n".join(l for l in block.split("\n") if "java.lang.Thread.State:" not in l)
+            out.write(block + "\n\n")
+        out.write("JNI global refs: 17, weak refs: 0\n")
+
+
+def in_process(path: Path, repeat: int) -> tuple[float, int, int]:
+    """Best parse time (s), threads parsed, dumps parsed."""
+    times = []
+    threads = dumps = 0
+    for _ in range(repeat):
+        gc.collect()
+        started = time.perf_counter()
+        parsed = list(read_dumps(str(path)))
+        times.append(time.perf_counter() - started)
+        threads = sum(len(d.threads) for d in parsed)
+        dumps = len(parsed)
+        del parsed
+    return min(times), threads, dumps
+
+
+def peak_memory(path: Path) -> int:
+    gc.collect()
+    tracemalloc.start()
+    parsed = list(read_dumps(str(path)))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del parsed
+    return peak
+
+
+def wall(command: list[str], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    executable = str(Path(sys.executable).with_name("kafkadiag"))
+    with tempfile.TemporaryDirectory() as work:
+        large = Path(work) / "large-dump.txt"
+        build_large_dump(large, args.threads)
+        size = large.stat().st_size
+        seconds, threads, _ = in_process(large, args.repeat)
+        peak = peak_memory(large)
+        print(f"large dump: {size / 1e6:.1f} MB, {threads} threads")
+        print(f"  parse in-process: {seconds * 1000:.0f} ms = {size / 1e6 / seconds:.1f} MB/s, {threads / seconds:,.0f} threads/s")
+        print(f"  peak memory (tracemalloc): {peak / 1e6:.1f} MB = {peak / size:.2f}x the input")
+        table = wall([executable, "dump", "parse", str(large)], args.repeat)
+        as_json = wall([executable, "dump", "parse", "--format", "json", "-o", os.devnull, str(large)], args.repeat)
+        print(f"  kafkadiag dump parse end to end: {table:.3f} s (table), {as_json:.3f} s (json)")
+
+        log_source = next(iter(sorted(CAPTURED.glob("*/kill3-50-dumps.log*"))), None)
+        if log_source is not None:
+            log = Path(work) / "kill3.log"
+            data = log_source.read_bytes()
+            log.write_bytes(gzip.decompress(data) if log_source.suffix == ".gz" else data)
+            log_size = log.stat().st_size
+            seconds, threads, dumps = in_process(log, args.repeat)
+            log_peak = peak_memory(log)
+            print(f"real kill -3 log ({log_source.relative_to(REPO)}): {log_size / 1e6:.1f} MB, {dumps} dumps, {threads} threads")
+            print(f"  parse in-process: {seconds * 1000:.0f} ms = {log_size / 1e6 / seconds:.1f} MB/s, {threads / seconds:,.0f} threads/s")
+            print(f"  peak memory (tracemalloc, all dumps kept): {log_peak / 1e6:.1f} MB")
+        else:
+            print("real kill -3 log: fixtures/captured/*/kill3-50-dumps.log* not found (run fixtures/capture.py)")
+    help_times = [wall([executable, "--help"], 1) for _ in range(args.repeat)]
+    print(f"kafkadiag --help: {min(help_times):.3f} s (best), {statistics.median(help_times):.3f} s (median)")
+
+
+if __name__ == "__main__":
+    main()
