@@ -1,0 +1,47 @@
+"""Real processes for the live tests: the reproducers in fixtures/, run and dumped for real.
+
+The reproducers and the process handling come from fixtures/capture.py, so the tests exercise
+exactly the programs whose captured dumps are committed. Every process is stopped by PID.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _load_capture() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("kafkadiag_fixture_capture", FIXTURES / "capture.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def capture_module() -> ModuleType:
+    for tool in ("java", "javac", "jstack", "jcmd"):
+        assert shutil.which(tool), f"{tool} is not on PATH: the live tests need a JDK"
+    return _load_capture()
+
+
+@pytest.fixture(scope="session")
+def reproducers(capture_module: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """A compiled Capture object whose Targets are all stopped at the end of the session."""
+    work = tmp_path_factory.mktemp("reproducers")
+    targets = capture_module.Targets()
+    capture = capture_module.Capture(work, targets)
+    capture.compile_java()
+    try:
+        yield capture
+    finally:
+        targets.stop_all()

@@ -1,0 +1,112 @@
+"""Real JVMs, dumped for real with jstack -l, jcmd Thread.print -l and kill -3, then parsed."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.lockgraph import LockGraph
+from kafkadiag.model import LockEventKind, ThreadDump, ThreadStatus
+
+CONSUMER_ID = "group1_host1-1700000000000-abcd1234"
+FETCHER = f"ConsumerFetcherThread-{CONSUMER_ID}-0-1"
+LEADER_FINDER = f"{CONSUMER_ID}-leader-finder-thread"
+
+
+def dump_with(tool: list[str], pid: int, tmp_path: Path, name: str) -> ThreadDump:
+    output = subprocess.run([*tool, str(pid)] if tool[0] != "jcmd" else [tool[0], str(pid), *tool[1:]],
+                            capture_output=True, timeout=60, check=True).stdout
+    path = tmp_path / name
+    path.write_bytes(output)
+    (dump,) = list(read_dumps(str(path)))
+    return dump
+
+
+@pytest.fixture(scope="module")
+def stalled_consumer(reproducers):
+    process, stdout_path, _ = reproducers.java_run("old-consumer-stall", "live", [])
+    yield process, stdout_path
+    reproducers.targets.stop(process)
+
+
+@pytest.mark.parametrize("tool", [["jstack", "-l"], ["jcmd", "Thread.print", "-l"]], ids=["jstack-l", "jcmd"])
+def test_old_consumer_stall_is_parsed_with_its_lock_relations(stalled_consumer, tmp_path: Path, tool) -> None:
+    # GIVEN a running replica of the old consumer whose fetcher is stuck on a full chunk queue
+    process, _ = stalled_consumer
+    # WHEN it is dumped with a real JDK tool and parsed
+    dump = dump_with(tool, process.pid, tmp_path, "dump.txt")
+    graph = LockGraph(dump)
+    fetcher = dump.thread_named(FETCHER)
+    assert fetcher is not None, [t.name for t in dump.threads]
+    # THEN the fetcher is parked in LinkedBlockingQueue.put under PartitionTopicInfo.enqueue ...
+    assert fetcher.status is ThreadStatus.PARKED
+    functions = [frame.function for frame in fetcher.frames]
+    assert "java.util.concurrent.LinkedBlockingQueue.put" in functions
+    assert functions.index("java.util.concurrent.LinkedBlockingQueue.put") < functions.index(
+        "kafka.consumer.PartitionTopicInfo.enqueue"
+    )
+    assert fetcher.waits_for().kind is LockEventKind.PARKING
+    assert fetcher.waits_for().lock_class.endswith("AbstractQueuedSynchronizer$ConditionObject")
+    # ... holding the partition-map ReentrantLock that the leader finder is parked on
+    assert any(lock.lock_class.endswith("ReentrantLock$NonfairSync") for lock in fetcher.held_locks())
+    leader_finder_index = graph.index_of(LEADER_FINDER)
+    assert [graph.thread(i).name for i in graph.blockers(leader_finder_index)] == [FETCHER]
+    # ... and the other topics' streams starve in take under ConsumerIterator.makeNext
+    for stream in ("payments-stream-0", "audit-stream-0"):
+        thread = dump.thread_named(stream)
+        assert thread is not None and thread.status is ThreadStatus.PARKED
+        names = [frame.function for frame in thread.frames]
+        assert "java.util.concurrent.LinkedBlockingQueue.take" in names
+        assert "kafka.consumer.ConsumerIterator.makeNext" in names
+    assert dump.has_lock_data and dump.unparsed_count == 0
+
+
+def test_nids_are_the_jvm_threads_linux_tids(stalled_consumer, tmp_path: Path) -> None:
+    process, _ = stalled_consumer
+    dump = dump_with(["jstack", "-l"], process.pid, tmp_path, "dump.txt")
+    tids = {thread.id for thread in psutil.Process(process.pid).threads()}
+    nids = {thread.nid for thread in dump.threads if thread.nid is not None}
+    assert len(nids) == len(dump.threads)
+    assert nids <= tids
+
+
+def test_kill_3_output_in_stdout_splits_into_its_dumps(reproducers, tmp_path: Path) -> None:
+    # GIVEN a JVM whose stdout (with the program's own output) receives three SIGQUIT dumps
+    process, stdout_path, _ = reproducers.java_run("old-consumer-stall", "sigquit", [])
+    try:
+        data = __import__("kafkadiag_fixture_capture").sigquit(process, stdout_path, 3, 0.5)
+    finally:
+        reproducers.targets.stop(process)
+    log = tmp_path / "stdout.log"
+    log.write_bytes(data)
+    # WHEN parsed
+    dumps = list(read_dumps(str(log)))
+    # THEN exactly three dumps, each with the same threads, none with unparsed lines
+    assert len(dumps) == 3
+    assert len({tuple(sorted(t.name for t in d.threads)) for d in dumps}) == 1
+    assert all(FETCHER in [t.name for t in d.threads] for d in dumps)
+    assert [d.unparsed_count for d in dumps] == [0, 0, 0]
+    # the Heap summary after each dump and the program's own lines are not threads
+    assert all(not t.name.startswith(("Heap", "READY")) for d in dumps for t in d.threads)
+
+
+def test_deadlocks_are_reported_by_the_jvm_and_found_in_the_lock_graph(reproducers, tmp_path: Path) -> None:
+    process, _, _ = reproducers.java_run("deadlock", "live", [])
+    try:
+        dump = dump_with(["jstack", "-l"], process.pid, tmp_path, "dump.txt")
+    finally:
+        reproducers.targets.stop(process)
+    graph = LockGraph(dump)
+    jvm_cycles = {frozenset(link.thread_name for link in cycle) for cycle in dump.jvm_deadlocks}
+    graph_cycles = {frozenset(graph.thread(i).name for i in cycle) for cycle in graph.cycles()}
+    expected = {frozenset({"deadlock-monitor-A", "deadlock-monitor-B"}), frozenset({"deadlock-lock-A", "deadlock-lock-B"})}
+    assert jvm_cycles == expected
+    assert graph_cycles == expected
+    behind = graph.index_of("blocked-behind-A")
+    assert [graph.thread(i).name for i in graph.blockers(behind)] == ["deadlock-monitor-A"]
+    # The report's "Java stack information" part adds no threads.
+    assert len([t for t in dump.threads if t.name == "deadlock-monitor-A"]) == 1
