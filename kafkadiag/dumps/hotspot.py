@@ -32,6 +32,14 @@ from collections.abc import Iterable, Iterator
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
 from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.states import parse_state_line, reconcile, state_from_header
+from kafkadiag.threadheader import (
+    AGENT,
+    THREADINFO,
+    looks_like_hotspot_header,
+    name_end,
+    parse_number,
+    state_words,
+)
 from kafkadiag.model import (
     DeadlockLink,
     DumpFormat,
@@ -41,6 +49,8 @@ from kafkadiag.model import (
     LockRef,
     Thread,
     ThreadDump,
+    ThreadState,
+    ThreadStatus,
     UnparsedLine,
 )
 
@@ -59,33 +69,11 @@ DEADLOCK_START = "Found one Java-level deadlock:"
 CARRYING = "Carrying virtual thread #"
 MOUNTED = "Mounted virtual thread #"
 
-# The header after the thread's quoted name, as JDK 6 to 25 print it; every field is optional
-# and they appear in this order. The name is cut off first with rfind: a regex that matches the
-# quoted name itself backtracks over the whole line and costs four times as much.
-_HEADER_TAIL = re.compile(
-    r"(?: #(\d+))?"  # java thread id (JDK 9+)
-    r"(?: \[(\d+)\])?"  # OS thread id (JDK 19+)
-    r"( daemon)?"
-    r"( virtual)?"
-    r"(?: prio=(-?\d+))?"
-    r"(?: os_prio=(-?\d+))?"
-    r"(?: cpu=([\d.]+)ms)?"  # JDK 11+
-    r"(?: elapsed=([\d.]+)s)?"
-    r"(?: allocated=\S+)?"  # jcmd Thread.print -e
-    r"(?: defined_classes=\d+)?"
-    r"(?: tid=(\S+))?"
-    r"(?: nid=(\S+))?"
-    r" *([^\[]*)"  # state words, then the stack address in brackets
-)
-# java.lang.management.ThreadInfo.toString(), which applications log: "name" Id=12 WAITING on ...
-_THREADINFO_HEADER = re.compile(
-    r'"(?P<name>.*?)"(?P<daemon> daemon)?(?: prio=(?P<prio>\d+))? Id=(?P<java_id>\d+) (?P<state>[A-Z_]+)(?P<rest>.*)$'
-)
 # A line opening a thread in the JVM's deadlock report: `"name":` and nothing else.
 _REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
 # Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
-_AGENT_HEADER = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
+_TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
 _JCMD_PID = re.compile(r"^(\d+):$")
 _DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
 _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
@@ -103,20 +91,6 @@ _EVENT_WORDS = {
 }
 
 OUTSIDE, IN_DUMP, IN_REPORT = 0, 1, 2
-
-
-def parse_number(text: str | None) -> int | None:
-    """Thread pointers and nids: `0x7f..`, hex without 0x (OS X JDK 6), decimal (JDK 19+ nid)."""
-    if not text or text == "NA":
-        return None
-    try:
-        if text.startswith(("0x", "0X")):
-            return int(text, 16)
-        if text.isdigit():
-            return int(text)
-        return int(text, 16)
-    except ValueError:
-        return None
 
 
 def parse_lock_id(text: str) -> int | None:
@@ -165,29 +139,18 @@ def _kind_by_prefix(words: str) -> LockEventKind | None:
 
 
 class _ThreadBuilder:
-    """The thread being read: its header fields so far and its growing stack."""
+    """The thread being read: its header and its growing stack."""
 
     __slots__ = (
-        "name", "line_no", "header", "header_state", "state_text", "java_id", "daemon",
-        "priority", "os_priority", "cpu_ms", "elapsed_s", "tid", "nid", "virtual",
-        "carried", "frames", "events", "synchronizers", "in_synchronizers",
+        "name", "line_no", "header", "state_text", "carried", "frames", "events",
+        "synchronizers", "in_synchronizers",
     )  # fmt: skip
 
     def __init__(self, name: str, line_no: int, header: str) -> None:
         self.name = name
         self.line_no = line_no
         self.header = header
-        self.header_state = ""
         self.state_text: str | None = None
-        self.java_id: int | None = None
-        self.daemon = False
-        self.priority: int | None = None
-        self.os_priority: int | None = None
-        self.cpu_ms: float | None = None
-        self.elapsed_s: float | None = None
-        self.tid: int | None = None
-        self.nid: int | None = None
-        self.virtual = False
         self.carried: int | None = None
         self.frames: list[Frame] = []
         self.events: list[LockEvent] = []
@@ -199,8 +162,12 @@ class _ThreadBuilder:
         if self.state_text is not None:
             state, detail = parse_state_line(self.state_text)
         else:
-            state, detail = state_from_header(self.header_state), ""
-        status, events = reconcile(state, detail, frames, self.events)
+            state, detail = state_from_header(state_words(self.header)), ""
+        events = self.events
+        if state is ThreadState.RUNNABLE:
+            status = ThreadStatus.RUNNABLE
+        else:
+            status, events = reconcile(state, detail, frames, events)
         return Thread(
             self.name,
             state,
@@ -208,68 +175,22 @@ class _ThreadBuilder:
             self.line_no,
             self.header,
             frames,
-            tuple(events),
+            tuple(events) if events else (),
             None if self.synchronizers is None else tuple(self.synchronizers),
-            self.java_id,
-            self.daemon,
-            self.priority,
-            self.os_priority,
-            self.cpu_ms,
-            self.elapsed_s,
-            self.tid,
-            self.nid,
-            self.virtual,
             self.carried,
         )
 
 
 def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
     if " Id=" in line:
-        info = _THREADINFO_HEADER.match(line)
+        info = THREADINFO.match(line)
         if info:
             builder = _ThreadBuilder(info["name"], line_no, line)
-            builder.java_id = int(info["java_id"])
-            builder.daemon = bool(info["daemon"])
-            builder.priority = int(info["prio"]) if info["prio"] else None
             builder.state_text = info["state"]
             return builder
-    name_end = line.rfind('"')
-    if name_end <= 0:
+    if not looks_like_hotspot_header(line):
         return None
-    match = _HEADER_TAIL.match(line, name_end + 1)
-    if match is None:
-        return None
-    java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid, state = match.groups()
-    if not (java_id or prio or tid or nid or state.startswith("- Thread t@")):
-        # Every HotSpot since 1.4 prints prio= and tid= (JDK 9+ also #id): a quoted string
-        # without any of them is log text that happens to start with a quote.
-        return None
-    builder = _ThreadBuilder(line[1:name_end], line_no, line)
-    if java_id:
-        builder.java_id = int(java_id)
-    builder.daemon = daemon is not None
-    builder.virtual = virtual is not None
-    if prio:
-        builder.priority = int(prio)
-    if os_prio:
-        builder.os_priority = int(os_prio)
-    if cpu:
-        builder.cpu_ms = float(cpu)
-    if elapsed:
-        builder.elapsed_s = float(elapsed)
-    if tid:
-        builder.tid = parse_number(tid)
-    if nid:
-        builder.nid = parse_number(nid)
-    elif ostid:
-        builder.nid = int(ostid)  # carrier threads print [ostid] but no nid=
-    builder.header_state = state.rstrip()
-    if builder.header_state.startswith("- Thread t@"):
-        # VisualVM / NetBeans: `"name" - Thread t@12`
-        number = builder.header_state[len("- Thread t@") :].split(" ", 1)[0]
-        builder.java_id = int(number) if number.isdigit() else None
-        builder.header_state = ""
-    return builder
+    return _ThreadBuilder(line[1 : line.rfind('"')], line_no, line)
 
 
 class _DumpBuilder:
@@ -337,6 +258,8 @@ class HotspotParser:
         self.pending: list[ThreadDump] = []
         self.dump_count = 0
         self.frame_cache: dict[str, Frame] = {}
+        # Pool threads wait on the same lock, and dumps of one process repeat their lock lines.
+        self.lock_line_cache: dict[str, tuple[LockEventKind | None, int | None, str | None]] = {}
         self.prefix = PrefixStripper()
         self.previous_line = ""
         self.previous_previous_line = ""
@@ -357,16 +280,18 @@ class HotspotParser:
         line_no = first_line_no - 1
         lookup = self.frame_cache.get
         thread = self._fast_path_thread()
+        add_frame = thread.frames.append if thread is not None else None
         for line in lines:
             line_no += 1
-            if thread is not None:
+            if add_frame is not None:
                 if line.startswith("\tat "):
-                    text = line[4:]
-                    frame = lookup(text)
+                    # Keyed by the whole line: no slice, no new string, no rehash per frame.
+                    frame = lookup(line)
                     if frame is None:
-                        frame = self._new_frame(text)
-                    thread.frames.append(frame)
+                        frame = self._new_frame(line)
+                    add_frame(frame)
                     continue
+                assert thread is not None
                 if line.startswith("\t- "):
                     if not thread.in_synchronizers:
                         self._lock_event(thread, line[1:], line, line_no)
@@ -384,24 +309,27 @@ class HotspotParser:
                     continue
                 if line.startswith('"'):
                     self._quoted(line, line_no)
-                    thread = self._fast_path_thread()
-                    continue
-            self._dispatch(line, line_no)
+                else:
+                    self._dispatch(line, line_no)
+            else:
+                self._dispatch(line, line_no)
             thread = self._fast_path_thread()
+            add_frame = thread.frames.append if thread is not None else None
         self.last_line_no = line_no
         return line_no + 1
+
+    def _new_frame(self, frame_line: str) -> Frame:
+        """Parse `\tat pkg.Class.method(...)` and remember it under the whole line."""
+        frame = parse_java_frame(frame_line[4:])
+        if len(self.frame_cache) >= MAX_FRAME_CACHE:
+            self.frame_cache.clear()
+        self.frame_cache[frame_line] = frame
+        return frame
 
     def _fast_path_thread(self) -> _ThreadBuilder | None:
         if self.mode == IN_DUMP and not self.prefix.active:
             return self.thread
         return None
-
-    def _new_frame(self, text: str) -> Frame:
-        frame = parse_java_frame(text)
-        if len(self.frame_cache) >= MAX_FRAME_CACHE:
-            self.frame_cache.clear()
-        self.frame_cache[text] = frame
-        return frame
 
     def _dispatch(self, line: str, line_no: int) -> None:
         if self.prefix.active:
@@ -410,8 +338,8 @@ class HotspotParser:
         if self.mode == IN_DUMP and (first == "\t" or first == " "):
             body = line.lstrip()
             if self.thread is not None and body.startswith("at "):
-                text = body[3:]
-                self.thread.frames.append(self.frame_cache.get(text) or self._new_frame(text))
+                key = "\t" + body  # the cache is keyed by the tab-indented frame line
+                self.thread.frames.append(self.frame_cache.get(key) or self._new_frame(key))
                 return
             self._indented(line, body, line_no)
         else:
@@ -464,7 +392,12 @@ class HotspotParser:
         self.dump.has_lock_data = True
 
     def _lock_event(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
-        kind, lock_id, lock_class = parse_lock_line(body)
+        parsed = self.lock_line_cache.get(body)
+        if parsed is None:
+            if len(self.lock_line_cache) >= MAX_FRAME_CACHE:
+                self.lock_line_cache.clear()
+            parsed = self.lock_line_cache[body] = parse_lock_line(body)
+        kind, lock_id, lock_class = parsed
         if kind is None:
             assert self.dump is not None
             self.dump.unparsed_line(line_no, line)
@@ -488,9 +421,7 @@ class HotspotParser:
         """JDK 21+: the carrier's stack is followed by the stack of the virtual thread it runs."""
         virtual_id = parse_number(body[len(MOUNTED) :].strip())
         self._finish_thread()
-        virtual = _ThreadBuilder(f"virtual thread #{virtual_id}", line_no, body)
-        virtual.java_id = virtual_id
-        virtual.virtual = True
+        virtual = _ThreadBuilder(f"virtual thread #{virtual_id}", line_no, body.strip())
         virtual.state_text = carrier.state_text or "RUNNABLE"
         self.thread = virtual
 
@@ -535,6 +466,14 @@ class HotspotParser:
                 line = line[line.index(BANNER) :]
             self._start_dump(line_no, banner=line.rstrip(":").strip())
             return
+        tool_banner = _TOOL_BANNER.match(line)
+        if tool_banner:
+            # Wrappers that announce the tool instead of printing the JVM's banner.
+            self._start_dump(line_no, banner=line.rstrip(":").strip())
+            assert self.dump is not None
+            self.dump.producer = tool_banner["tool"]
+            self.dump.pid = int(tool_banner["pid"])
+            return
         if self._learn_prefix_from_header(line, line_no):
             return
         if line.startswith("JNI global ref"):
@@ -571,14 +510,13 @@ class HotspotParser:
         return True
 
     def _agent_header(self, line: str, line_no: int) -> bool:
-        match = _AGENT_HEADER.match(line)
+        match = AGENT.match(line)
         if match is None:
             return False
         if self.mode != IN_DUMP or self.dump is None or self.dump.footer_seen:
             self._start_dump(line_no, banner=None)
         self._finish_thread()
         builder = _ThreadBuilder(f"Thread {match['nid']}", line_no, line)
-        builder.nid = int(match["nid"])
         builder.state_text = match["state"]
         if builder.state_text == "IN_NATIVE":
             builder.state_text = "RUNNABLE"
@@ -686,9 +624,11 @@ class HotspotParser:
         self.mode = IN_DUMP
 
     def _finish_thread(self) -> None:
-        if self.thread is not None and self.dump is not None:
-            self.dump.threads.append(self.thread.build())
-            self.dump.end_line_no = max(self.dump.end_line_no, self.thread.line_no)
+        thread = self.thread
+        if thread is not None and self.dump is not None:
+            self.dump.threads.append(thread.build())
+            if thread.line_no > self.dump.end_line_no:
+                self.dump.end_line_no = thread.line_no
         self.thread = None
 
     def _finish_dump(self) -> None:

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.errors import InputUnreadableError
+from kafkadiag.threadheader import PYSPY as PYSPY_HEADER
 from kafkadiag.model import (
     DumpFormat,
     Frame,
@@ -46,9 +47,7 @@ MAX_JSON_CHARS = 256 * 1024 * 1024
 
 _PROCESS = re.compile(r"^Process (?P<pid>\d+): (?P<command>.*)$")
 _PYTHON = re.compile(r"^Python v(?P<version>\S+)")
-_THREAD = re.compile(
-    r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$'
-)
+_THREAD = PYSPY_HEADER
 _FRAME = re.compile(r"^(?P<function>.+?) \((?P<location>[^()]*)\)$")
 _ADDRESS = re.compile(r"<(?P<type>[\w.]+) (?:object )?at (?P<address>0x[0-9a-fA-F]+)>")
 
@@ -95,11 +94,8 @@ def _status(active: bool) -> tuple[ThreadState, ThreadStatus]:
     return (ThreadState.RUNNABLE, ThreadStatus.RUNNABLE) if active else (ThreadState.WAITING, ThreadStatus.IDLE)
 
 
-def _thread(
-    name: str, thread_id: int, os_id: int | None, flags: str, header: str, line_no: int, frames: list[Frame]
-) -> Thread:
-    active = "active" in flags
-    state, status = _status(active)
+def _thread(name: str, flags: str, header: str, line_no: int, frames: list[Frame]) -> Thread:
+    state, status = _status("active" in flags)
     return Thread(
         name=name,
         state=state,
@@ -108,10 +104,6 @@ def _thread(
         header=header,
         frames=tuple(frames),
         lock_events=tuple(_events_from_locals(frames, line_no)),
-        tid=thread_id,
-        nid=os_id,
-        active=active,
-        owns_gil="gil" in flags,
     )
 
 
@@ -164,15 +156,11 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
         nonlocal thread_header, frames
         close_frame()
         if thread_header is not None and dump is not None:
-            thread_id = int(thread_header["id"], 0)
-            os_id = thread_id if not thread_header["id"].startswith("0x") else None
             dump.threads.append(
                 _thread(
                     thread_header["name"] or "",
-                    thread_id,
-                    os_id,
                     thread_header["flags"],
-                    thread_header.group(0),
+                    thread_header.group(0).rstrip(),
                     header_line_no,
                     frames,
                 )
@@ -306,6 +294,8 @@ def _json_thread(item: dict, position: int) -> Thread:  # type: ignore[type-arg]
     os_id = item.get("os_thread_id") if isinstance(item.get("os_thread_id"), int) else None
     name = str(item.get("thread_name") or "")
     flags = ("active" if item.get("active") else "idle") + ("+gil" if item.get("owns_gil") else "")
-    header = f'Thread {os_id if os_id is not None else hex(thread_id)} ({flags}): "{name}"'
+    # The header py-spy's text form prints for the same thread (OS id when known, else the
+    # Python thread id in hex), so that both forms give identical threads.
+    header = f'Thread {os_id if os_id is not None else f"{thread_id:#x}"} ({flags}): "{name}"'
     # A JSON document has no useful line numbers; the thread's position stands in for it.
-    return _thread(name, thread_id, os_id, flags, header, position + 1, frames)
+    return _thread(name, flags, header, position + 1, frames)

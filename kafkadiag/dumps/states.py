@@ -70,7 +70,7 @@ def reconcile(
         if top in _WAIT_FUNCTIONS or "object monitor" in state_detail:
             return (
                 ThreadStatus.IN_OBJECT_WAIT_TIMED if timed else ThreadStatus.IN_OBJECT_WAIT,
-                _repair_waiting(events),
+                _repair_waiting(top, events),
             )
         return (ThreadStatus.PARKED_TIMED if timed else ThreadStatus.PARKED), events
     return _SIMPLE_STATUS[state], events
@@ -84,38 +84,61 @@ _SIMPLE_STATUS = {
 }
 
 
+def _single_locked_monitor(events: list[LockEvent]) -> int | None:
+    """Position of the first `- locked` event when the stack locks exactly one monitor."""
+    locked = {e.lock_id for e in events if e.kind is LockEventKind.LOCKED and e.lock_id is not None}
+    if len(locked) != 1:
+        return None
+    return next(i for i, e in enumerate(events) if e.kind is LockEventKind.LOCKED)
+
+
+def _replaced(events: list[LockEvent], position: int, kind: LockEventKind) -> list[LockEvent]:
+    repaired = list(events)
+    repaired[position] = events[position]._replace(kind=kind)
+    return repaired
+
+
 def _repair_blocked(top_function: str, events: list[LockEvent]) -> list[LockEvent]:
-    """A BLOCKED thread whose top frame says `locked`/`waiting on` is in fact re-acquiring it.
+    """A BLOCKED thread without a `waiting to lock` line: find the monitor it is entering.
 
     JDK 6/7 print the monitor a thread is trying to (re-)enter as `- locked` or, after wait(),
-    as `- waiting on`; the thread does not hold it.
+    as `- waiting on`. In Object.wait() the monitor is the one the thread waited on (its
+    `waiting on` line, or the only monitor its stack locks); elsewhere it is the `- locked`
+    under the top frame. The thread does not hold it.
     """
     if any(e.kind in (LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK) for e in events):
+        return events
+    if top_function in _WAIT_FUNCTIONS:
+        for position, event in enumerate(events):
+            if event.kind is LockEventKind.WAITING_ON and event.lock_id is not None:
+                return _replaced(events, position, LockEventKind.WAITING_TO_RELOCK)
+        position = _single_locked_monitor(events)
+        if position is not None:
+            return _replaced(events, position, LockEventKind.WAITING_TO_RELOCK)
         return events
     for position, event in enumerate(events):
         if event.frame_index != 0:
             break
         if event.kind in (LockEventKind.LOCKED, LockEventKind.WAITING_ON) and event.lock_id is not None:
-            kind = (
-                LockEventKind.WAITING_TO_RELOCK
-                if top_function in _WAIT_FUNCTIONS
-                else LockEventKind.WAITING_TO_LOCK
-            )
-            repaired = list(events)
-            repaired[position] = event._replace(kind=kind)
-            return repaired
+            return _replaced(events, position, LockEventKind.WAITING_TO_LOCK)
     return events
 
 
-def _repair_waiting(events: list[LockEvent]) -> list[LockEvent]:
-    """In Object.wait() with `- locked` under wait() instead of `- waiting on` (a JDK 6 slip)."""
+def _repair_waiting(top_function: str, events: list[LockEvent]) -> list[LockEvent]:
+    """In Object.wait() with `- locked` where `- waiting on` was meant (a JDK 6 slip).
+
+    The monitor waited on is the `- locked` under the top frame, or, when the wait() frame
+    itself printed no line, the only monitor the stack locks.
+    """
     if any(e.kind is LockEventKind.WAITING_ON for e in events):
         return events
     for position, event in enumerate(events):
         if event.frame_index != 0:
             break
         if event.kind is LockEventKind.LOCKED:
-            repaired = list(events)
-            repaired[position] = event._replace(kind=LockEventKind.WAITING_ON)
-            return repaired
+            return _replaced(events, position, LockEventKind.WAITING_ON)
+    if top_function in _WAIT_FUNCTIONS:
+        position = _single_locked_monitor(events)
+        if position is not None:
+            return _replaced(events, position, LockEventKind.WAITING_ON)
     return events

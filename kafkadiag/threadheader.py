@@ -1,0 +1,159 @@
+"""The numbers in a thread's header line, read when someone asks for them.
+
+A thread header carries a dozen fields (ids, priorities, CPU time), but most uses of a dump
+(grouping stacks, lock graphs, the stall rules) never look at them. Parsing them for every thread
+up front was a third of the parse time of a large dump, so the model keeps the header text and
+this module reads it on first access (cached, as a report usually reads several fields).
+
+Header forms:
+    "name" #12 [345] daemon prio=5 os_prio=0 cpu=1.20ms elapsed=3.40s tid=0x.. nid=0x.. state [0x..]
+    "name" daemon prio=10 tid=0x.. nid=0x.. waiting on condition [0x..]      (JDK 5 to 8)
+    "name" - Thread t@12                                                      (VisualVM)
+    "name" daemon prio=5 Id=12 WAITING on java.lang.Object@1b2c3d               (ThreadInfo)
+    Thread 5987: (state = BLOCKED)                                            (jstack -F)
+    Mounted virtual thread #206                                               (JDK 21+)
+    Thread 2137 (idle+gil): "MainThread"                                      (py-spy)
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import NamedTuple
+
+
+class HeaderFields(NamedTuple):
+    java_id: int | None = None
+    daemon: bool = False
+    priority: int | None = None
+    os_priority: int | None = None
+    cpu_ms: float | None = None
+    elapsed_s: float | None = None
+    tid: int | None = None  # JVM thread pointer
+    nid: int | None = None  # OS thread id (Linux TID)
+    virtual: bool = False
+    active: bool | None = None  # py-spy only
+    owns_gil: bool | None = None  # py-spy only
+
+
+# After the quoted name, in this order, each optional (JDK 6 to 25).
+HOTSPOT_TAIL = re.compile(
+    r"(?: #(?P<java_id>\d+))?"  # java thread id (JDK 9+)
+    r"(?: \[(?P<ostid>\d+)\])?"  # OS thread id (JDK 19+)
+    r"(?P<daemon> daemon)?"
+    r"(?P<virtual> virtual)?"
+    r"(?: prio=(?P<prio>-?\d+))?"
+    r"(?: os_prio=(?P<os_prio>-?\d+))?"
+    r"(?: cpu=(?P<cpu>[\d.]+)ms)?"  # JDK 11+
+    r"(?: elapsed=(?P<elapsed>[\d.]+)s)?"
+    r"(?: allocated=\S+)?"  # jcmd Thread.print -e
+    r"(?: defined_classes=\d+)?"
+    r"(?: tid=(?P<tid>\S+))?"
+    r"(?: nid=(?P<nid>\S+))?"
+    r" *(?P<state>[^\[]*)"  # state words, then the stack address in brackets
+)
+THREADINFO = re.compile(
+    r'"(?P<name>.*?)"(?P<daemon> daemon)?(?: prio=(?P<prio>\d+))? Id=(?P<java_id>\d+) '
+    r"(?P<state>[A-Z_]+)(?P<rest>.*)$"
+)
+AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
+PYSPY = re.compile(r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')
+MOUNTED = "Mounted virtual thread #"
+VISUALVM = " - Thread t@"
+
+
+def parse_number(text: str | None) -> int | None:
+    """Thread pointers and nids: `0x7f..`, hex without 0x (OS X JDK 6), decimal (JDK 19+ nid)."""
+    if not text or text == "NA":
+        return None
+    try:
+        if text.startswith(("0x", "0X")):
+            return int(text, 16)
+        if text.isdigit():
+            return int(text)
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
+def name_end(header: str) -> int:
+    """Index of the quote closing a HotSpot thread name (the last quote on the line)."""
+    return header.rfind('"')
+
+
+@functools.lru_cache(maxsize=4096)
+def header_fields(header: str) -> HeaderFields:
+    if header.startswith('"'):
+        return _quoted_header(header)
+    if header.startswith(MOUNTED):
+        virtual_id = header[len(MOUNTED) :].strip()
+        return HeaderFields(java_id=int(virtual_id) if virtual_id.isdigit() else None, virtual=True)
+    pyspy = PYSPY.match(header)
+    if pyspy:
+        identifier = pyspy["id"]
+        flags = pyspy["flags"]
+        return HeaderFields(
+            nid=None if identifier.startswith("0x") else int(identifier),
+            tid=int(identifier, 16) if identifier.startswith("0x") else None,
+            active="active" in flags,
+            owns_gil="gil" in flags,
+        )
+    agent = AGENT.match(header)
+    if agent:
+        return HeaderFields(nid=int(agent["nid"]))
+    return HeaderFields()
+
+
+def _quoted_header(header: str) -> HeaderFields:
+    if " Id=" in header:
+        info = THREADINFO.match(header)
+        if info:
+            return HeaderFields(
+                java_id=int(info["java_id"]),
+                daemon=info["daemon"] is not None,
+                priority=int(info["prio"]) if info["prio"] else None,
+            )
+    end = name_end(header)
+    match = HOTSPOT_TAIL.match(header, end + 1)
+    if match is None:
+        return HeaderFields()
+    java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid, state = match.groups()
+    if state.startswith("- Thread t@"):
+        number = state[len("- Thread t@") :].split(" ", 1)[0]
+        java_id = number if number.isdigit() else java_id
+    return HeaderFields(
+        java_id=int(java_id) if java_id else None,
+        daemon=daemon is not None,
+        priority=int(prio) if prio else None,
+        os_priority=int(os_prio) if os_prio else None,
+        cpu_ms=float(cpu) if cpu else None,
+        elapsed_s=float(elapsed) if elapsed else None,
+        tid=parse_number(tid),
+        # Carrier threads of virtual threads print [ostid] but no nid=.
+        nid=parse_number(nid) if nid else (int(ostid) if ostid else None),
+        virtual=virtual is not None,
+    )
+
+
+def state_words(header: str) -> str:
+    """The header's own state words ("waiting on condition"), for dumps without a state line."""
+    match = HOTSPOT_TAIL.match(header, name_end(header) + 1)
+    return match["state"].rstrip() if match else ""
+
+
+def looks_like_hotspot_header(header: str) -> bool:
+    """A quoted name followed by at least one HotSpot field, not a log line starting with a quote.
+
+    Every HotSpot since 1.4 prints prio= and tid= (JDK 9+ also #id); VisualVM prints t@N.
+    """
+    end = header.rfind('"')
+    if end <= 0:
+        return False
+    tail = header[end + 1 :]
+    return (
+        " prio=" in tail
+        or " tid=" in tail
+        or " nid=" in tail
+        or tail.startswith((" #", VISUALVM))
+        or " Id=" in header
+    )
