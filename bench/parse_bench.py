@@ -53,7 +53,9 @@ def real_thread_blocks() -> list[str]:
                 block = lines[thread.line_no - 1 : end]
                 while block and not block[-1].strip():
                     block.pop()
-                if len(block) > 1 and all(not l.startswith(("JNI", "Found", "Java stack")) for l in block):
+                if len(block) > 1 and all(
+                    not text.startswith(("JNI", "Found", "Java stack")) for text in block
+                ):
                     blocks.append("\n".join(block))
     return blocks
 
@@ -61,11 +63,14 @@ def real_thread_blocks() -> list[str]:
 def build_large_dump(path: Path, thread_count: int) -> None:
     blocks = real_thread_blocks()
     with path.open("w", encoding="utf-8") as out:
-        out.write("2026-11-22 08:00:00\nFull thread dump OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing):\n\n")
+        out.write(
+            "2026-11-22 08:00:00\n"
+            "Full thread dump OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing):\n\n"
+        )
         for index in range(thread_count):
             block = blocks[index % len(blocks)]
             if index % 20 == 7:  # JDK 5 layout: no state line
-                block = "\n".join(l for l in block.split("\n") if "java.lang.Thread.State:" not in l)
+                block = "\n".join(text for text in block.split("\n") if "java.lang.Thread.State:" not in text)
             out.write(block + "\n\n")
         out.write("JNI global refs: 17, weak refs: 0\n")
 
@@ -105,7 +110,9 @@ def wall(command: list[str], repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
@@ -117,10 +124,15 @@ def main() -> None:
         seconds, threads, _ = in_process(large, args.repeat)
         peak = peak_memory(large)
         print(f"large dump: {size / 1e6:.1f} MB, {threads} threads")
-        print(f"  parse in-process: {seconds * 1000:.0f} ms = {size / 1e6 / seconds:.1f} MB/s, {threads / seconds:,.0f} threads/s")
+        print(
+            f"  parse in-process: {seconds * 1000:.0f} ms = {size / 1e6 / seconds:.1f} MB/s, "
+            f"{threads / seconds:,.0f} threads/s"
+        )
         print(f"  peak memory (tracemalloc): {peak / 1e6:.1f} MB = {peak / size:.2f}x the input")
         table = wall([executable, "dump", "parse", str(large)], args.repeat)
-        as_json = wall([executable, "dump", "parse", "--format", "json", "-o", os.devnull, str(large)], args.repeat)
+        as_json = wall(
+            [executable, "dump", "parse", "--format", "json", "-o", os.devnull, str(large)], args.repeat
+        )
         print(f"  kafkadiag dump parse end to end: {table:.3f} s (table), {as_json:.3f} s (json)")
 
         log_source = next(iter(sorted(CAPTURED.glob("*/kill3-50-dumps.log*"))), None)
@@ -131,11 +143,20 @@ def main() -> None:
             log_size = log.stat().st_size
             seconds, threads, dumps = in_process(log, args.repeat)
             log_peak = peak_memory(log)
-            print(f"real kill -3 log ({log_source.relative_to(REPO)}): {log_size / 1e6:.1f} MB, {dumps} dumps, {threads} threads")
-            print(f"  parse in-process: {seconds * 1000:.0f} ms = {log_size / 1e6 / seconds:.1f} MB/s, {threads / seconds:,.0f} threads/s")
+            print(
+                f"real kill -3 log ({log_source.relative_to(REPO)}): {log_size / 1e6:.1f} MB, "
+                f"{dumps} dumps, {threads} threads"
+            )
+            print(
+                f"  parse in-process: {seconds * 1000:.0f} ms = {log_size / 1e6 / seconds:.1f} MB/s, "
+                f"{threads / seconds:,.0f} threads/s"
+            )
             print(f"  peak memory (tracemalloc, all dumps kept): {log_peak / 1e6:.1f} MB")
         else:
-            print("real kill -3 log: fixtures/captured/*/kill3-50-dumps.log* not found (run fixtures/capture.py)")
+            print(
+                "real kill -3 log: fixtures/captured/*/kill3-50-dumps.log* not found "
+                "(run fixtures/capture.py)"
+            )
     help_times = [wall([executable, "--help"], 1) for _ in range(args.repeat)]
     print(f"kafkadiag --help: {min(help_times):.3f} s (best), {statistics.median(help_times):.3f} s (median)")
 

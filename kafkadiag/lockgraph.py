@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 from kafkadiag.model import LockEvent, LockEventKind, Thread, ThreadDump
 
-_BLOCKING_KINDS = (LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK)
+_BLOCKING_KINDS = frozenset({LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK})
+_PARKING = LockEventKind.PARKING
+_WAITING_ON = LockEventKind.WAITING_ON
 
 
 @dataclass
@@ -42,7 +44,10 @@ class LockGraph:
         self.threads = dump.threads
         self.locks: dict[int, LockNode] = {}
         self._wait_event: dict[int, LockEvent] = {}
+        self._cycles: list[list[int]] | None = None
         for index, thread in enumerate(self.threads):
+            if not thread.lock_events and not thread.held_synchronizers:
+                continue  # most threads of a large dump: nothing to hold, nothing to wait for
             for held in thread.held_locks():
                 self._node(held.lock_id, held.lock_class).holders.append(index)
             event = thread.waits_for()
@@ -52,7 +57,7 @@ class LockGraph:
             node = self._node(event.lock_id, event.lock_class)
             if event.kind in _BLOCKING_KINDS:
                 node.blocked.append(index)
-            elif event.kind is LockEventKind.PARKING:
+            elif event.kind is _PARKING:
                 node.parked.append(index)
             else:
                 node.waiting.append(index)
@@ -73,7 +78,7 @@ class LockGraph:
     def blockers(self, index: int) -> list[int]:
         """Threads holding the lock that thread `index` is blocked or parked on."""
         event = self._wait_event.get(index)
-        if event is None or event.kind is LockEventKind.WAITING_ON or event.lock_id is None:
+        if event is None or event.kind is _WAITING_ON or event.lock_id is None:
             return []
         node = self.locks[event.lock_id]
         return [holder for holder in node.holders if holder != index]
@@ -142,9 +147,14 @@ class LockGraph:
 
     def cycles(self) -> list[list[int]]:
         """Wait-for cycles (deadlocks) over monitors and ownable synchronizers, each once."""
+        if self._cycles is None:
+            self._cycles = self._find_cycles()
+        return self._cycles
+
+    def _find_cycles(self) -> list[list[int]]:
         found: list[list[int]] = []
         seen_members: set[int] = set()
-        for start in range(len(self.threads)):
+        for start in self._wait_event:  # only a waiting thread can be in a cycle
             if start in seen_members:
                 continue
             path = self.chain(start)

@@ -186,19 +186,11 @@ class Thread(NamedTuple):
         the outer `- locked` lines of a monitor the thread is re-acquiring after wait()).
         `- eliminated` locks were never taken.
         """
-        released = {
-            event.lock_id
-            for event in self.lock_events
-            if event.kind
-            in (LockEventKind.WAITING_ON, LockEventKind.WAITING_TO_RELOCK, LockEventKind.WAITING_TO_LOCK)
-        }
+        events = self.lock_events
+        released = {event.lock_id for event in events if event.kind in _RELEASING_KINDS}
         held: dict[int, LockRef] = {}
-        for event in self.lock_events:
-            if (
-                event.kind is LockEventKind.LOCKED
-                and event.lock_id is not None
-                and event.lock_id not in released
-            ):
+        for event in events:
+            if event.kind is _LOCKED and event.lock_id is not None and event.lock_id not in released:
                 held.setdefault(event.lock_id, LockRef(event.lock_id, event.lock_class))
         for synchronizer in self.held_synchronizers or ():
             held.setdefault(synchronizer.lock_id, synchronizer)
@@ -210,13 +202,15 @@ class Thread(NamedTuple):
         A RUNNABLE thread waits for nothing, whatever stale `parking to wait for` line HotSpot
         printed under it (the state and the lock lines are not written atomically).
         """
-        if self.status is ThreadStatus.RUNNABLE:
+        status = self.status
+        if status is _RUNNABLE or not self.lock_events:
             return None
-        order = _BLOCKED_PRECEDENCE if self.status is ThreadStatus.BLOCKED else _WAITING_PRECEDENCE
-        for kind in order:
-            for event in self.lock_events:
-                if event.kind is kind:
-                    return event
+        by_kind: dict[LockEventKind, LockEvent] = {}
+        for event in self.lock_events:
+            by_kind.setdefault(event.kind, event)
+        for kind in _BLOCKED_PRECEDENCE if status is _BLOCKED else _WAITING_PRECEDENCE:
+            if kind in by_kind:
+                return by_kind[kind]
         return None
 
 
@@ -234,6 +228,14 @@ _WAITING_PRECEDENCE = (
     LockEventKind.WAITING_ON,
     LockEventKind.WAITING_TO_RELOCK,
     LockEventKind.WAITING_TO_LOCK,
+)
+# Enum members bound once: attribute access on an Enum class costs a descriptor call, and these
+# run for every thread of every dump.
+_RUNNABLE = ThreadStatus.RUNNABLE
+_BLOCKED = ThreadStatus.BLOCKED
+_LOCKED = LockEventKind.LOCKED
+_RELEASING_KINDS = frozenset(
+    {LockEventKind.WAITING_ON, LockEventKind.WAITING_TO_RELOCK, LockEventKind.WAITING_TO_LOCK}
 )
 
 

@@ -28,37 +28,40 @@ def run_dump_parse(
 
             writer = JsonDumpWriter(stream)
             writer.begin()
-            for result in results:
-                if isinstance(result, InputFailure):
-                    failures.append(result)
-                    continue
-                inputs.setdefault(result.dump.source, {"source": result.dump.source, "dumps": 0})["dumps"] += 1
-                writer.write(result)
-            for failure in failures:
-                inputs[failure.source] = {
-                    "source": failure.source,
-                    "dumps": inputs.get(failure.source, {}).get("dumps", 0),
-                    "error": failure.error.message,
-                    "exit_code": int(failure.error.exit_code),
-                }
-            writer.end(inputs.values())
+            try:
+                for result in results:
+                    if isinstance(result, InputFailure):
+                        failures.append(result)
+                        continue
+                    source = result.dump.source
+                    inputs.setdefault(source, {"source": source, "dumps": 0})["dumps"] += 1
+                    writer.write(result)
+            except BaseException as error:
+                # Keep the document valid and say it is incomplete, then let main() report it.
+                writer.end(_inputs(inputs, failures), error={"message": str(error) or type(error).__name__})
+                raise
+            writer.end(_inputs(inputs, failures))
         else:
-            from kafkadiag.console import stdout_console
             from kafkadiag.report.dump_table import render_dump
 
-            console = stdout_console() if output in (None, "-") else _file_console(stream)
             for result in results:
                 if isinstance(result, InputFailure):
                     failures.append(result)
                     continue
-                render_dump(console, result)
+                render_dump(stream, result)
     return _finish(failures)
 
 
-def _file_console(stream: Any) -> Any:
-    from rich.console import Console
-
-    return Console(file=stream, markup=False, highlight=False, width=120, color_system=None)
+def _inputs(inputs: dict[str, dict[str, Any]], failures: list[InputFailure]) -> list[dict[str, Any]]:
+    merged = dict(inputs)
+    for failure in failures:
+        merged[failure.source] = {
+            "source": failure.source,
+            "dumps": inputs.get(failure.source, {}).get("dumps", 0),
+            "error": failure.error.message,
+            "exit_code": int(failure.error.exit_code),
+        }
+    return list(merged.values())
 
 
 def _finish(failures: list[InputFailure]) -> int:

@@ -14,9 +14,9 @@ skipped. Lines it recognises:
     "name" #12 [345] daemon prio=5 os_prio=0 cpu=1.2ms elapsed=3.4s tid=0x.. nid=0x.. state [0x..]
        java.lang.Thread.State: WAITING (parking)
        Carrying virtual thread #N / Mounted virtual thread #N     JDK 21+ carriers
-    	at pkg.Class.method(File.java:12)                       frame
-    	- locked <0x..> (a pkg.Lock)                            lock event (six kinds)
-    	- java.lang.Object.wait(long) @bci=0, line=1 (...)      serviceability-agent frame
+        at pkg.Class.method(File.java:12)                       frame
+        - locked <0x..> (a pkg.Lock)                            lock event (six kinds)
+        - java.lang.Object.wait(long) @bci=0, line=1 (...)      serviceability-agent frame
        Locked ownable synchronizers:  / - <0x..> (a ...) / - None
     JNI global references: N  /  JNI global refs: N, weak refs: M   footer
     Found one Java-level deadlock: ... Found N deadlock(s).     the JVM's deadlock report
@@ -32,14 +32,6 @@ from collections.abc import Iterable, Iterator
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
 from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.states import parse_state_line, reconcile, state_from_header
-from kafkadiag.threadheader import (
-    AGENT,
-    THREADINFO,
-    looks_like_hotspot_header,
-    name_end,
-    parse_number,
-    state_words,
-)
 from kafkadiag.model import (
     DeadlockLink,
     DumpFormat,
@@ -52,6 +44,13 @@ from kafkadiag.model import (
     ThreadState,
     ThreadStatus,
     UnparsedLine,
+)
+from kafkadiag.threadheader import (
+    AGENT,
+    THREADINFO,
+    looks_like_hotspot_header,
+    parse_number,
+    state_words,
 )
 
 # Unparsed lines kept per dump for display; all of them are counted.

@@ -64,7 +64,7 @@ def open_binary(path: str) -> io.BufferedIOBase:
 class _Decompressing(io.RawIOBase):
     """A gzip reader that turns corruption into InputUnreadableError, not a traceback."""
 
-    def __init__(self, raw: io.BufferedIOBase, name: str) -> None:
+    def __init__(self, raw: io.RawIOBase | io.BufferedIOBase, name: str) -> None:
         self._gzip = gzip.GzipFile(fileobj=raw, mode="rb")
         self._name = name
 

@@ -63,7 +63,7 @@ class PrefixStripper:
         self.learned = prefix
         # The whitespace after the prefix belongs to it only up to the dump's own indentation:
         # frames are indented by a tab, and the stripped line must keep that tab.
-        self._pattern = re.compile(generalise(prefix.rstrip(" ")) + "(?: (?=[\\t \"A-Za-z0-9_]))?")
+        self._pattern = re.compile(generalise(prefix.rstrip(" ")) + '(?: (?=[\\t "A-Za-z0-9_]))?')
         self.active = True
 
     def strip(self, line: str) -> str:

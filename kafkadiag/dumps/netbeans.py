@@ -4,11 +4,11 @@ VisualVM prints this form for applications it reaches over JMX (ThreadMXBean, no
 
     "worker-1" - Thread t@12
        java.lang.Thread.State: BLOCKED
-    	at com.example.Worker.run(Worker.java:10)
-    	- waiting to lock <5a2e4553> (a java.lang.Object) owned by "worker-0" t@11
+        at com.example.Worker.run(Worker.java:10)
+        - waiting to lock <5a2e4553> (a java.lang.Object) owned by "worker-0" t@11
 
        Locked ownable synchronizers:
-    	- locked <1e3c3a2b> (a java.util.concurrent.ThreadPoolExecutor$Worker)
+        - locked <1e3c3a2b> (a java.util.concurrent.ThreadPoolExecutor$Worker)
 
 Apart from the header and the `owned by` suffix it is HotSpot's layout, so the HotSpot parser
 reads it; lock ids are identity hashes rather than addresses, which is all a lock graph needs.

@@ -26,7 +26,6 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.errors import InputUnreadableError
-from kafkadiag.threadheader import PYSPY as PYSPY_HEADER
 from kafkadiag.model import (
     DumpFormat,
     Frame,
@@ -39,6 +38,7 @@ from kafkadiag.model import (
     UnparsedLine,
     Variable,
 )
+from kafkadiag.threadheader import PYSPY as PYSPY_HEADER
 
 MAX_UNPARSED_KEPT = 200
 # py-spy JSON is one document; it is read whole, so its size is capped (py-spy's own output
@@ -91,7 +91,9 @@ def _events_from_locals(frames: list[Frame], header_line_no: int) -> list[LockEv
 
 def _status(active: bool) -> tuple[ThreadState, ThreadStatus]:
     # py-spy calls a thread idle when it is not running Python code: in a lock, a sleep, I/O.
-    return (ThreadState.RUNNABLE, ThreadStatus.RUNNABLE) if active else (ThreadState.WAITING, ThreadStatus.IDLE)
+    return (
+        (ThreadState.RUNNABLE, ThreadStatus.RUNNABLE) if active else (ThreadState.WAITING, ThreadStatus.IDLE)
+    )
 
 
 def _thread(name: str, flags: str, header: str, line_no: int, frames: list[Frame]) -> Thread:

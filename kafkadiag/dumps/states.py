@@ -26,7 +26,14 @@ _HEADER_WORDS_TO_STATE = (
     ("blocked", ThreadState.BLOCKED),
 )
 
-_SLEEP_FUNCTIONS = frozenset({"java.lang.Thread.sleep", "java.lang.Thread.sleep0", "java.lang.Thread.sleepNanos", "java.lang.Thread.sleepNanos0"})
+_SLEEP_FUNCTIONS = frozenset(
+    {
+        "java.lang.Thread.sleep",
+        "java.lang.Thread.sleep0",
+        "java.lang.Thread.sleepNanos",
+        "java.lang.Thread.sleepNanos0",
+    }
+)
 _WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
 
 
@@ -112,9 +119,9 @@ def _repair_blocked(top_function: str, events: list[LockEvent]) -> list[LockEven
         for position, event in enumerate(events):
             if event.kind is LockEventKind.WAITING_ON and event.lock_id is not None:
                 return _replaced(events, position, LockEventKind.WAITING_TO_RELOCK)
-        position = _single_locked_monitor(events)
-        if position is not None:
-            return _replaced(events, position, LockEventKind.WAITING_TO_RELOCK)
+        single = _single_locked_monitor(events)
+        if single is not None:
+            return _replaced(events, single, LockEventKind.WAITING_TO_RELOCK)
         return events
     for position, event in enumerate(events):
         if event.frame_index != 0:
@@ -138,7 +145,7 @@ def _repair_waiting(top_function: str, events: list[LockEvent]) -> list[LockEven
         if event.kind is LockEventKind.LOCKED:
             return _replaced(events, position, LockEventKind.WAITING_ON)
     if top_function in _WAIT_FUNCTIONS:
-        position = _single_locked_monitor(events)
-        if position is not None:
-            return _replaced(events, position, LockEventKind.WAITING_ON)
+        single = _single_locked_monitor(events)
+        if single is not None:
+            return _replaced(events, single, LockEventKind.WAITING_ON)
     return events

@@ -59,7 +59,11 @@ def summarize(dump: ThreadDump) -> DumpSummary:
         if thread.frames:
             groups.setdefault(stack_key(thread), []).append(thread.name)
     identical = sorted(
-        (StackGroup(status, frames, tuple(names)) for (status, frames), names in groups.items() if len(names) > 1),
+        (
+            StackGroup(status, frames, tuple(names))
+            for (status, frames), names in groups.items()
+            if len(names) > 1
+        ),
         key=lambda group: (-len(group.thread_names), group.thread_names[0]),
     )
     graph = LockGraph(dump)

@@ -36,9 +36,7 @@ def frame_json(frame: Frame) -> dict[str, Any]:
         "module": frame.module,
     }
     if frame.locals:
-        data["locals"] = [
-            {"name": v.name, "value": v.value, "argument": v.is_argument} for v in frame.locals
-        ]
+        data["locals"] = [{"name": v.name, "value": v.value, "argument": v.is_argument} for v in frame.locals]
     return data
 
 
@@ -120,8 +118,12 @@ def dump_json(summary: DumpSummary) -> dict[str, Any]:
         ],
         "lock_cycles": [list(cycle) for cycle in summary.deadlocked],
         "identical_stacks": [
-            {"status": group.status, "count": len(group.thread_names), "threads": list(group.thread_names),
-             "frames": [frame.text for frame in group.frames]}
+            {
+                "status": group.status,
+                "count": len(group.thread_names),
+                "threads": list(group.thread_names),
+                "frames": [frame.text for frame in group.frames],
+            }
             for group in summary.identical_stacks
         ],
         "locks": [
@@ -155,7 +157,7 @@ class JsonDumpWriter:
         self.count += 1
 
     def end(self, inputs: Iterable[dict[str, Any]], error: dict[str, Any] | None = None) -> None:
-        self.out.write("\n], \"inputs\": ")
+        self.out.write('\n], "inputs": ')
         self.out.write(json.dumps(list(inputs), ensure_ascii=False))
         if error is not None:
             self.out.write(', "error": ')

@@ -1,12 +1,12 @@
-"""`kafkadiag dump parse` as rich tables: one block per dump, most telling parts first."""
+"""`kafkadiag dump parse` for people: one block per dump, most telling parts first."""
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from typing import TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
 from kafkadiag.report.dump_json import hex_id
+from kafkadiag.report.texttable import render_table
 
 # Rows shown per section; the rest is counted, and --format json has everything.
 MAX_ROWS = 10
@@ -14,98 +14,102 @@ MAX_NAMES = 4
 TOP_FRAMES = 3
 
 
+def short_class(name: str | None) -> str | None:
+    """`java.util.concurrent.locks.ReentrantLock$NonfairSync` -> `j.u.c.l.ReentrantLock$NonfairSync`."""
+    if not name or "." not in name:
+        return name
+    package, _, simple = name.rpartition(".")
+    return ".".join(part[:1] for part in package.split(".")) + "." + simple
+
+
 def _names(names: tuple[str, ...]) -> str:
     shown = ", ".join(names[:MAX_NAMES])
     return shown + (f" (+{len(names) - MAX_NAMES} more)" if len(names) > MAX_NAMES else "")
 
 
-def render_dump(console: Console, summary: DumpSummary) -> None:
+def render_dump(out: TextIO, summary: DumpSummary) -> None:
     dump = summary.dump
-    title = f"{dump.source} - dump {dump.index + 1} (lines {dump.line_no}-{dump.end_line_no})"
-    console.rule(title)
-    facts = [
-        f"format: {dump.format.value}" + (f" ({dump.producer})" if dump.producer else ""),
-        f"threads: {len(dump.threads)}",
-        f"unparsed lines: {dump.unparsed_count}",
-    ]
+    out.write(f"== {dump.source}: dump {dump.index + 1}, lines {dump.line_no}-{dump.end_line_no}\n")
+    facts = []
     if dump.timestamp:
-        facts.insert(0, f"taken: {dump.timestamp}")
+        facts.append(f"taken {dump.timestamp}")
+    facts.append(f"format {dump.format.value}" + (f" ({dump.producer})" if dump.producer else ""))
     if dump.pid is not None:
-        facts.append(f"pid: {dump.pid}")
+        facts.append(f"pid {dump.pid}")
+    facts.append(f"{len(dump.threads)} threads")
+    facts.append(f"{dump.unparsed_count} unparsed lines")
     facts.append("lock data (-l): " + ("yes" if dump.has_lock_data else "no"))
-    console.print("  ".join(facts))
+    out.write("   " + ", ".join(facts) + "\n")
     if dump.banner:
-        console.print(dump.banner)
+        out.write(f"   {dump.banner}\n")
     for note in dump.notes:
-        console.print(f"note: {note}")
+        out.write(f"   note: {note}\n")
+    out.write("\n")
 
-    states = Table(title="Threads by status", title_justify="left")
-    states.add_column("status")
-    states.add_column("threads", justify="right")
-    for status, count in summary.by_status.items():
-        states.add_row(status, str(count))
-    console.print(states)
-
+    render_table(
+        out,
+        "Threads by status",
+        ("status", "threads"),
+        [(status, str(count)) for status, count in summary.by_status.items()],
+        right_aligned=(1,),
+    )
     if dump.jvm_deadlocks or summary.deadlocked:
-        _render_deadlocks(console, summary)
+        rows = [("JVM", " -> ".join(link.thread_name for link in cycle)) for cycle in dump.jvm_deadlocks]
+        rows += [("lock graph", " -> ".join(names)) for names in summary.deadlocked]
+        render_table(out, "Deadlocks", ("reported by", "threads"), rows, caps=(12, 200))
     if summary.locks:
-        _render_locks(console, summary)
+        _render_locks(out, summary)
     if summary.identical_stacks:
-        _render_groups(console, summary)
+        _render_groups(out, summary)
     if dump.unparsed:
-        console.print(f"Unparsed lines ({dump.unparsed_count}), first shown:")
+        out.write(f"Unparsed lines ({dump.unparsed_count}), the first:\n")
         for line in dump.unparsed[:5]:
-            console.print(f"  {line.line_no}: {line.text[:160]}")
+            out.write(f"  {line.line_no}: {line.text[:160]}\n")
+        out.write("\n")
 
 
-def _render_deadlocks(console: Console, summary: DumpSummary) -> None:
-    table = Table(title="Deadlocks", title_justify="left")
-    table.add_column("reported by")
-    table.add_column("threads")
-    for cycle in summary.dump.jvm_deadlocks:
-        table.add_row("JVM", " -> ".join(link.thread_name for link in cycle))
-    for names in summary.deadlocked:
-        table.add_row("lock graph", " -> ".join(names))
-    console.print(table)
-
-
-def _render_locks(console: Console, summary: DumpSummary) -> None:
-    table = Table(title="Locks with waiters", title_justify="left")
-    table.add_column("lock")
-    table.add_column("class")
-    table.add_column("held by")
-    table.add_column("blocked", justify="right")
-    table.add_column("parked", justify="right")
-    table.add_column("in wait()", justify="right")
-    table.add_column("waiters")
-    for lock in summary.locks[:MAX_ROWS]:
-        table.add_row(
+def _render_locks(out: TextIO, summary: DumpSummary) -> None:
+    rows = [
+        (
             hex_id(lock.lock_id) or "",
-            lock.lock_class or "?",
+            short_class(lock.lock_class) or "?",
             _names(lock.holders) or "-",
             str(len(lock.blocked)),
             str(len(lock.parked)),
             str(len(lock.waiting)),
             _names(lock.blocked + lock.parked + lock.waiting),
         )
-    console.print(table)
+        for lock in summary.locks[:MAX_ROWS]
+    ]
+    render_table(
+        out,
+        "Locks with waiters",
+        ("lock", "class", "held by", "blocked", "parked", "in wait()", "waiters"),
+        rows,
+        caps=(18, 60, 60, 7, 6, 9, 90),
+        right_aligned=(3, 4, 5),
+    )
     if len(summary.locks) > MAX_ROWS:
-        console.print(f"... {len(summary.locks) - MAX_ROWS} more locks (see --format json)")
+        out.write(f"  ... {len(summary.locks) - MAX_ROWS} more locks (see --format json)\n\n")
 
 
-def _render_groups(console: Console, summary: DumpSummary) -> None:
-    table = Table(title="Threads with identical stacks", title_justify="left")
-    table.add_column("threads", justify="right")
-    table.add_column("status")
-    table.add_column("top frames")
-    table.add_column("names")
-    for group in summary.identical_stacks[:MAX_ROWS]:
-        table.add_row(
+def _render_groups(out: TextIO, summary: DumpSummary) -> None:
+    rows = [
+        (
             str(len(group.thread_names)),
             group.status,
             "\n".join(frame.text for frame in group.frames[:TOP_FRAMES]),
             _names(group.thread_names),
         )
-    console.print(table)
+        for group in summary.identical_stacks[:MAX_ROWS]
+    ]
+    render_table(
+        out,
+        "Threads with identical stacks",
+        ("threads", "status", "top frames", "names"),
+        rows,
+        caps=(7, 20, 100, 80),
+        right_aligned=(0,),
+    )
     if len(summary.identical_stacks) > MAX_ROWS:
-        console.print(f"... {len(summary.identical_stacks) - MAX_ROWS} more groups (see --format json)")
+        out.write(f"  ... {len(summary.identical_stacks) - MAX_ROWS} more groups (see --format json)\n\n")

@@ -72,7 +72,9 @@ def test_no_dump_exits_3_with_what_to_do(tmp_path: Path) -> None:
 
 
 def test_one_bad_file_does_not_hide_the_good_one(tmp_path: Path, corpus: Path) -> None:
-    code, out, err = run(["dump", "parse", "--format", "json", str(tmp_path / "absent.txt"), str(corpus / DEADLOCK)])
+    code, out, err = run(
+        ["dump", "parse", "--format", "json", str(tmp_path / "absent.txt"), str(corpus / DEADLOCK)]
+    )
     assert code == ExitCode.INPUT_UNREADABLE
     document = json.loads(out)
     assert len(document["dumps"]) == 1
@@ -95,7 +97,9 @@ def test_output_file_is_written_whole_or_not_at_all(tmp_path: Path, corpus: Path
 
 
 def test_input_format_override_is_honoured(corpus: Path) -> None:
-    code, out, err = run(["dump", "parse", "--format", "json", "--input-format", "py-spy", str(corpus / DEADLOCK)])
+    code, out, err = run(
+        ["dump", "parse", "--format", "json", "--input-format", "py-spy", str(corpus / DEADLOCK)]
+    )
     # A jstack dump read as py-spy text holds no py-spy dump: a clear input error, not a crash.
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
 

@@ -148,7 +148,9 @@ def test_200_mb_log_of_many_dumps_streams_in_bounded_memory(tmp_path: Path, corp
     log = tmp_path / "huge.log"
     expected_dumps = _write_big_log(log, corpus, 200 * 1024 * 1024)
     # WHEN kafkadiag parses it to JSON
-    result, peak_rss = _run_cli(["dump", "parse", "--format", "json", "--output", str(tmp_path / "out.json"), str(log)])
+    result, peak_rss = _run_cli(
+        ["dump", "parse", "--format", "json", "--output", str(tmp_path / "out.json"), str(log)]
+    )
     # THEN it succeeds, reports every dump, and memory stays far below the input size
     assert result.returncode == 0, result.stderr
     with (tmp_path / "out.json").open(encoding="utf-8") as handle:
@@ -161,7 +163,9 @@ def test_100000_thread_dump_parses_completely(tmp_path: Path, corpus: Path) -> N
     # GIVEN one dump of 100,000 threads built from real thread blocks
     source = next(read_dumps(str(corpus / "dumpling/factory/openjdk-1.8.log")))
     text = (corpus / "dumpling/factory/openjdk-1.8.log").read_text(encoding="utf-8")
-    blocks = ["\n".join(text.split("\n")[t.line_no - 1 : t.line_no + len(t.frames) + 1]) for t in source.threads]
+    blocks = [
+        "\n".join(text.split("\n")[t.line_no - 1 : t.line_no + len(t.frames) + 1]) for t in source.threads
+    ]
     path = tmp_path / "threads.txt"
     with path.open("w", encoding="utf-8") as out:
         out.write("2024-01-01 00:00:00\nFull thread dump OpenJDK 64-Bit Server VM (25.0 mixed mode):\n\n")

@@ -18,8 +18,12 @@ LEADER_FINDER = f"{CONSUMER_ID}-leader-finder-thread"
 
 
 def dump_with(tool: list[str], pid: int, tmp_path: Path, name: str) -> ThreadDump:
-    output = subprocess.run([*tool, str(pid)] if tool[0] != "jcmd" else [tool[0], str(pid), *tool[1:]],
-                            capture_output=True, timeout=60, check=True).stdout
+    output = subprocess.run(
+        [*tool, str(pid)] if tool[0] != "jcmd" else [tool[0], str(pid), *tool[1:]],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    ).stdout
     path = tmp_path / name
     path.write_bytes(output)
     (dump,) = list(read_dumps(str(path)))
@@ -103,7 +107,10 @@ def test_deadlocks_are_reported_by_the_jvm_and_found_in_the_lock_graph(reproduce
     graph = LockGraph(dump)
     jvm_cycles = {frozenset(link.thread_name for link in cycle) for cycle in dump.jvm_deadlocks}
     graph_cycles = {frozenset(graph.thread(i).name for i in cycle) for cycle in graph.cycles()}
-    expected = {frozenset({"deadlock-monitor-A", "deadlock-monitor-B"}), frozenset({"deadlock-lock-A", "deadlock-lock-B"})}
+    expected = {
+        frozenset({"deadlock-monitor-A", "deadlock-monitor-B"}),
+        frozenset({"deadlock-lock-A", "deadlock-lock-B"}),
+    }
     assert jvm_cycles == expected
     assert graph_cycles == expected
     behind = graph.index_of("blocked-behind-A")

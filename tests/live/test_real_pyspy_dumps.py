@@ -27,8 +27,9 @@ def stuck_poll_loop(capture_module, tmp_path_factory):
 
 
 def py_spy(py_spy_path: str, pid: int, flags: list[str], tmp_path: Path, name: str):
-    data = subprocess.run([py_spy_path, "dump", "--pid", str(pid), *flags], capture_output=True, timeout=60,
-                          check=True).stdout
+    data = subprocess.run(
+        [py_spy_path, "dump", "--pid", str(pid), *flags], capture_output=True, timeout=60, check=True
+    ).stdout
     path = tmp_path / name
     path.write_bytes(data)
     (dump,) = list(read_dumps(str(path)))
@@ -37,8 +38,13 @@ def py_spy(py_spy_path: str, pid: int, flags: list[str], tmp_path: Path, name: s
 
 @pytest.mark.parametrize(
     ("flags", "expected_format"),
-    [([], DumpFormat.PYSPY), (["--json"], DumpFormat.PYSPY_JSON), (["--locals"], DumpFormat.PYSPY),
-     (["--json", "--locals"], DumpFormat.PYSPY_JSON), (["--native"], DumpFormat.PYSPY)],
+    [
+        ([], DumpFormat.PYSPY),
+        (["--json"], DumpFormat.PYSPY_JSON),
+        (["--locals"], DumpFormat.PYSPY),
+        (["--json", "--locals"], DumpFormat.PYSPY_JSON),
+        (["--native"], DumpFormat.PYSPY),
+    ],
     ids=["text", "json", "locals", "json-locals", "native"],
 )
 def test_poll_loop_blocked_in_full_queue_put(stuck_poll_loop, tmp_path: Path, flags, expected_format) -> None:
@@ -69,7 +75,9 @@ def test_text_and_json_agree(stuck_poll_loop, tmp_path: Path) -> None:
     as_json = py_spy(py_spy_path, process.pid, ["--json"], tmp_path, "json")
 
     def shape(dump):
-        return sorted((t.name, t.nid, tuple(f.function for f in t.frames), tuple(f.line for f in t.frames))
-                      for t in dump.threads)
+        return sorted(
+            (t.name, t.nid, tuple(f.function for f in t.frames), tuple(f.line for f in t.frames))
+            for t in dump.threads
+        )
 
     assert shape(text) == shape(as_json)
