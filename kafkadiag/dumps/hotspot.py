@@ -158,26 +158,44 @@ class _ThreadBuilder:
 
     def build(self) -> Thread:
         frames = tuple(self.frames)
-        if self.state_text is not None:
-            state, detail = parse_state_line(self.state_text)
+        state_text = self.state_text
+        if state_text is not None:
+            parsed = _STATE_LINES.get(state_text)
+            if parsed is None:
+                if len(_STATE_LINES) > 1024:  # garbage input: keep the cache small
+                    _STATE_LINES.clear()
+                parsed = _STATE_LINES[state_text] = parse_state_line(state_text)
+            state, detail = parsed
         else:
             state, detail = state_from_header(state_words(self.header)), ""
         events = self.events
-        if state is ThreadState.RUNNABLE:
-            status = ThreadStatus.RUNNABLE
+        if state is _RUNNABLE_STATE:
+            status = _RUNNABLE_STATUS
         else:
             status, events = reconcile(state, detail, frames, events)
-        return Thread(
-            self.name,
-            state,
-            status,
-            self.line_no,
-            self.header,
-            frames,
-            tuple(events) if events else (),
-            None if self.synchronizers is None else tuple(self.synchronizers),
-            self.carried,
+        synchronizers = self.synchronizers
+        # tuple.__new__ directly: the same Thread, without the Python-level NamedTuple.__new__.
+        return _new_tuple(
+            Thread,
+            (
+                self.name,
+                state,
+                status,
+                self.line_no,
+                self.header,
+                frames,
+                tuple(events) if events else (),
+                None if synchronizers is None else tuple(synchronizers),
+                self.carried,
+            ),
         )
+
+
+# State lines repeat ("WAITING (parking)", ...): parse each once. Bounded by the few spellings.
+_STATE_LINES: dict[str, tuple[ThreadState, str]] = {}
+_RUNNABLE_STATE = ThreadState.RUNNABLE
+_RUNNABLE_STATUS = ThreadStatus.RUNNABLE
+_new_tuple = tuple.__new__
 
 
 def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
@@ -278,6 +296,7 @@ class HotspotParser:
         """
         line_no = first_line_no - 1
         lookup = self.frame_cache.get
+        lock_lines = self.lock_line_cache
         thread = self._fast_path_thread()
         add_frame = thread.frames.append if thread is not None else None
         for line in lines:
@@ -291,14 +310,24 @@ class HotspotParser:
                     add_frame(frame)
                     continue
                 assert thread is not None
-                if line.startswith("\t- "):
-                    if not thread.in_synchronizers:
-                        self._lock_event(thread, line[1:], line, line_no)
-                    elif line != "\t- None":
-                        self._synchronizer(thread, line[1:], line, line_no)
-                    continue
                 if not line:
                     thread.in_synchronizers = False
+                    continue
+                if line.startswith("\t- "):
+                    if not thread.in_synchronizers:
+                        parsed = lock_lines.get(line)
+                        if parsed is not None and parsed[0] is not None:
+                            frame_index = len(thread.frames) - 1
+                            thread.events.append(
+                                _new_tuple(
+                                    LockEvent,
+                                    (*parsed, frame_index if frame_index > 0 else 0, line_no),
+                                )
+                            )
+                        else:
+                            self._lock_event(thread, line[1:], line, line_no)
+                    elif line != "\t- None":
+                        self._synchronizer(thread, line[1:], line, line_no)
                     continue
                 if line.startswith(_STATE_LINE_INDENTED):
                     thread.state_text = line[len(_STATE_LINE_INDENTED) :]
@@ -306,10 +335,18 @@ class HotspotParser:
                 if line == _SYNCHRONIZERS_INDENTED:
                     self._synchronizers_start(thread)
                     continue
-                if line.startswith('"'):
-                    self._quoted(line, line_no)
-                else:
-                    self._dispatch(line, line_no)
+                if (
+                    line.startswith('"')
+                    and not line.endswith('":')
+                    and " Id=" not in line
+                    and looks_like_hotspot_header(line)
+                ):
+                    # The next thread of the same dump: the commonest header, without detours.
+                    self._finish_thread()
+                    thread = self.thread = _ThreadBuilder(line[1 : line.rfind('"')], line_no, line)
+                    add_frame = thread.frames.append
+                    continue
+                self._dispatch(line, line_no)
             else:
                 self._dispatch(line, line_no)
             thread = self._fast_path_thread()
@@ -391,11 +428,12 @@ class HotspotParser:
         self.dump.has_lock_data = True
 
     def _lock_event(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
-        parsed = self.lock_line_cache.get(body)
+        # Keyed by the line as read (the hot loop looks it up the same way before calling here).
+        parsed = self.lock_line_cache.get(line)
         if parsed is None:
             if len(self.lock_line_cache) >= MAX_FRAME_CACHE:
                 self.lock_line_cache.clear()
-            parsed = self.lock_line_cache[body] = parse_lock_line(body)
+            parsed = self.lock_line_cache[line] = parse_lock_line(body)
         kind, lock_id, lock_class = parsed
         if kind is None:
             assert self.dump is not None
