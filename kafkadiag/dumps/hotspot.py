@@ -64,6 +64,7 @@ STATE_LINE = "java.lang.Thread.State: "
 _STATE_LINE_INDENTED = "   " + STATE_LINE
 _SYNCHRONIZERS_INDENTED = "   Locked ownable synchronizers:"
 SYNCHRONIZERS = "Locked ownable synchronizers:"
+THREADINFO_SYNCHRONIZERS = "Number of locked synchronizers = "
 DEADLOCK_START = "Found one Java-level deadlock:"
 CARRYING = "Carrying virtual thread #"
 MOUNTED = "Mounted virtual thread #"
@@ -105,6 +106,10 @@ def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | 
     """`- waiting to lock <0x..> (a java.lang.Object)` -> (kind, id, class)."""
     words, angle, rest = body[2:].partition("<")
     words = words.strip()
+    if not angle:
+        threadinfo = _THREADINFO_LOCK.match(words)
+        if threadinfo:
+            return _THREADINFO_KINDS[threadinfo["kind"]], int(threadinfo["hash"], 16), threadinfo["class"]
     kind = _EVENT_WORDS.get(words)
     if kind is None:
         kind = _kind_by_prefix(words)
@@ -128,6 +133,21 @@ def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | 
         # JDK 17+: "- waiting on the Class initialization monitor for pkg.Type"
         lock_class = words.rsplit(" for ", 1)[1]
     return kind, lock_id, lock_class
+
+
+# ThreadInfo.toString(): "-  locked java.lang.Object@1b6d3586", "-  blocked on ...", "-  waiting on
+# ..." (for Object.wait() and LockSupport.park alike; the status sorts them out). The id is the
+# identity hash, which is all a lock graph needs.
+_THREADINFO_LOCK = re.compile(
+    r"^(?:(?P<kind>locked|blocked on|waiting on|parking to wait for) )?(?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-f]+)$"
+)
+_THREADINFO_KINDS = {
+    "locked": LockEventKind.LOCKED,
+    "blocked on": LockEventKind.WAITING_TO_LOCK,
+    "waiting on": LockEventKind.WAITING_ON,
+    "parking to wait for": LockEventKind.PARKING,
+    None: LockEventKind.LOCKED,  # an entry of "Number of locked synchronizers = N"
+}
 
 
 def _kind_by_prefix(words: str) -> LockEventKind | None:
@@ -410,6 +430,11 @@ class HotspotParser:
         if body.startswith(SYNCHRONIZERS):
             self._synchronizers_start(thread)
             return
+        if body.startswith(THREADINFO_SYNCHRONIZERS):
+            self._synchronizers_start(thread)
+            return
+        if body == "...":
+            return  # ThreadInfo.toString() prints at most 8 frames, then this
         if body.startswith(CARRYING):
             thread.carried = parse_number(body[len(CARRYING) :].strip())
             return
@@ -534,6 +559,12 @@ class HotspotParser:
         if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
             return
         if _DEADLOCK_COUNT.match(line):
+            return
+        if dump.banner is None and dump.threads:
+            # A fragment without banner or footer (ThreadInfo text an application logged, a
+            # pasted part of a dump): the first unrelated log line ends it.
+            self._finish_dump()
+            self.mode = OUTSIDE
             return
         dump.unparsed_line(line_no, line)
 

@@ -21,8 +21,12 @@ def parse_java_frame(text: str) -> Frame:
     location = text[open_paren + 1 : -1]
     module: str | None = None
     slash = function.rfind("/")
+    if slash >= 0 and function.startswith("0x", slash + 1):
+        # A hidden class ("Foo$$Lambda$12/0x0000000800c0b000.run"): that slash is the class's own.
+        slash = function.rfind("/", 0, slash)
     if slash >= 0:
-        # Class loader / module prefix on the method itself ("app//com.x.Y.run").
+        # Class loader / module prefix on the method itself, as StackTraceElement.toString()
+        # prints it: "app//com.x.Y.run", "java.base@17.0.2/java.lang.Thread.run".
         module = function[:slash].rstrip("/") or None
         function = function[slash + 1 :]
     slash = location.rfind("/")

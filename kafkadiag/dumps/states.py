@@ -79,7 +79,7 @@ def reconcile(
                 ThreadStatus.IN_OBJECT_WAIT_TIMED if timed else ThreadStatus.IN_OBJECT_WAIT,
                 _repair_waiting(top, events),
             )
-        return (ThreadStatus.PARKED_TIMED if timed else ThreadStatus.PARKED), events
+        return (ThreadStatus.PARKED_TIMED if timed else ThreadStatus.PARKED), _repair_parked(events)
     return _SIMPLE_STATUS[state], events
 
 
@@ -148,4 +148,14 @@ def _repair_waiting(top_function: str, events: list[LockEvent]) -> list[LockEven
         single = _single_locked_monitor(events)
         if single is not None:
             return _replaced(events, single, LockEventKind.WAITING_ON)
+    return events
+
+
+def _repair_parked(events: list[LockEvent]) -> list[LockEvent]:
+    """ThreadInfo.toString() says `waiting on` for a parked thread too; it parks, it holds nothing."""
+    for position, event in enumerate(events):
+        if event.frame_index != 0:
+            break
+        if event.kind is LockEventKind.WAITING_ON:
+            return _replaced(events, position, LockEventKind.PARKING)
     return events

@@ -117,3 +117,32 @@ def test_deadlocks_are_reported_by_the_jvm_and_found_in_the_lock_graph(reproduce
     assert [graph.thread(i).name for i in graph.blockers(behind)] == ["deadlock-monitor-A"]
     # The report's "Java stack information" part adds no threads.
     assert len([t for t in dump.threads if t.name == "deadlock-monitor-A"]) == 1
+
+
+def test_threadinfo_text_logged_by_an_application(reproducers, tmp_path: Path) -> None:
+    # GIVEN a real JVM that logs ThreadMXBean.dumpAllThreads() through ThreadInfo.toString(),
+    # followed by its own log output
+    import kafkadiag_fixture_capture as capture
+
+    argv = [reproducers.java, "-cp", str(reproducers.classes), "com.example.ThreadInfoLogger"]
+    stdout_path = tmp_path / "app.log"
+    process = reproducers.targets.start(argv, stdout_path, tmp_path)
+    try:
+        capture.wait_ready(process, stdout_path)
+    finally:
+        reproducers.targets.stop(process)
+    # WHEN the log is parsed
+    (dump,) = list(read_dumps(str(stdout_path)))
+    graph = LockGraph(dump)
+    # THEN the threads, their ids and the lock relations are understood, and "READY" is not
+    # counted as part of the dump
+    assert dump.unparsed_count == 0
+    assert dump.thread_named("monitor-waiter").status is ThreadStatus.BLOCKED
+    assert dump.thread_named("lock-waiter").status is ThreadStatus.PARKED
+    assert dump.thread_named("main").java_id == 1
+    assert [graph.thread(i).name for i in graph.blockers(graph.index_of("monitor-waiter"))] == [
+        "monitor-holder"
+    ]
+    assert [graph.thread(i).name for i in graph.blockers(graph.index_of("lock-waiter"))] == ["lock-holder"]
+    main_frame = dump.thread_named("main").frames[-1]
+    assert main_frame.function == "com.example.ThreadInfoLogger.main" and main_frame.module == "app"
