@@ -139,7 +139,8 @@ def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | 
 # ..." (for Object.wait() and LockSupport.park alike; the status sorts them out). The id is the
 # identity hash, which is all a lock graph needs.
 _THREADINFO_LOCK = re.compile(
-    r"^(?:(?P<kind>locked|blocked on|waiting on|parking to wait for) )?(?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-f]+)$"
+    r"^(?:(?P<kind>locked|blocked on|waiting on|parking to wait for) )?"
+    r"(?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-f]+)$"
 )
 _THREADINFO_KINDS = {
     "locked": LockEventKind.LOCKED,
