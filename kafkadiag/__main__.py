@@ -1,5 +1,3 @@
-import sys
+from kafkadiag.cli import console_main
 
-from kafkadiag.cli import main
-
-sys.exit(main())
+console_main()

@@ -152,19 +152,35 @@ class LockGraph:
         return self._cycles
 
     def _find_cycles(self) -> list[list[int]]:
-        found: list[list[int]] = []
-        seen_members: set[int] = set()
-        for start in self._wait_event:  # only a waiting thread can be in a cycle
-            if start in seen_members:
+        """Strongly connected components of the wait-for graph, each as one cycle through it.
+
+        Every edge counts (a lock held by several threads, as read locks are, gives several),
+        so a deadlock through any holder is found; a component is reported once, in the order
+        of one cycle through it, starting from its earliest thread in the dump.
+        """
+        # Only threads blocked by another thread can be on a cycle; on a large dump that is a
+        # small fraction of the waiters (most park on conditions, which have no holder).
+        edges = {}
+        for index in self._wait_event:
+            blockers = self.blockers(index)
+            if blockers:
+                edges[index] = blockers
+        components = _strongly_connected(edges)
+        cycles = []
+        for component in components:
+            members = set(component)
+            start = min(component)
+            if len(component) == 1 and start not in edges.get(start, ()):
                 continue
-            path = self.chain(start)
-            last = path[-1]
-            if len(path) > 1 and last in path[:-1]:
-                cycle = path[path.index(last) : -1]
-                if not seen_members.intersection(cycle):
-                    found.append(cycle)
-                seen_members.update(cycle)
-        return found
+            cycle = [start]
+            current = start
+            while True:
+                current = next(n for n in edges[current] if n in members)
+                if current == start or current in cycle:
+                    break
+                cycle.append(current)
+            cycles.append(cycle)
+        return sorted(cycles)
 
     def contended(self, minimum_waiters: int = 2) -> Iterator[LockNode]:
         """Locks with at least `minimum_waiters` blocked or parked threads, most contended first."""
@@ -179,3 +195,47 @@ class LockGraph:
             if thread.name == name:
                 return index
         return None
+
+
+def _strongly_connected(edges: dict[int, list[int]]) -> list[list[int]]:
+    """Tarjan's algorithm, iterative (a 100,000-thread dump must not hit the recursion limit)."""
+    index_of: dict[int, int] = {}
+    lowlink: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    components: list[list[int]] = []
+    no_successors: list[int] = []
+    for root in edges:
+        if root in index_of:
+            continue
+        work = [(root, iter(edges.get(root, no_successors)))]
+        index_of[root] = lowlink[root] = len(index_of)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index_of:
+                    index_of[successor] = lowlink[successor] = len(index_of)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(edges.get(successor, no_successors))))
+                    break
+                if successor in on_stack and index_of[successor] < lowlink[node]:
+                    lowlink[node] = index_of[successor]
+            else:
+                work.pop()
+                if lowlink[node] == index_of[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    components.append(component)
+                if work:
+                    parent = work[-1][0]
+                    if lowlink[node] < lowlink[parent]:
+                        lowlink[parent] = lowlink[node]
+    return components

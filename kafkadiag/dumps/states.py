@@ -61,6 +61,14 @@ def reconcile(
     """Return the thread's status and its lock events with HotSpot's known slips repaired."""
     if state is ThreadState.RUNNABLE:
         return ThreadStatus.RUNNABLE, events
+    consistent = _CONSISTENT.get((state, state_detail))
+    if consistent is not None:
+        status, first_kind = consistent
+        if first_kind is None:
+            return status, events
+        if events and events[0].frame_index == 0 and events[0].kind is first_kind:
+            # What JDK 8+ print for almost every waiting thread: nothing to reconcile.
+            return status, events
     top = frames[0].function if frames else ""
     if state is ThreadState.BLOCKED:
         events = _repair_blocked(top, events)
@@ -82,6 +90,20 @@ def reconcile(
         return (ThreadStatus.PARKED_TIMED if timed else ThreadStatus.PARKED), _repair_parked(events)
     return _SIMPLE_STATUS[state], events
 
+
+# State line -> the status it means and the lock line that must come first under the top frame
+# for the dump to be self-consistent (then no repair applies).
+_CONSISTENT: dict[tuple[ThreadState, str], tuple[ThreadStatus, LockEventKind | None]] = {
+    (ThreadState.WAITING, "parking"): (ThreadStatus.PARKED, LockEventKind.PARKING),
+    (ThreadState.TIMED_WAITING, "parking"): (ThreadStatus.PARKED_TIMED, LockEventKind.PARKING),
+    (ThreadState.WAITING, "on object monitor"): (ThreadStatus.IN_OBJECT_WAIT, LockEventKind.WAITING_ON),
+    (ThreadState.TIMED_WAITING, "on object monitor"): (
+        ThreadStatus.IN_OBJECT_WAIT_TIMED,
+        LockEventKind.WAITING_ON,
+    ),
+    (ThreadState.BLOCKED, "on object monitor"): (ThreadStatus.BLOCKED, LockEventKind.WAITING_TO_LOCK),
+    (ThreadState.TIMED_WAITING, "sleeping"): (ThreadStatus.SLEEPING, None),
+}
 
 _SIMPLE_STATUS = {
     ThreadState.RUNNABLE: ThreadStatus.RUNNABLE,

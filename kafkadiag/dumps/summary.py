@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from kafkadiag.dumps.lines import ReadStats, display_name
 from kafkadiag.errors import KafkadiagError
 from kafkadiag.lockgraph import LockGraph, LockNode
-from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump
+from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump, ThreadStatus
 
 # Frames compared when grouping threads by stack: deep enough to separate pools that share a
 # top frame, shallow enough that recursion depth differences deep down do not split a group.
@@ -49,18 +49,18 @@ class DumpSummary:
     deadlocked: tuple[tuple[str, ...], ...]  # wait-for cycles found in the lock graph
 
 
-def stack_key(thread: Thread) -> tuple[str, tuple[Frame, ...]]:
-    return thread.status.value, thread.frames[:STACK_KEY_DEPTH]
+def stack_key(thread: Thread) -> tuple[ThreadStatus, tuple[Frame, ...]]:
+    return thread.status, thread.frames[:STACK_KEY_DEPTH]
 
 
 def summarize(dump: ThreadDump) -> DumpSummary:
-    groups: dict[tuple[str, tuple[Frame, ...]], list[str]] = {}
+    groups: dict[tuple[ThreadStatus, tuple[Frame, ...]], list[str]] = {}
     for thread in dump.threads:
         if thread.frames:
-            groups.setdefault(stack_key(thread), []).append(thread.name)
+            groups.setdefault((thread.status, thread.frames[:STACK_KEY_DEPTH]), []).append(thread.name)
     identical = sorted(
         (
-            StackGroup(status, frames, tuple(names))
+            StackGroup(status.value, frames, tuple(names))
             for (status, frames), names in groups.items()
             if len(names) > 1
         ),
@@ -69,8 +69,9 @@ def summarize(dump: ThreadDump) -> DumpSummary:
     graph = LockGraph(dump)
     return DumpSummary(
         dump=dump,
-        by_status=dict(Counter(thread.status.value for thread in dump.threads).most_common()),
-        by_state=dict(Counter(thread.state.value for thread in dump.threads).most_common()),
+        # Counted by member, named afterwards: Enum.value is a descriptor call per thread.
+        by_status={s.value: n for s, n in Counter(t.status for t in dump.threads).most_common()},
+        by_state={s.value: n for s, n in Counter(t.state for t in dump.threads).most_common()},
         identical_stacks=tuple(identical),
         locks=tuple(_lock_summary(graph, node) for node in _waited_for(graph)),
         deadlocked=tuple(tuple(graph.thread(i).name for i in cycle) for cycle in graph.cycles()),

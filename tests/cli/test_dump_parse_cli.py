@@ -122,3 +122,26 @@ def test_every_command_has_help() -> None:
         result = runner.invoke(cli, args)
         assert result.exit_code == 0, result.output
         assert "Usage:" in result.output
+
+
+def test_a_reader_that_stops_early_is_not_an_error(captured: Path) -> None:
+    # `kafkadiag dump parse big.log | head -1`
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafkadiag",
+            "dump",
+            "parse",
+            str(captured / "old-consumer-stall/kill3-50-dumps.log"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    stderr = process.stderr.read() if process.stderr else b""
+    assert process.wait(timeout=60) == ExitCode.OK, stderr
+    assert first.startswith(b"== ")
+    assert b"Traceback" not in stderr
