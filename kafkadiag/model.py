@@ -103,6 +103,7 @@ class LockEvent(NamedTuple):
     lock_class: str | None
     frame_index: int  # index into Thread.frames of the frame above this line
     line_no: int  # 1-based line number in the source file
+    text: str = ""  # the line as printed, for quoting as evidence
 
 
 class Thread(NamedTuple):
@@ -123,6 +124,9 @@ class Thread(NamedTuple):
     # None: the dump has no "Locked ownable synchronizers" section for this thread (no -l).
     held_synchronizers: tuple[LockRef, ...] | None = None
     carried_virtual_thread: int | None = None  # "Carrying virtual thread #N"
+    # Line of the first frame; with the lock events' positions it gives every frame's line.
+    # 0 when the format has no such line numbers (py-spy JSON, frames interleaved with locals).
+    stack_line_no: int = 0
 
     @property
     def fields(self) -> HeaderFields:
@@ -173,6 +177,15 @@ class Thread(NamedTuple):
     @property
     def owns_gil(self) -> bool | None:
         return header_fields(self.header).owns_gil
+
+    def frame_line_no(self, index: int) -> int | None:
+        """The source line of frame `index`, when the dump's layout makes it known."""
+        if not self.stack_line_no or index >= len(self.frames):
+            return None
+        if any(frame.locals for frame in self.frames):
+            return None  # py-spy --locals: variable lines sit between the frames
+        earlier_lock_lines = sum(1 for event in self.lock_events if event.frame_index < index)
+        return self.stack_line_no + index + earlier_lock_lines
 
     @property
     def top_frame(self) -> Frame | None:
@@ -281,6 +294,8 @@ class ThreadDump:
     truncated: bool = False  # the input ended in the middle of a thread
     has_lock_data: bool = False  # `-l`: ownable synchronizer sections present
     notes: tuple[str, ...] = field(default=())
+    # Log lines around the dump that bear on a diagnosis (kafkadiag.dumps.hotspot.SIGNALS).
+    log_signals: tuple[UnparsedLine, ...] = ()
 
     def thread_named(self, name: str) -> Thread | None:
         for thread in self.threads:

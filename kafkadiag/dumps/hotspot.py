@@ -92,6 +92,14 @@ _EVENT_WORDS = {
 
 OUTSIDE, IN_DUMP, IN_REPORT = 0, 1, 2
 
+# Log lines (outside the dumps) that tell what a dump cannot show; rules read them.
+SIGNALS = (
+    "KafkaConsumer is not safe for multi-threaded access",
+    "CommitFailedException",
+    "max.poll.interval.ms",
+    "OutOfMemoryError",
+)
+
 
 def parse_lock_id(text: str) -> int | None:
     """`<0x0000000412c8bb80>` or `<7f39d3e70>` (lock ids are always hex) -> int."""
@@ -163,7 +171,7 @@ class _ThreadBuilder:
 
     __slots__ = (
         "name", "line_no", "header", "state_text", "carried", "frames", "events",
-        "synchronizers", "in_synchronizers",
+        "synchronizers", "in_synchronizers", "stack_line_no",
     )  # fmt: skip
 
     def __init__(self, name: str, line_no: int, header: str) -> None:
@@ -176,6 +184,7 @@ class _ThreadBuilder:
         self.events: list[LockEvent] = []
         self.synchronizers: list[LockRef] | None = None
         self.in_synchronizers = False
+        self.stack_line_no = line_no + 1
 
     def build(self) -> Thread:
         frames = tuple(self.frames)
@@ -208,6 +217,7 @@ class _ThreadBuilder:
                 tuple(events) if events else (),
                 None if synchronizers is None else tuple(synchronizers),
                 self.carried,
+                self.stack_line_no,
             ),
         )
 
@@ -251,6 +261,7 @@ class _DumpBuilder:
         self.has_lock_data = False
         self.footer_seen = False
         self.notes: list[str] = []
+        self.signals: list[UnparsedLine] = []
 
     def unparsed_line(self, line_no: int, text: str) -> None:
         self.unparsed_count += 1
@@ -281,6 +292,7 @@ class _DumpBuilder:
             truncated=truncated,
             has_lock_data=self.has_lock_data,
             notes=tuple(notes),
+            log_signals=tuple(self.signals),
         )
 
 
@@ -302,6 +314,8 @@ class HotspotParser:
         self.previous_line = ""
         self.previous_previous_line = ""
         self.report_links: list[DeadlockLink] = []
+        # Signal lines seen before the first dump; they go to the dump that follows.
+        self.pending_signals: list[UnparsedLine] = []
         self.report_thread: str | None = None
         self.report_waiting: str = ""
         self.last_line_no = 0
@@ -342,7 +356,7 @@ class HotspotParser:
                             thread.events.append(
                                 _new_tuple(
                                     LockEvent,
-                                    (*parsed, frame_index if frame_index > 0 else 0, line_no),
+                                    (*parsed, frame_index if frame_index > 0 else 0, line_no, line[1:]),
                                 )
                             )
                         else:
@@ -352,6 +366,7 @@ class HotspotParser:
                     continue
                 if line.startswith(_STATE_LINE_INDENTED):
                     thread.state_text = line[len(_STATE_LINE_INDENTED) :]
+                    thread.stack_line_no = line_no + 1
                     continue
                 if line == _SYNCHRONIZERS_INDENTED:
                     self._synchronizers_start(thread)
@@ -415,7 +430,7 @@ class HotspotParser:
         if thread is None:
             if body.startswith(("0x", "_java_thread_list", "}")):
                 return  # SMR block of JDK 11+
-            dump.unparsed_line(line_no, line)
+            self._unparsed(line_no, line)
             return
         if body.startswith("- "):
             if thread.in_synchronizers:
@@ -427,6 +442,8 @@ class HotspotParser:
             return
         if body.startswith(STATE_LINE):
             thread.state_text = body[len(STATE_LINE) :]
+            if not thread.frames:
+                thread.stack_line_no = line_no + 1
             return
         if body.startswith(SYNCHRONIZERS):
             self._synchronizers_start(thread)
@@ -438,14 +455,24 @@ class HotspotParser:
             return  # ThreadInfo.toString() prints at most 8 frames, then this
         if body.startswith(CARRYING):
             thread.carried = parse_number(body[len(CARRYING) :].strip())
+            thread.stack_line_no = line_no + 1
             return
         if body.startswith(MOUNTED):
             self._mounted_virtual_thread(thread, body, line_no)
             return
         if body.startswith(("JavaThread state:", "No compile task", "Compiling:")):
             # jhsdb's VM-internal state; JIT compiler threads' current task (JDK 9+).
+            if not thread.frames:
+                thread.stack_line_no = line_no + 1
             return
-        dump.unparsed_line(line_no, line)
+        self._unparsed(line_no, line)
+
+    def _unparsed(self, line_no: int, line: str) -> None:
+        assert self.dump is not None
+        self.dump.unparsed_line(line_no, line)
+        if self.thread is not None:
+            # A foreign line inside a stack: frame line numbers can no longer be derived.
+            self.thread.stack_line_no = 0
 
     def _synchronizers_start(self, thread: _ThreadBuilder) -> None:
         thread.in_synchronizers = True
@@ -463,10 +490,10 @@ class HotspotParser:
         kind, lock_id, lock_class = parsed
         if kind is None:
             assert self.dump is not None
-            self.dump.unparsed_line(line_no, line)
+            self._unparsed(line_no, line)
             return
         frame_index = max(len(thread.frames) - 1, 0)
-        thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no))
+        thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no, line.strip()))
 
     def _synchronizer(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
         rest = body[2:].strip()
@@ -475,7 +502,7 @@ class HotspotParser:
         _, lock_id, lock_class = parse_lock_line("- " + rest)
         if lock_id is None:
             assert self.dump is not None
-            self.dump.unparsed_line(line_no, line)
+            self._unparsed(line_no, line)
             return
         assert thread.synchronizers is not None
         thread.synchronizers.append(LockRef(lock_id, lock_class))
@@ -501,19 +528,32 @@ class HotspotParser:
             if self.thread is not None:
                 self.thread.in_synchronizers = False
             return
-        if self.mode == OUTSIDE and first in ("\t", " "):
-            return
+        if self.mode == OUTSIDE:
+            self._maybe_signal(line, line_no)
+            if first in ("\t", " "):
+                return
         self._unindented(line, line_no)
+
+    def _maybe_signal(self, line: str, line_no: int) -> None:
+        """Keep log lines around the dumps that say what the threads cannot (see SIGNALS)."""
+        if not any(marker in line for marker in SIGNALS):
+            return
+        signal = UnparsedLine(line_no, line.strip())
+        if self.dump is not None:
+            if len(self.dump.signals) < MAX_UNPARSED_KEPT:
+                self.dump.signals.append(signal)
+        elif len(self.pending_signals) < MAX_UNPARSED_KEPT:
+            self.pending_signals.append(signal)
 
     def _quoted(self, line: str, line_no: int) -> None:
         if line.endswith('":'):  # `"name":` opens a thread of a deadlock report, not a thread
             if self.dump is not None:
-                self.dump.unparsed_line(line_no, line)
+                self._unparsed(line_no, line)
             return
         builder = _thread_from_header(line, line_no)
         if builder is None:
             if self.dump is not None:
-                self.dump.unparsed_line(line_no, line)
+                self._unparsed(line_no, line)
             return
         if self.mode != IN_DUMP or self.dump is None or self.dump.footer_seen:
             self._start_dump(line_no, banner=None)
@@ -567,7 +607,7 @@ class HotspotParser:
             self._finish_dump()
             self.mode = OUTSIDE
             return
-        dump.unparsed_line(line_no, line)
+        self._unparsed(line_no, line)
 
     def _learn_prefix_from_header(self, line: str, line_no: int) -> bool:
         """A thread header after a log prefix ("2024-.. INFO [x] "): learn it, then parse."""
@@ -683,6 +723,7 @@ class HotspotParser:
                 pid = int(pid_match.group(1))
                 start_line -= 1
         dump = _DumpBuilder(self.source, self.dump_count, start_line)
+        dump.signals, self.pending_signals = self.pending_signals, []
         dump.banner = banner
         dump.timestamp = timestamp
         dump.pid = pid

@@ -84,7 +84,14 @@ def _events_from_locals(frames: list[Frame], header_line_no: int) -> list[LockEv
                 match = _ADDRESS.search(variable.value)
                 if match:
                     events.append(
-                        LockEvent(kind, int(match["address"], 16), match["type"], index, header_line_no)
+                        LockEvent(
+                            kind,
+                            int(match["address"], 16),
+                            match["type"],
+                            index,
+                            header_line_no,
+                            f"{frame.text}: self = {variable.value}",
+                        )
                     )
     return events
 
@@ -96,7 +103,9 @@ def _status(active: bool) -> tuple[ThreadState, ThreadStatus]:
     )
 
 
-def _thread(name: str, flags: str, header: str, line_no: int, frames: list[Frame]) -> Thread:
+def _thread(
+    name: str, flags: str, header: str, line_no: int, frames: list[Frame], stack_line_no: int = 0
+) -> Thread:
     state, status = _status("active" in flags)
     return Thread(
         name=name,
@@ -106,6 +115,7 @@ def _thread(name: str, flags: str, header: str, line_no: int, frames: list[Frame
         header=header,
         frames=tuple(frames),
         lock_events=tuple(_events_from_locals(frames, line_no)),
+        stack_line_no=stack_line_no,
     )
 
 
@@ -165,6 +175,7 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
                     thread_header.group(0).rstrip(),
                     header_line_no,
                     frames,
+                    header_line_no + 1,
                 )
             )
         thread_header, frames = None, []

@@ -47,6 +47,7 @@ def lock_event_json(event: LockEvent) -> dict[str, Any]:
         "lock_class": event.lock_class,
         "frame": event.frame_index,
         "line": event.line_no,
+        "text": event.text,
     }
 
 
@@ -62,6 +63,7 @@ def thread_json(thread: Thread) -> dict[str, Any]:
         "status": thread.status.value,
         "line": thread.line_no,
         "header": thread.header,
+        "stack_line": thread.stack_line_no or None,
         "java_id": thread.java_id,
         "daemon": thread.daemon,
         "priority": thread.priority,
@@ -104,6 +106,7 @@ def dump_json(summary: DumpSummary) -> dict[str, Any]:
         "by_status": summary.by_status,
         "unparsed_count": dump.unparsed_count,
         "unparsed": [{"line": u.line_no, "text": u.text} for u in dump.unparsed],
+        "log_signals": [{"line": u.line_no, "text": u.text} for u in dump.log_signals],
         "jvm_deadlocks": [
             [
                 {
