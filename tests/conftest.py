@@ -33,3 +33,7 @@ def corpus() -> Path:
 def captured() -> Path:
     assert CAPTURED.is_dir(), f"captured fixtures missing at {CAPTURED}: run python fixtures/capture.py"
     return CAPTURED
+
+
+# Real ZooKeeper and Kafka-protocol broker fixtures (tests/infra), for every test directory.
+pytest_plugins = ("tests.infra.fixtures",)

@@ -1,0 +1,32 @@
+"""Session fixtures: one real ZooKeeper and one real Tansu broker for the whole test session.
+
+Registered for every test directory through `pytest_plugins` in tests/conftest.py. Tests share
+the servers and keep out of each other's way with unique group, topic and chroot names
+(`workload.unique`). Both servers are stopped by PID when the session ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.infra.servers import ServerProcess, start_tansu, start_zookeeper
+
+
+@pytest.fixture(scope="session")
+def zookeeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_zookeeper(tmp_path_factory.mktemp("zookeeper"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_tansu(tmp_path_factory.mktemp("tansu"))
+    try:
+        yield server
+    finally:
+        server.stop()

