@@ -92,6 +92,88 @@ def reader_may_leave(command: Callable[[], int]) -> int:
         return int(ExitCode.OK)
 
 
+@dump.command("analyze")
+@click.argument("files", nargs=-1, required=True)
+@click.option(
+    "--input-format",
+    type=click.Choice(INPUT_FORMATS),
+    default="auto",
+    show_default=True,
+    help="Dump format; auto detects it from the first lines.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.analysis, see README).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(("error", "warning", "info")),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding of this severity or worse is found.",
+)
+@click.option("--select", multiple=True, help="Run only these rules (code, code prefix like KD2, or name).")
+@click.option("--ignore", multiple=True, help="Do not run these rules (code, code prefix or name).")
+def dump_analyze(
+    files: tuple[str, ...],
+    input_format: str,
+    output_format: str,
+    output: str | None,
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+) -> int:
+    """Explain stalls in FILE...: what is stuck, on what, held by whom, and what to do.
+
+    Dumps of one process taken over time (several files, or one log of kill -3 output) are
+    analysed together: findings say in how many dumps they hold, and threads that never move
+    are reported.
+    """
+    from kafkadiag.commands.dump_analyze import run_dump_analyze
+
+    return reader_may_leave(
+        lambda: run_dump_analyze(
+            files,
+            None if input_format == "auto" else input_format,
+            output_format,
+            output,
+            fail_on,
+            select,
+            ignore,
+            show_progress=_wants_progress(files),
+        )
+    )
+
+
+@cli.command("rules")
+def rules_command() -> int:
+    """List the rule catalogue: code, name, severity, title."""
+    from kafkadiag.rules.registry import RULES
+
+    for rule in RULES:
+        click.echo(f"{rule.code}  {rule.name:<38} {rule.severity.value:<8} {rule.title}")
+    return int(ExitCode.OK)
+
+
+@cli.command("explain")
+@click.argument("code")
+def explain_command(code: str) -> int:
+    """Print a rule's full text: what it detects, why it matters, what to do."""
+    from kafkadiag.errors import UsageError
+    from kafkadiag.rules.registry import rule_by_code
+
+    rule = rule_by_code(code)
+    if rule is None:
+        raise UsageError(f"no rule {code!r}", help_text="`kafkadiag rules` lists the codes and names.")
+    click.echo("\n".join(rule.describe()))
+    return int(ExitCode.OK)
+
+
 def _wants_progress(files: tuple[str, ...]) -> bool:
     if not sys.stderr.isatty():
         return False

@@ -93,6 +93,21 @@ class LockRef(NamedTuple):
 
     lock_id: int
     lock_class: str | None
+    line_no: int = 0  # where the dump says it is held (`- locked` or a synchronizer line)
+    text: str = ""  # that line as printed
+
+    # A reference names a lock; where it was printed is provenance, not identity.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LockRef):
+            return (self.lock_id, self.lock_class) == (other.lock_id, other.lock_class)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((self.lock_id, self.lock_class))
 
 
 class LockEvent(NamedTuple):
@@ -204,7 +219,9 @@ class Thread(NamedTuple):
         held: dict[int, LockRef] = {}
         for event in events:
             if event.kind is _LOCKED and event.lock_id is not None and event.lock_id not in released:
-                held.setdefault(event.lock_id, LockRef(event.lock_id, event.lock_class))
+                held.setdefault(
+                    event.lock_id, LockRef(event.lock_id, event.lock_class, event.line_no, event.text)
+                )
         for synchronizer in self.held_synchronizers or ():
             held.setdefault(synchronizer.lock_id, synchronizer)
         return tuple(held.values())

@@ -505,7 +505,7 @@ class HotspotParser:
             self._unparsed(line_no, line)
             return
         assert thread.synchronizers is not None
-        thread.synchronizers.append(LockRef(lock_id, lock_class))
+        thread.synchronizers.append(LockRef(lock_id, lock_class, line_no, line.strip()))
 
     def _mounted_virtual_thread(self, carrier: _ThreadBuilder, body: str, line_no: int) -> None:
         """JDK 21+: the carrier's stack is followed by the stack of the virtual thread it runs."""

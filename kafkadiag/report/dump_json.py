@@ -52,7 +52,7 @@ def lock_event_json(event: LockEvent) -> dict[str, Any]:
 
 
 def lock_ref_json(lock: LockRef) -> dict[str, Any]:
-    return {"lock_id": hex_id(lock.lock_id), "lock_class": lock.lock_class}
+    return {"lock_id": hex_id(lock.lock_id), "lock_class": lock.lock_class, "line": lock.line_no or None}
 
 
 def thread_json(thread: Thread) -> dict[str, Any]:

@@ -1,0 +1,71 @@
+"""`kafkadiag dump analyze`: read every dump, run the rules, report, pick the exit code."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.dumps.lines import ReadStats, display_name
+from kafkadiag.errors import KafkadiagError
+from kafkadiag.exitcodes import ExitCode
+from kafkadiag.model import DumpFormat, ThreadDump
+from kafkadiag.progress import FileProgress
+from kafkadiag.report.output import report_stream
+from kafkadiag.rules.base import Severity
+from kafkadiag.rules.engine import analyze
+
+
+def run_dump_analyze(
+    files: tuple[str, ...],
+    input_format: str | None,
+    output_format: str,
+    output: str | None,
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    show_progress: bool = False,
+) -> int:
+    fmt = DumpFormat(input_format) if input_format else None
+    dumps: list[ThreadDump] = []
+    inputs: list[dict[str, Any]] = []
+    failures: list[KafkadiagError] = []
+    with FileProgress(files, enabled=show_progress) as progress:
+        for path in files:
+            stats = ReadStats()
+            before = len(dumps)
+            try:
+                dumps.extend(read_dumps(path, fmt, stats, functools.partial(progress.update, path)))
+                inputs.append({"source": display_name(path), "dumps": len(dumps) - before})
+            except KafkadiagError as error:
+                failures.append(error)
+                inputs.append(
+                    {
+                        "source": display_name(path),
+                        "dumps": len(dumps) - before,
+                        "error": error.message,
+                        "exit_code": int(error.exit_code),
+                    }
+                )
+    from kafkadiag.cli import report_error
+
+    for failure in failures:
+        report_error(failure)
+    if not dumps:
+        return int(max((failure.exit_code for failure in failures), default=ExitCode.INPUT_UNREADABLE))
+    report = analyze(dumps, select, ignore)
+    with report_stream(output) as stream:
+        if output_format == "json":
+            from kafkadiag.report.analysis_json import write_report
+
+            write_report(stream, report, inputs, fail_on)
+        else:
+            from kafkadiag.report.analysis_table import render_report
+
+            render_report(stream, report, len(dumps))
+    if failures:
+        return int(max(failure.exit_code for failure in failures))
+    threshold = Severity(fail_on)
+    if any(finding.severity.at_least(threshold) for finding in report.findings):
+        return int(ExitCode.FINDINGS)
+    return int(ExitCode.OK)

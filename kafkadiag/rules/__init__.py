@@ -1,0 +1,1 @@
+"""The rule engine and its catalogue (one module per rule, kdNNN_name.py)."""

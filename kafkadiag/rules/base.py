@@ -1,0 +1,150 @@
+"""What a rule is, what it needs, and what it reports.
+
+A rule is a class with its identity as class attributes (checked when the class is created, so a
+malformed rule fails at import, not in an incident) and one method, `check`, that turns an
+analysis context into findings. Rules never do I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
+
+if TYPE_CHECKING:
+    from kafkadiag.rules.context import AnalysisContext
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+    def at_least(self, other: Severity) -> bool:
+        return self.rank >= other.rank
+
+
+_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+class Requirement(str, enum.Enum):
+    """Inputs a rule may need beyond a parsed dump."""
+
+    JAVA = "a Java thread dump"
+    PYTHON = "a py-spy dump"
+    LOCK_DATA = "lock ownership (jstack -l / jcmd Thread.print -l)"
+    PYSPY_LOCALS = "py-spy --locals"
+    SEVERAL_DUMPS = "several dumps of the same process"
+    CPU_TIMES = "per-thread cpu= times (JDK 11+)"
+
+
+class Evidence(NamedTuple):
+    """One quoted input line: where it is and what it says."""
+
+    source: str
+    line_no: int | None
+    text: str
+
+    def render(self) -> str:
+        where = f"{self.source}:{self.line_no}" if self.line_no else self.source
+        return f"{where}: {self.text.strip()}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnosis: what is stuck, on what, held by whom, and what to do."""
+
+    rule: str  # code, "KD201"
+    name: str  # kebab-case name
+    severity: Severity
+    title: str
+    message: str
+    threads: tuple[str, ...]  # culprit first
+    evidence: tuple[Evidence, ...]
+    remedy: str
+    story: str = ""  # one sentence for the verdict paragraph
+    dumps: tuple[int, ...] = ()  # indexes (within the series) of the dumps that show it
+    series: str = ""  # the process the dumps came from
+    details: dict[str, object] = field(default_factory=dict)
+
+    def key(self) -> tuple[str, tuple[str, ...], str]:
+        """Identity across dumps of one process: the same rule about the same threads."""
+        return self.rule, self.threads, self.message
+
+
+_CODE = re.compile(r"^KD\d{3}$")
+_NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")
+
+
+class Rule:
+    """Base of every rule. Subclasses set the class attributes and implement `check`."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    title: ClassVar[str]
+    severity: ClassVar[Severity]  # the severity of its findings unless a finding says otherwise
+    explanation: ClassVar[str]  # why it matters: the mechanism behind the pattern
+    remedy: ClassVar[str]  # what to do
+    requires: ClassVar[frozenset[Requirement]] = frozenset()
+    # Needs only one of these (e.g. a rule that reads Java or Python dumps).
+    requires_any: ClassVar[frozenset[Requirement]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        for attribute in ("code", "name", "title", "severity", "explanation", "remedy"):
+            if not getattr(cls, attribute, None):
+                raise TypeError(f"rule {cls.__name__} lacks {attribute}")
+        if not _CODE.match(cls.code):
+            raise TypeError(f"rule {cls.__name__}: code {cls.code!r} is not KDnnn")
+        if not _NAME.match(cls.name):
+            raise TypeError(f"rule {cls.__name__}: name {cls.name!r} is not kebab-case")
+        if not isinstance(cls.severity, Severity):
+            raise TypeError(f"rule {cls.__name__}: severity must be a Severity")
+
+    def check(self, context: AnalysisContext) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    def finding(
+        self,
+        message: str,
+        threads: Iterable[str],
+        evidence: Iterable[Evidence],
+        *,
+        severity: Severity | None = None,
+        story: str = "",
+        remedy: str | None = None,
+        details: dict[str, object] | None = None,
+    ) -> Finding:
+        return Finding(
+            rule=self.code,
+            name=self.name,
+            severity=severity or self.severity,
+            title=self.title,
+            message=message,
+            threads=tuple(threads),
+            evidence=tuple(evidence),
+            remedy=remedy or self.remedy,
+            story=story,
+            details=details or {},
+        )
+
+    @classmethod
+    def describe(cls) -> Iterator[str]:
+        """The rule's full text, as `kafkadiag explain` and docs/rules.md print it."""
+        yield f"{cls.code} {cls.name}: {cls.title}"
+        yield f"Severity: {cls.severity.value}"
+        needs = sorted(requirement.value for requirement in cls.requires)
+        if cls.requires_any:
+            needs.append(" or ".join(sorted(requirement.value for requirement in cls.requires_any)))
+        if needs:
+            yield "Needs: " + "; ".join(needs)
+        yield ""
+        yield cls.explanation.strip()
+        yield ""
+        yield "What to do: " + cls.remedy.strip()

@@ -1,0 +1,81 @@
+"""What a rule sees: one dump, the other dumps of the same process, and ways to quote them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kafkadiag.lockgraph import LockGraph
+from kafkadiag.model import DumpFormat, LockEvent, LockRef, Thread, ThreadDump
+from kafkadiag.rules.base import Evidence, Requirement
+
+JAVA_FORMATS = frozenset({DumpFormat.HOTSPOT, DumpFormat.NETBEANS})
+PYTHON_FORMATS = frozenset({DumpFormat.PYSPY, DumpFormat.PYSPY_JSON})
+
+
+def available_requirements(dump: ThreadDump, series_length: int) -> frozenset[Requirement]:
+    found: set[Requirement] = set()
+    if dump.format in JAVA_FORMATS:
+        found.add(Requirement.JAVA)
+        if dump.has_lock_data:
+            found.add(Requirement.LOCK_DATA)
+        if any(thread.cpu_ms is not None for thread in dump.threads[:50]):
+            found.add(Requirement.CPU_TIMES)
+    if dump.format in PYTHON_FORMATS:
+        found.add(Requirement.PYTHON)
+        if any(frame.locals for thread in dump.threads for frame in thread.frames):
+            found.add(Requirement.PYSPY_LOCALS)
+    if series_length > 1:
+        found.add(Requirement.SEVERAL_DUMPS)
+    return frozenset(found)
+
+
+@dataclass
+class AnalysisContext:
+    """One dump under analysis (`dump`), within the series of dumps of its process."""
+
+    series: Sequence[ThreadDump]
+    position: int  # index of `dump` within `series`
+    series_name: str = ""
+    _graphs: dict[int, LockGraph] = field(default_factory=dict)
+
+    @property
+    def dump(self) -> ThreadDump:
+        return self.series[self.position]
+
+    @property
+    def available(self) -> frozenset[Requirement]:
+        return available_requirements(self.dump, len(self.series))
+
+    def graph(self, dump: ThreadDump | None = None) -> LockGraph:
+        dump = dump or self.dump
+        graph = self._graphs.get(id(dump))
+        if graph is None:
+            graph = self._graphs[id(dump)] = LockGraph(dump)
+        return graph
+
+    # -- quoting the input ----------------------------------------------------------------------
+
+    def header(self, thread: Thread, dump: ThreadDump | None = None) -> Evidence:
+        dump = dump or self.dump
+        return Evidence(dump.source, thread.line_no, thread.header)
+
+    def frame(self, thread: Thread, index: int, dump: ThreadDump | None = None) -> Evidence:
+        dump = dump or self.dump
+        frame = thread.frames[index]
+        prefix = "at " if dump.format in JAVA_FORMATS else ""
+        line_no = thread.frame_line_no(index)
+        text = f"{prefix}{frame.text}"
+        if line_no is None:
+            text = f"{text}   (frame {index} of {thread.name})"
+        return Evidence(dump.source, line_no, text)
+
+    def event(self, thread: Thread, event: LockEvent, dump: ThreadDump | None = None) -> Evidence:
+        dump = dump or self.dump
+        text = event.text or f"- {event.kind.value} <0x{event.lock_id or 0:x}> (a {event.lock_class})"
+        return Evidence(dump.source, event.line_no if dump.format in JAVA_FORMATS else None, text)
+
+    def held(self, thread: Thread, lock: LockRef, dump: ThreadDump | None = None) -> Evidence:
+        dump = dump or self.dump
+        text = lock.text or f"- <0x{lock.lock_id:x}> (a {lock.lock_class})"
+        return Evidence(dump.source, lock.line_no or None, text)

@@ -1,0 +1,211 @@
+"""Run the rule catalogue over dumps: group them by process, isolate rules, merge, tell the story.
+
+Dumps of one process taken over time form a series. Rules about one dump run on every dump of
+the series and their findings are merged: the same rule about the same threads in 48 of 50
+dumps is one finding that says so (a stall persists, a blip does not), quoted from the latest
+dump. Rules that need several dumps run once per series.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from kafkadiag.model import ThreadDump
+from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext, available_requirements
+from kafkadiag.rules.registry import RULES, RuleCrashed
+
+# Two dumps belong to one process when this share of their threads (name and OS id) agree.
+SAME_PROCESS_OVERLAP = 0.5
+
+
+@dataclass(frozen=True)
+class SkippedRule:
+    code: str
+    name: str
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SeriesSummary:
+    name: str
+    sources: tuple[str, ...]
+    dumps: int
+    threads: int  # in the latest dump
+
+
+@dataclass(frozen=True)
+class Report:
+    verdict: str
+    findings: tuple[Finding, ...]
+    skipped: tuple[SkippedRule, ...]
+    series: tuple[SeriesSummary, ...]
+    rules_run: tuple[str, ...]
+
+    def worst(self) -> Severity | None:
+        if not self.findings:
+            return None
+        return max((finding.severity for finding in self.findings), key=lambda severity: severity.rank)
+
+
+@dataclass
+class _Series:
+    dumps: list[ThreadDump] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        first = self.dumps[0]
+        pid = f" pid {first.pid}" if first.pid is not None else ""
+        return f"{first.source}{pid}"
+
+
+def group_into_series(dumps: Iterable[ThreadDump]) -> list[list[ThreadDump]]:
+    """Group dumps (in input order) into series of one process each."""
+    series: list[_Series] = []
+    for dump in dumps:
+        target = next((s for s in reversed(series) if _same_process(s.dumps[-1], dump)), None)
+        if target is None:
+            target = _Series()
+            series.append(target)
+        target.dumps.append(dump)
+    return [s.dumps for s in series]
+
+
+def _identity(dump: ThreadDump) -> set[tuple[str, int | None]]:
+    return {(thread.name, thread.nid) for thread in dump.threads}
+
+
+def _same_process(earlier: ThreadDump, later: ThreadDump) -> bool:
+    if earlier.format != later.format:
+        return False
+    if earlier.pid is not None and later.pid is not None:
+        return earlier.pid == later.pid
+    before, after = _identity(earlier), _identity(later)
+    if not before or not after:
+        return False
+    return len(before & after) / min(len(before), len(after)) >= SAME_PROCESS_OVERLAP
+
+
+def selected_rules(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Rule]:
+    """Rules chosen by code, code prefix ("KD2") or name; `ignore` wins over `select`."""
+
+    def matches(rule: type[Rule], patterns: Sequence[str]) -> bool:
+        return any(rule.code.startswith(p.upper()) or rule.name == p.lower() for p in patterns)
+
+    chosen = [rule for rule in RULES if (not select or matches(rule, select)) and not matches(rule, ignore)]
+    return [rule() for rule in chosen if rule is not RuleCrashed]
+
+
+def analyze(dumps: Iterable[ThreadDump], select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Report:
+    rules = selected_rules(select, ignore)
+    findings: list[Finding] = []
+    skipped: dict[str, SkippedRule] = {}
+    ran: set[str] = set()
+    summaries = []
+    for series in group_into_series(dumps):
+        name = _Series(series).name
+        summaries.append(
+            SeriesSummary(
+                name, tuple(dict.fromkeys(d.source for d in series)), len(series), len(series[-1].threads)
+            )
+        )
+        series_findings, series_skipped, series_ran = _analyze_series(series, name, rules)
+        findings.extend(series_findings)
+        ran.update(series_ran)
+        for rule in series_skipped:
+            skipped.setdefault(rule.code, rule)
+    for code in ran:
+        skipped.pop(code, None)
+    ordered = sorted(findings, key=_finding_order)
+    return Report(
+        verdict=compose_verdict(ordered, summaries),
+        findings=tuple(ordered),
+        skipped=tuple(sorted(skipped.values(), key=lambda s: s.code)),
+        series=tuple(summaries),
+        rules_run=tuple(sorted(ran)),
+    )
+
+
+def _analyze_series(
+    series: list[ThreadDump], name: str, rules: list[Rule]
+) -> tuple[list[Finding], list[SkippedRule], set[str]]:
+    merged: dict[tuple, Finding] = {}
+    skipped: list[SkippedRule] = []
+    ran: set[str] = set()
+    last = len(series) - 1
+    for rule in rules:
+        several = Requirement.SEVERAL_DUMPS in rule.requires
+        positions = [last] if several else range(len(series))
+        ran_somewhere = False
+        for position in positions:
+            available = available_requirements(series[position], len(series))
+            missing = _missing(rule, available)
+            if missing:
+                if position == last and not ran_somewhere:
+                    skipped.append(SkippedRule(rule.code, rule.name, missing))
+                continue
+            ran_somewhere = True
+            context = AnalysisContext(series, position, name)
+            for finding in _run_isolated(rule, context):
+                finding = replace(finding, series=name)
+                key = finding.key()
+                earlier = merged.get(key)
+                dumps = (earlier.dumps if earlier else ()) + (position,)
+                merged[key] = replace(finding, dumps=dumps)  # the latest dump's evidence wins
+        if ran_somewhere:
+            ran.add(rule.code)
+    return list(merged.values()), skipped, ran
+
+
+def _missing(rule: Rule, available: frozenset[Requirement]) -> tuple[str, ...]:
+    missing = [requirement.value for requirement in rule.requires if requirement not in available]
+    if rule.requires_any and not (rule.requires_any & available):
+        missing.append(" or ".join(sorted(requirement.value for requirement in rule.requires_any)))
+    return tuple(missing)
+
+
+def _run_isolated(rule: Rule, context: AnalysisContext) -> list[Finding]:
+    """Run one rule; a rule that raises becomes a finding of its own, the others still run."""
+    try:
+        return list(rule.check(context))
+    except Exception as error:  # noqa: BLE001 - isolation is the point
+        crash = RuleCrashed()
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        return [
+            crash.finding(
+                f"rule {rule.code} ({rule.name}) failed on dump {context.dump.index + 1} of "
+                f"{context.dump.source}: {type(error).__name__}: {error}",
+                threads=(),
+                evidence=(Evidence(where.filename, where.lineno, where.line or ""),),
+                details={"crashed_rule": rule.code},
+            )
+        ]
+
+
+def _finding_order(finding: Finding) -> tuple[int, str, str]:
+    return (-finding.severity.rank, finding.rule, finding.threads[0] if finding.threads else "")
+
+
+def compose_verdict(findings: Sequence[Finding], series: Sequence[SeriesSummary]) -> str:
+    """The one-paragraph story: the stories of the error findings (then warnings), in order."""
+    threads = sum(s.threads for s in series)
+    dumps = sum(s.dumps for s in series)
+    scope = f"{dumps} dump{'s' if dumps != 1 else ''}, {threads} threads in the latest"
+    for level in (Severity.ERROR, Severity.WARNING):
+        stories = [f.story for f in findings if f.severity is level and f.story]
+        if stories:
+            kind = "Stalled" if level is Severity.ERROR else "At risk"
+            unique = list(dict.fromkeys(stories))
+            return f"{kind} ({scope}): " + " ".join(_sentence(story) for story in unique)
+    if any(f.severity is Severity.ERROR for f in findings):
+        return f"Stalled ({scope}): see the findings below."
+    return f"No stall found ({scope}): no rule found a blocked consumer, deadlock or stuck lock."
+
+
+def _sentence(text: str) -> str:
+    # Stories start with a word of the rule's own (never a thread name), so capitalising is safe.
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."

@@ -1,0 +1,54 @@
+"""KD102: a wait-for cycle in the lock graph that the dump carries no JVM report for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+
+class LockCycle(Rule):
+    code = "KD102"
+    name = "lock-cycle"
+    title = "Threads wait for each other's locks (deadlock not reported by the JVM)"
+    severity = Severity.ERROR
+    requires_any = frozenset({Requirement.JAVA})
+    explanation = """
+Following "waiting to lock" and "parking to wait for" lines to the threads that hold those
+monitors and synchronizers closes a cycle: every thread in it waits for the next. The dump has no
+JVM deadlock report for it - dumps taken through JMX (ThreadInfo), VisualVM or cut from a log
+carry none, and the JVM does not check cycles among virtual threads. A cycle over ownable
+synchronizers needs `jstack -l` to be visible at all.
+"""
+    remedy = """
+Restart the process to recover. To fix, take these locks in one global order everywhere, or
+narrow the code that holds one lock while taking another.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        graph = context.graph()
+        reported = {frozenset(link.thread_name for link in cycle) for cycle in dump.jvm_deadlocks}
+        for cycle in graph.cycles():
+            threads = [graph.thread(index) for index in cycle]
+            names = [thread.name for thread in threads]
+            if frozenset(names) in reported:
+                continue
+            evidence = []
+            steps = []
+            for position, thread in enumerate(threads):
+                waiting = thread.waits_for()
+                holder = threads[(position + 1) % len(threads)]
+                evidence.append(context.header(thread))
+                if waiting is not None:
+                    evidence.append(context.event(thread, waiting))
+                    steps.append(
+                        f"{thread.name} waits for <0x{waiting.lock_id or 0:x}> held by {holder.name}"
+                    )
+            yield self.finding(
+                f"{len(threads)} threads wait for each other: {'; '.join(steps)}.",
+                names,
+                evidence,
+                story=f"Threads {', '.join(names)} are deadlocked on each other's locks",
+            )

@@ -1,0 +1,80 @@
+"""KD103: a latch/future/join wait by a thread that holds a lock its counterpart is blocked on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.rules import stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+# Waits whose counterpart the JVM cannot see: no thread "owns" a latch, a future or a join.
+HIDDEN_WAITS = {
+    "java.util.concurrent.CountDownLatch.await": "CountDownLatch.await",
+    "java.util.concurrent.FutureTask.get": "Future.get",
+    "java.util.concurrent.FutureTask.awaitDone": "Future.get",
+    "java.util.concurrent.CompletableFuture.get": "CompletableFuture.get",
+    "java.util.concurrent.CompletableFuture.join": "CompletableFuture.join",
+    "java.util.concurrent.CompletableFuture.waitingGet": "CompletableFuture.get",
+    "java.util.concurrent.CompletableFuture.timedGet": "CompletableFuture.get",
+    "java.lang.Thread.join": "Thread.join",
+    "java.util.concurrent.CyclicBarrier.await": "CyclicBarrier.await",
+    "java.util.concurrent.Phaser.awaitAdvance": "Phaser.awaitAdvance",
+    "java.util.concurrent.ExecutorService.invokeAll": "ExecutorService.invokeAll",
+    "java.util.concurrent.AbstractExecutorService.invokeAll": "ExecutorService.invokeAll",
+}
+
+
+class HiddenWaitDeadlock(Rule):
+    code = "KD103"
+    name = "hidden-wait-deadlock"
+    title = "A thread waits for a latch, future or join while holding a lock others are blocked on"
+    severity = Severity.ERROR
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+A thread waits in CountDownLatch.await, Future.get, Thread.join (or a barrier) while it still
+holds a monitor or lock, and other threads are blocked on that lock. If one of them is the thread
+that would count the latch down, complete the future or finish, neither side can ever move: a
+deadlock the JVM cannot report, because a latch or a future has no owner thread to follow. In a
+consumer this is the poll thread that waits for its workers while holding a lock the workers need.
+"""
+    remedy = """
+Never wait for other threads while holding a lock they may need: release it before the await /
+get / join, or wait with a timeout and handle it. Check whether the blocked threads listed are
+the ones being waited for (their stacks show what they were about to do).
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        graph = context.graph()
+        for index, thread in enumerate(context.dump.threads):
+            wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
+            if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
+                continue
+            victims = [graph.thread(victim) for victim in dict.fromkeys(graph.blocked_by(index))]
+            if not victims:
+                continue
+            waited = HIDDEN_WAITS[thread.frames[wait_index].function]
+            held = thread.held_locks()
+            victim_locks = {event.lock_id for victim in victims if (event := victim.waits_for()) is not None}
+            contested = [lock for lock in held if lock.lock_id in victim_locks]
+            evidence = [context.header(thread), context.frame(thread, wait_index)]
+            evidence += [context.held(thread, lock) for lock in contested]
+            for victim in victims[:5]:
+                evidence.append(context.header(victim))
+                event = victim.waits_for()
+                if event is not None:
+                    evidence.append(context.event(victim, event))
+            locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in contested)
+            victim_names = [victim.name for victim in victims]
+            yield self.finding(
+                f"{thread.name} waits in {waited} while holding {locks}, which "
+                f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. If "
+                f"{'it' if len(victims) == 1 else 'one of them'} is what {thread.name} waits for, "
+                "this is a deadlock the JVM cannot detect.",
+                [thread.name, *victim_names],
+                evidence,
+                story=(
+                    f"Thread {thread.name} waits in {waited} while holding a lock that "
+                    f"{', '.join(victim_names)} need"
+                ),
+            )

@@ -1,0 +1,53 @@
+"""KD106: one lock with many threads waiting for it, and who holds it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.rules import stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+MIN_WAITERS = 3
+
+
+class ContendedLock(Rule):
+    code = "KD106"
+    name = "contended-lock"
+    title = "Many threads wait for one lock"
+    severity = Severity.WARNING
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+Several threads are blocked entering the same monitor (or parked on the same lock) while one
+thread holds it. Everything those threads do is serialised behind the holder; if the holder does
+I/O or sleeps while holding the lock, they all wait for it. In a consumer this turns a pool of
+workers into one.
+"""
+    remedy = """
+See what the holder does while holding the lock (its stack is quoted). Move slow work (I/O,
+remote calls) out of the locked region, split the lock, or use a concurrent structure.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        graph = context.graph()
+        for node in graph.contended(MIN_WAITERS):
+            if not node.holders:
+                continue  # a condition or an unowned wait: idle waiting, not contention
+            holder = graph.thread(node.holders[0])
+            waiters = [graph.thread(i) for i in node.blocked + node.parked]
+            evidence = [context.header(holder)]
+            held = next((lock for lock in holder.held_locks() if lock.lock_id == node.lock_id), None)
+            if held is not None:
+                evidence.append(context.held(holder, held))
+            for waiter in waiters[:5]:
+                event = waiter.waits_for()
+                evidence.append(context.header(waiter))
+                if event is not None:
+                    evidence.append(context.event(waiter, event))
+            yield self.finding(
+                f"{len(waiters)} threads wait for <0x{node.lock_id:x}> ({node.lock_class}), held by "
+                f"{holder.name}, which is {stacks.doing(holder)}.",
+                [holder.name, *(waiter.name for waiter in waiters)],
+                evidence,
+                story=f"{len(waiters)} threads queue behind {holder.name} for one lock",
+            )

@@ -1,0 +1,89 @@
+"""KD201: an old consumer's fetcher is blocked putting a chunk into a full stream queue."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.rules import oldconsumer, stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+REMEDY = """
+Find the stream thread that stopped draining its queue (KD203) and fix what it is stuck in. To stop
+one slow topic from starving the others: give each topic its own connector
+(Consumer.createJavaConsumerConnector per topic, so each gets its own fetchers), hand records to a
+worker pool instead of processing them on the stream thread, and keep queued.max.message.chunks
+small (raising it only delays the stall). Restarting the consumer releases the stall until the
+slow stream fills its queue again.
+"""
+
+
+class FetcherBlockedOnFullQueue(Rule):
+    code = "KD201"
+    name = "fetcher-blocked-on-full-queue"
+    title = "Old consumer fetcher blocked on a full stream queue"
+    severity = Severity.ERROR
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+The old consumer's ConsumerFetcherThread fetches for every partition that broker leads and puts
+each chunk into the bounded queue of the stream that owns the partition
+(PartitionTopicInfo.enqueue -> LinkedBlockingQueue.put; capacity queued.max.message.chunks,
+2 by default). It does so inside processFetchRequest, holding its partition-map lock. When one
+stream's queue is full because nobody drains it, put parks, and the fetcher stops fetching for
+all its partitions: every other topic of that connector starves, the leader finder and rebalances
+queue behind the lock. The fetcher's MaxLag stays small (it is caught up to where it stopped)
+while the committed-offset lag of every partition grows.
+"""
+    remedy = REMEDY
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        for fetcher in oldconsumer.blocked_fetchers(context.dump):
+            thread = fetcher.thread
+            evidence = [
+                context.header(thread),
+                context.frame(thread, fetcher.put_index),
+                context.frame(thread, fetcher.enqueue_index),
+            ]
+            parking = thread.waits_for()
+            if parking is not None:
+                evidence.append(context.event(thread, parking))
+            lock_note = self._lock_note(context, fetcher, evidence)
+            who = ""
+            if fetcher.group:
+                who = f" (group {fetcher.group}, broker {fetcher.broker_id})"
+            yield self.finding(
+                f"{thread.name}{who} is parked in {thread.frames[fetcher.put_index].function} under "
+                f"{thread.frames[fetcher.enqueue_index].function}: a stream queue is full and "
+                f"nobody drains it. {lock_note}",
+                [thread.name],
+                evidence,
+                story=(
+                    f"The fetcher {thread.name} is stuck putting a chunk into a full stream queue, so it "
+                    "fetches nothing for any of its partitions"
+                ),
+                details={
+                    "consumer_id": fetcher.consumer_id,
+                    "group": fetcher.group,
+                    "broker": fetcher.broker_id,
+                },
+            )
+
+    @staticmethod
+    def _lock_note(context: AnalysisContext, fetcher: oldconsumer.BlockedFetcher, evidence: list) -> str:
+        thread = fetcher.thread
+        held = [lock for lock in thread.held_locks() if "Lock" in (lock.lock_class or "")]
+        if held:
+            evidence.extend(context.held(thread, lock) for lock in held)
+            locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in held)
+            return f"It holds {locks}, its partition-map lock, while it waits."
+        in_lock = stacks.index_of(thread, "inLock", suffix=True)
+        if thread.held_synchronizers is None:
+            if in_lock is not None:
+                evidence.append(context.frame(thread, in_lock))
+            return (
+                "The dump has no lock data (take it with jstack -l) to show the partition-map lock it "
+                "holds; its stack runs inside inLock, where Kafka holds that lock."
+                if in_lock is not None
+                else "The dump has no lock data (take it with jstack -l) to show which locks it holds."
+            )
+        return "It holds no ReentrantLock according to the dump."

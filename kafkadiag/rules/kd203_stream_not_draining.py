@@ -1,0 +1,69 @@
+"""KD203: the stream thread that stopped draining its queue (the culprit), or its absence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.rules import oldconsumer, stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+
+class StreamNotDraining(Rule):
+    code = "KD203"
+    name = "stream-not-draining"
+    title = "The stream thread that stopped draining its queue"
+    severity = Severity.ERROR
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+When an old consumer's fetcher is blocked on a full stream queue (KD201), some stream is not being
+consumed. The threads that iterate streams share the application's loop (the frame below
+ConsumerIterator in the starving streams); a thread in that loop that is not waiting in take is
+busy elsewhere - blocked in I/O, waiting on a lock, sleeping - and it is the one whose queue is
+full. If no such thread exists, the stream has nobody iterating it: its thread died on an
+uncaught exception, was never started, or the application created more streams than it runs
+threads for (createMessageStreams with a count larger than the thread pool).
+"""
+    remedy = """
+Fix what the named thread is stuck in (a timeout on its I/O, a smaller critical section), or
+move processing off the stream thread to a worker pool so the stream keeps draining. If no thread
+was found, check the application log for an exception that killed a stream thread and make sure
+every stream returned by createMessageStreams has a live thread iterating it.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        fetchers = oldconsumer.blocked_fetchers(dump)
+        if not fetchers:
+            return
+        streams = oldconsumer.starving_streams(dump)
+        culprits = oldconsumer.undrained_stream_threads(dump, streams)
+        fetcher = fetchers[0].thread
+        if culprits:
+            for thread, loop_index in culprits:
+                evidence = [context.header(thread)]
+                if thread.frames:
+                    evidence.append(context.frame(thread, 0))
+                application = stacks.first_application_frame(thread)
+                if application is not None and application != loop_index:
+                    evidence.append(context.frame(thread, application))
+                evidence.append(context.frame(thread, loop_index))
+                loop = thread.frames[loop_index].function
+                yield self.finding(
+                    f"{thread.name} runs the stream loop {loop} but is not waiting for data: it is "
+                    f"{stacks.doing(thread)}. Its queue is the full one that blocks {fetcher.name}.",
+                    [thread.name, fetcher.name],
+                    evidence,
+                    story=f"Stream thread {thread.name} stopped draining its queue ({stacks.doing(thread)})",
+                )
+            return
+        loops = sorted(oldconsumer.stream_loop_functions(streams))
+        looked_for = f" (a thread in {', '.join(loops)} not waiting in take)" if loops else ""
+        yield self.finding(
+            f"No thread in the dump is draining the full queue{looked_for}: the stream has nobody "
+            "iterating it. Its thread may have died on an exception, never been started, or the "
+            "application created more streams than threads.",
+            [fetcher.name],
+            [context.header(fetcher)],
+            story="No live thread drains the full stream queue (a stream thread died or was never started)",
+        )

@@ -1,0 +1,88 @@
+"""KD204: threads queued behind a blocked fetcher's partition-map lock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.model import Thread
+from kafkadiag.rules import oldconsumer, stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+# Fetcher-manager work that takes a fetcher's partitionMapLock (Kafka 0.8 to 0.10).
+PARTITION_MAP_USERS = (
+    "AbstractFetcherThread.addPartitions",
+    "AbstractFetcherThread.removePartitions",
+    "AbstractFetcherThread.delayPartitions",
+    "AbstractFetcherThread.partitionCount",
+)
+
+
+class PartitionMapLockCollateral(Rule):
+    code = "KD204"
+    name = "partition-map-lock-collateral"
+    title = "Threads waiting behind a blocked fetcher's partition-map lock"
+    severity = Severity.WARNING
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+The blocked fetcher (KD201) holds its partitionMapLock while it waits. The leader finder (which
+adds partitions after a leader change), rebalances (which remove and add partitions) and anything
+else that touches the fetcher's partitions queue behind that lock, so the consumer can neither
+follow leader moves nor rebalance until the stream drains. These are victims, not causes.
+"""
+    remedy = """
+Nothing to fix in these threads: they recover when the fetcher does (see KD201 and KD203).
+A rebalance that never finishes, or a leader change the consumer never follows, is this.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        fetchers = oldconsumer.blocked_fetchers(dump)
+        if not fetchers:
+            return
+        graph = context.graph()
+        fetcher_names = {fetcher.thread.name for fetcher in fetchers}
+        by_holder: list[Thread] = []
+        for fetcher in fetchers:
+            index = graph.index_of(fetcher.thread.name)
+            if index is None:
+                continue
+            by_holder.extend(graph.thread(victim) for victim in graph.blocked_by(index))
+        victims = list({thread.name: thread for thread in by_holder}.values())
+        holder_visible = bool(victims)
+        if not victims:
+            # Without -l the holder of a ReentrantLock is not in the dump; the stacks still tell.
+            victims = [
+                thread
+                for thread in dump.threads
+                if thread.name not in fetcher_names
+                and thread.status in stacks.WAITING_STATUSES
+                and stacks.has_frame(thread, *PARTITION_MAP_USERS, suffix=True)
+            ]
+        if not victims:
+            return
+        evidence = []
+        for thread in victims:
+            evidence.append(context.header(thread))
+            event = thread.waits_for()
+            if event is not None:
+                evidence.append(context.event(thread, event))
+            user = stacks.index_of(thread, *PARTITION_MAP_USERS, suffix=True)
+            if user is not None:
+                evidence.append(context.frame(thread, user))
+        names = [thread.name for thread in victims]
+        holder = ", ".join(sorted(fetcher_names))
+        how = (
+            f"wait for the lock {holder} holds"
+            if holder_visible
+            else (
+                "wait for a fetcher's partition-map lock "
+                f"(the dump has no lock data to show it is {holder}'s)"
+            )
+        )
+        yield self.finding(
+            f"{', '.join(names)} {how}.",
+            names,
+            evidence,
+            story=f"Threads {', '.join(names)} queue behind the fetcher's partition-map lock",
+        )

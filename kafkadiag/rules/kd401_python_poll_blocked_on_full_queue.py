@@ -1,0 +1,88 @@
+"""KD401: a Python poll loop blocked in queue.Queue.put on a full hand-off queue."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.model import Thread
+from kafkadiag.rules import python
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+
+class PythonPollBlockedOnFullQueue(Rule):
+    code = "KD401"
+    name = "python-poll-blocked-on-full-queue"
+    title = "Python poll loop blocked putting records into a full queue"
+    severity = Severity.ERROR
+    requires = frozenset({Requirement.PYTHON})
+    explanation = """
+A consumer thread hands records to workers through a bounded queue.Queue and is blocked in put:
+the queue is full because the workers stopped taking from it. While it waits it does not call
+poll(), so after max.poll.interval.ms the client leaves the group and a rebalance moves its
+partitions away - the stall turns into rebalance churn. The threads that should drain the queue
+are those in application code instead of waiting in Queue.get.
+"""
+    remedy = """
+Find out what the workers are stuck in (their stacks are quoted; py-spy --native shows sleeps and
+lock waits below the Python frames). Give their I/O timeouts; when the queue is full, pause the
+partitions (consumer.pause) and keep calling poll() instead of blocking in put; or put with a
+timeout and keep polling in between.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        blocked = [
+            (thread, index)
+            for thread in dump.threads
+            if (index := python.python_function_index(thread, *python.QUEUE_PUT)) is not None
+            and index <= 2
+            and not thread.active
+        ]
+        if not blocked:
+            return
+        blocked_names = {thread.name for thread, _ in blocked}
+        workers = [
+            thread
+            for thread in dump.threads
+            if thread.name not in blocked_names and self._busy_worker(thread)
+        ]
+        for thread, put_index in blocked:
+            poll = python.looks_like_poll_loop(thread)
+            evidence = [context.header(thread), context.frame(thread, put_index)]
+            caller = python.first_application_frame(thread)
+            if caller is not None:
+                evidence.append(context.frame(thread, caller))
+            for worker in workers[:5]:
+                evidence.append(context.header(worker))
+                application = python.first_application_frame(worker)
+                if application is not None:
+                    evidence.append(context.frame(worker, application))
+            who = "The poll loop" if poll else "The thread"
+            stuck = (
+                f" Threads in application code instead of Queue.get (the likely stuck consumers of "
+                f"the queue): {', '.join(worker.name for worker in workers)}."
+                if workers
+                else " No thread in the dump is draining a queue: the workers may have died."
+            )
+            yield self.finding(
+                f"{who} {thread.name} is blocked in Queue.put: the hand-off queue is full.{stuck}",
+                [thread.name, *(worker.name for worker in workers)],
+                evidence,
+                severity=Severity.ERROR if poll else Severity.WARNING,
+                story=(
+                    f"Thread {thread.name} is blocked handing records to a full queue"
+                    + (f" because {', '.join(w.name for w in workers)} stopped taking" if workers else "")
+                ),
+            )
+
+    @staticmethod
+    def _busy_worker(thread: Thread) -> bool:
+        if python.is_waiting_for_work(thread):
+            return False
+        application = python.first_application_frame(thread)
+        if application is None:
+            return False
+        # A heartbeat or main thread waiting in a Condition/join is not a worker.
+        top = [frame.function for _, frame in python.python_frames(thread)[:2]]
+        return "Condition.wait" not in top or application == 0

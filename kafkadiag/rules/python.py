@@ -1,0 +1,74 @@
+"""How Python consumers look in py-spy dumps: poll loops, hand-off queues, workers."""
+
+from __future__ import annotations
+
+import re
+
+from kafkadiag.model import Frame, Thread
+
+# Frames of the standard library and of kafka-python, skipped when naming application code.
+LIBRARY_FILES = ("threading.py", "queue.py", "selectors.py", "socket.py", "ssl.py", "concurrent/futures")
+POLL_NAMES = re.compile(r"poll|consum|kafka|fetch", re.IGNORECASE)
+QUEUE_PUT = ("Queue.put",)
+QUEUE_GET = ("Queue.get",)
+# Where a Python thread waits for work or time without being stuck.
+IDLE_FUNCTIONS = frozenset(
+    {
+        "Queue.get",
+        "EpollSelector.select",
+        "PollSelector.select",
+        "SelectSelector.select",
+        "DefaultSelector.select",
+        "Event.wait",
+        "Thread.join",
+        "Thread._wait_for_tstate_lock",
+        "_worker",  # concurrent.futures idle worker (queue.get below it)
+    }
+)
+
+
+def python_function_index(thread: Thread, *functions: str) -> int | None:
+    for index, frame in enumerate(thread.frames):
+        if frame.native:
+            continue
+        if frame.function in functions:
+            return index
+    return None
+
+
+def python_frames(thread: Thread) -> list[tuple[int, Frame]]:
+    return [(index, frame) for index, frame in enumerate(thread.frames) if not frame.native]
+
+
+def is_library_frame(frame: Frame) -> bool:
+    file = frame.file or ""
+    return file.endswith(LIBRARY_FILES) or "/kafka/" in file or file.startswith("<")
+
+
+def first_application_frame(thread: Thread) -> int | None:
+    for index, frame in python_frames(thread):
+        if not is_library_frame(frame):
+            return index
+    return None
+
+
+def is_waiting_for_work(thread: Thread) -> bool:
+    """Idle in a queue get, a selector, an event or a join: waiting for something to do."""
+    frames = python_frames(thread)
+    top = [frame.function for _, frame in frames[:3]]
+    return any(function in IDLE_FUNCTIONS for function in top)
+
+
+def looks_like_poll_loop(thread: Thread) -> bool:
+    if POLL_NAMES.search(thread.name):
+        return True
+    return any(POLL_NAMES.search(frame.function) for _, frame in python_frames(thread)[:6])
+
+
+def self_address(frame: Frame) -> int | None:
+    for variable in frame.locals:
+        if variable.name == "self":
+            match = re.search(r"at (0x[0-9a-fA-F]+)>", variable.value)
+            if match:
+                return int(match.group(1), 16)
+    return None

@@ -1,0 +1,100 @@
+"""Questions rules ask of a stack: where is a frame, is the thread idle, what is it doing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from kafkadiag.model import Frame, Thread, ThreadStatus
+
+# Frames of the runtime and of Kafka's client, skipped when naming "what the application does".
+LIBRARY_PREFIXES = (
+    "java.",
+    "javax.",
+    "jdk.",
+    "sun.",
+    "com.sun.",
+    "kotlin.",
+    "scala.",
+    "kafka.",
+    "org.apache.kafka.",
+)
+
+WAITING_STATUSES = frozenset(
+    {
+        ThreadStatus.PARKED,
+        ThreadStatus.PARKED_TIMED,
+        ThreadStatus.IN_OBJECT_WAIT,
+        ThreadStatus.IN_OBJECT_WAIT_TIMED,
+        ThreadStatus.BLOCKED,
+        ThreadStatus.SLEEPING,
+        ThreadStatus.IDLE,
+    }
+)
+
+# Where an idle worker of a pool waits for its next task.
+IDLE_POOL_FRAMES = (
+    "java.util.concurrent.ThreadPoolExecutor.getTask",
+    "java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue.take",
+    "java.util.concurrent.ForkJoinPool.awaitWork",
+    "java.util.concurrent.ForkJoinPool.runWorker",
+)
+
+
+def index_of(thread: Thread, *functions: str, suffix: bool = False) -> int | None:
+    """Index of the first (topmost) frame whose function is one of `functions`.
+
+    With `suffix`, a function matches when it ends with one of them ("PartitionTopicInfo.enqueue"
+    matches Kafka's Scala and Java class names alike).
+    """
+    for index, frame in enumerate(thread.frames):
+        name = frame.function
+        if suffix:
+            if any(name.endswith(function) for function in functions):
+                return index
+        elif name in functions:
+            return index
+    return None
+
+
+def has_frame(thread: Thread, *functions: str, suffix: bool = False) -> bool:
+    return index_of(thread, *functions, suffix=suffix) is not None
+
+
+def index_where(thread: Thread, predicate: Callable[[Frame], bool]) -> int | None:
+    for index, frame in enumerate(thread.frames):
+        if predicate(frame):
+            return index
+    return None
+
+
+def is_library(frame: Frame) -> bool:
+    return frame.function.startswith(LIBRARY_PREFIXES)
+
+
+def first_application_frame(thread: Thread, start: int = 0) -> int | None:
+    """Index of the topmost frame from `start` on that is application code, not library code."""
+    for index in range(start, len(thread.frames)):
+        if not is_library(thread.frames[index]):
+            return index
+    return None
+
+
+def doing(thread: Thread) -> str:
+    """A short description of what the thread is doing, for messages."""
+    if not thread.frames:
+        return f"{thread.status.value} with no stack"
+    top = thread.frames[0].function
+    application = first_application_frame(thread)
+    if application is None or application == 0:
+        where = top
+    else:
+        where = f"{top} under {thread.frames[application].function}"
+    return f"{thread.status.value.lower().replace('_', ' ')} in {where}"
+
+
+def names(threads: Iterable[Thread]) -> list[str]:
+    return [thread.name for thread in threads]
+
+
+def is_idle_pool_worker(thread: Thread) -> bool:
+    return thread.status in WAITING_STATUSES and has_frame(thread, *IDLE_POOL_FRAMES)
