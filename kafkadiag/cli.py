@@ -151,10 +151,23 @@ def dump_analyze(
 
 
 @cli.command("rules")
-def rules_command() -> int:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "markdown")),
+    default="table",
+    show_default=True,
+    help="markdown prints docs/rules.md.",
+)
+def rules_command(output_format: str) -> int:
     """List the rule catalogue: code, name, severity, title."""
     from kafkadiag.rules.registry import RULES
 
+    if output_format == "markdown":
+        from kafkadiag.rules.docs import render_markdown
+
+        click.echo(render_markdown(), nl=False)
+        return int(ExitCode.OK)
     for rule in RULES:
         click.echo(f"{rule.code}  {rule.name:<38} {rule.severity.value:<8} {rule.title}")
     return int(ExitCode.OK)

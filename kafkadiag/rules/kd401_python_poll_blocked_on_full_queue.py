@@ -32,13 +32,12 @@ timeout and keep polling in between.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        blocked = [
-            (thread, index)
-            for thread in dump.threads
-            if (index := python.python_function_index(thread, *python.QUEUE_PUT)) is not None
-            and index <= 2
-            and not thread.active
-        ]
+        blocked = []
+        for thread in dump.threads:
+            top = python.python_frames(thread)[:3]  # native frames (py-spy --native) skipped
+            put = next((index for index, frame in top if frame.function in python.QUEUE_PUT), None)
+            if put is not None and not thread.active:
+                blocked.append((thread, put))
         if not blocked:
             return
         blocked_names = {thread.name for thread, _ in blocked}

@@ -12,7 +12,7 @@ from kafkadiag.rules.kd106_contended_lock import ContendedLock
 from kafkadiag.rules.kd201_fetcher_blocked_on_full_queue import FetcherBlockedOnFullQueue
 from kafkadiag.rules.kd202_streams_starving import StreamsStarving
 from kafkadiag.rules.kd203_stream_not_draining import StreamNotDraining
-from kafkadiag.rules.kd204_partition_lock_collateral import PartitionMapLockCollateral
+from kafkadiag.rules.kd204_partition_map_lock_collateral import PartitionMapLockCollateral
 from kafkadiag.rules.kd401_python_poll_blocked_on_full_queue import PythonPollBlockedOnFullQueue
 from kafkadiag.rules.kd501_thread_not_moving import ThreadNotMoving
 from kafkadiag.rules.kd502_busy_threads import BusyThreads

@@ -1,0 +1,114 @@
+"""`kafkadiag dump analyze`, `rules` and `explain` through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.exitcodes import ExitCode
+
+from .test_dump_parse_cli import run
+
+FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
+
+
+def analyze_json(*args: str) -> tuple[int, dict, str]:
+    code, out, err = run(["dump", "analyze", "--format", "json", *args])
+    return code, json.loads(out), err
+
+
+def test_old_consumer_stall_names_culprit_and_starving_streams_in_json(captured: Path) -> None:
+    code, report, err = analyze_json(str(captured / "old-consumer-stall/jstack-l.txt"))
+    assert code == ExitCode.FINDINGS, err
+    assert report["schema"] == "kafkadiag.analysis" and report["version"] == 1
+    by_rule = {finding["rule"]: finding for finding in report["findings"]}
+    assert by_rule["KD201"]["threads"][0] == FETCHER
+    assert by_rule["KD202"]["threads"] == ["payments-stream-0", "audit-stream-0"]
+    assert by_rule["KD203"]["threads"][0] == "orders-stream-0"
+    assert "orders-stream-0" in report["verdict"] and FETCHER in report["verdict"]
+    for finding in report["findings"]:
+        assert set(finding) >= {
+            "rule",
+            "name",
+            "severity",
+            "title",
+            "message",
+            "threads",
+            "evidence",
+            "remedy",
+        }
+        assert finding["severity"] in ("error", "warning", "info")
+        for item in finding["evidence"]:
+            # Evidence quotes the input exactly, at the line it names.
+            lines = (captured / "old-consumer-stall/jstack-l.txt").read_text().split("\n")
+            assert item["text"].strip() in lines[item["line"] - 1]
+
+
+def test_old_consumer_stall_in_the_table_puts_the_verdict_first(captured: Path) -> None:
+    code, out, err = run(["dump", "analyze", str(captured / "old-consumer-stall/jstack-l.txt")])
+    assert code == ExitCode.FINDINGS, err
+    first_paragraph = out.split("\n\n")[0]
+    assert first_paragraph.startswith("Stalled")
+    assert "orders-stream-0" in first_paragraph.replace("\n", " ")
+    assert "ERROR KD203 stream-not-draining" in out
+    assert out.index("Findings") < out.index("Details")
+
+
+def test_healthy_dump_exits_0_with_no_warning(captured: Path) -> None:
+    code, report, err = analyze_json(str(captured / "healthy/jstack-l.txt"), "--fail-on", "warning")
+    assert code == ExitCode.OK, (report["findings"], err)
+    assert report["verdict"].startswith("No stall found")
+
+
+def test_fail_on_sets_the_threshold(captured: Path) -> None:
+    dump = str(captured / "old-consumer-stall/jstack-l.txt")
+    assert run(["dump", "analyze", "--select", "KD204", dump])[0] == ExitCode.OK  # a warning
+    assert run(["dump", "analyze", "--select", "KD204", "--fail-on", "warning", dump])[0] == ExitCode.FINDINGS
+
+
+def test_select_and_ignore(captured: Path) -> None:
+    dump = str(captured / "old-consumer-stall/jstack-l.txt")
+    _, report, _ = analyze_json("--select", "KD2", "--ignore", "streams-starving", dump)
+    assert {f["rule"] for f in report["findings"]} == {"KD201", "KD203", "KD204"}
+    assert all(rule.startswith("KD2") for rule in report["rules_run"])
+
+
+def test_rules_that_lack_input_are_listed_as_skipped(captured: Path) -> None:
+    _, report, _ = analyze_json(str(captured / "old-consumer-stall/jstack-l.txt"))
+    skipped = {s["rule"]: s["missing"] for s in report["skipped_rules"]}
+    assert skipped["KD501"] == ["several dumps of the same process"]
+    assert "KD401" in skipped
+
+
+def test_several_files_of_one_process_are_one_series(captured: Path) -> None:
+    files = [
+        str(captured / f"old-consumer-stall/{name}") for name in ("jstack-l.txt", "jcmd-thread-print-l.txt")
+    ]
+    _, report, _ = analyze_json(*files)
+    assert len(report["series"]) == 1 and report["series"][0]["dumps"] == 2
+    kd201 = next(f for f in report["findings"] if f["rule"] == "KD201")
+    assert kd201["dumps"] == [1, 2]
+
+
+def test_unreadable_input_exits_3(tmp_path: Path) -> None:
+    code, out, err = run(["dump", "analyze", str(tmp_path / "absent.txt")])
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert "no such file" in err
+
+
+def test_rules_lists_the_catalogue_and_explain_prints_a_rule() -> None:
+    code, out, _ = run(["rules"])
+    assert code == ExitCode.OK and "KD201  fetcher-blocked-on-full-queue" in out
+    code, out, _ = run(["explain", "KD203"])
+    assert code == ExitCode.OK
+    assert out.startswith("KD203 stream-not-draining") and "What to do:" in out
+    code, out, _ = run(["explain", "stream-not-draining"])
+    assert out.startswith("KD203")
+
+
+@pytest.mark.parametrize("code_or_name", ["KD999", "no-such-rule"])
+def test_explain_unknown_rule_is_a_usage_error(code_or_name: str) -> None:
+    code, _, err = run(["explain", code_or_name])
+    assert code == ExitCode.USAGE and "kafkadiag rules" in err
