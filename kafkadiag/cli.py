@@ -246,3 +246,237 @@ def report_error(error: KafkadiagError) -> None:
     click.echo(f"kafkadiag: error: {error.message}", err=True)
     if error.help_text:
         click.echo(f"kafkadiag: what to do: {error.help_text}", err=True)
+
+
+# ---- lag and check (issue #4) --------------------------------------------------------------
+# Connection options follow Kafka's tools (--bootstrap-server, --zookeeper, --command-config,
+# --group, --all-groups, --topic); each has a KAFKADIAG_* environment variable as its default.
+
+LAG_FORMATS = ("table", "json", "prometheus")
+
+
+def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--bootstrap-server",
+            envvar="KAFKADIAG_BOOTSTRAP_SERVER",
+            help="Brokers (host:port,...) for Kafka-stored offsets and watermarks. "
+            "Env: KAFKADIAG_BOOTSTRAP_SERVER.",
+        ),
+        click.option(
+            "--zookeeper",
+            envvar="KAFKADIAG_ZOOKEEPER",
+            help="ZooKeeper (host:port,...[/chroot]) for old-consumer groups. Env: KAFKADIAG_ZOOKEEPER.",
+        ),
+        click.option(
+            "--command-config",
+            envvar="KAFKADIAG_COMMAND_CONFIG",
+            help="Client properties file (SSL/SASL) as Kafka's tools take it. Env: KAFKADIAG_COMMAND_CONFIG.",
+        ),
+        click.option("--group", "groups", multiple=True, help="A consumer group (repeatable)."),
+        click.option("--all-groups", is_flag=True, help="Every group found in ZooKeeper and on the brokers."),
+        click.option("--topic", "topics", multiple=True, help="Only these topics (repeatable)."),
+        click.option(
+            "--timeout",
+            type=float,
+            default=10.0,
+            show_default=True,
+            envvar="KAFKADIAG_TIMEOUT",
+            help="Seconds to wait for ZooKeeper or a broker before giving up (exit 3). "
+            "Env: KAFKADIAG_TIMEOUT.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _lag_target(
+    bootstrap_server: str | None,
+    zookeeper: str | None,
+    command_config: str | None,
+    groups: tuple[str, ...],
+    all_groups: bool,
+    topics: tuple[str, ...],
+    timeout: float,
+) -> Any:
+    from kafkadiag.collect.config import kafka_python_config, read_command_config
+    from kafkadiag.collect.gather import LagTarget
+
+    client_config: dict[str, Any] = {}
+    if command_config:
+        client_config, notes = kafka_python_config(read_command_config(command_config))
+        for note in notes:
+            click.echo(f"kafkadiag: note: {note}", err=True)
+    target = LagTarget(
+        bootstrap_servers=bootstrap_server or None,
+        zookeeper=zookeeper or None,
+        client_config=client_config,
+        groups=groups,
+        all_groups=all_groups,
+        topics=topics,
+        timeout_s=timeout,
+    )
+    target.validate()
+    return target
+
+
+@cli.group("lag", invoke_without_command=True)
+@_connection_options
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(LAG_FORMATS),
+    default="table",
+    show_default=True,
+    help="table for people, json (schema kafkadiag.lag), prometheus (textfile collector).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@click.option(
+    "--samples",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Snapshots to take; 2+ adds rates, time lag, time to catch up and Burrow statuses.",
+)
+@click.option("--interval", type=float, default=10.0, show_default=True, help="Seconds between samples.")
+@click.option("--watch", is_flag=True, help="Live view: re-evaluate every --interval until Ctrl-C.")
+@click.option(
+    "--record",
+    "record_dir",
+    default=None,
+    help="Append each snapshot as a JSON line to DIR/lag-snapshots.jsonl (see `lag history`).",
+)
+@click.pass_context
+def lag_command(
+    ctx: click.Context,
+    output_format: str,
+    output: str | None,
+    samples: int,
+    interval: float,
+    watch: bool,
+    record_dir: str | None,
+    **connection: Any,
+) -> int | None:
+    """Committed offsets, lag, owners and progress per group, topic and partition.
+
+    Reads old-consumer groups from ZooKeeper (--zookeeper) and Kafka-stored groups from the
+    brokers (--bootstrap-server); read-only. Exit 0 when everything was read, 3 when something
+    could not be (flagged per partition in the report). Full documentation: docs/lag.md.
+    """
+    if ctx.invoked_subcommand is not None:
+        return None
+    from kafkadiag.commands.lag import run_lag
+
+    target = _lag_target(**connection)
+    return reader_may_leave(
+        lambda: run_lag(
+            target,
+            output_format,
+            output,
+            samples=samples,
+            interval_s=interval,
+            watch=watch,
+            record_dir=record_dir,
+        )
+    )
+
+
+@lag_command.command("history")
+@click.argument("record_dir")
+@click.option("--group", "groups", multiple=True, help="Only these groups (repeatable).")
+@click.option(
+    "--samples",
+    type=int,
+    default=10,
+    show_default=True,
+    help="Evaluate over the last N recorded snapshots (Burrow's default window is 10).",
+)
+@click.option("--format", "output_format", type=click.Choice(LAG_FORMATS), default="table", show_default=True)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+def lag_history_command(
+    record_dir: str, groups: tuple[str, ...], samples: int, output_format: str, output: str | None
+) -> int:
+    """Evaluate snapshots recorded with `kafkadiag lag --record RECORD_DIR`, offline."""
+    from kafkadiag.commands.lag import run_history
+
+    return reader_may_leave(lambda: run_history(record_dir, groups, output_format, output, samples))
+
+
+@cli.command("check")
+@_connection_options
+@click.option("--max-lag", type=int, default=None, help="Most records a partition may lag.")
+@click.option("--max-total-lag", type=int, default=None, help="Most records a group may lag in total.")
+@click.option(
+    "--max-time-lag",
+    default=None,
+    help="Oldest unconsumed record allowed (seconds, or 30s/5m/2h); needs --samples 2+.",
+)
+@click.option(
+    "--worst-status",
+    type=click.Choice(("OK", "WARN", "STOP", "STALL", "REWIND"), case_sensitive=False),
+    default=None,
+    help="Worst Burrow partition status allowed; needs --samples 2+.",
+)
+@click.option(
+    "--fail-on-findings",
+    type=click.Choice(("error", "warning", "info", "none")),
+    default=None,
+    help="Findings (ownership, skipped data ...) at this severity or above fail the check [error].",
+)
+@click.option(
+    "--config", "config_path", default=None, help="Per group/topic thresholds (TOML or JSON, docs/lag.md)."
+)
+@click.option("--samples", type=int, default=1, show_default=True, help="Snapshots to take.")
+@click.option("--interval", type=float, default=10.0, show_default=True, help="Seconds between samples.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json", "junit")),
+    default="text",
+    show_default=True,
+    help="text, json (schema kafkadiag.check) or junit (XML).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@click.option("--junit-xml", "junit_path", default=None, help="Also write a JUnit XML report to this file.")
+def check_command(
+    max_lag: int | None,
+    max_total_lag: int | None,
+    max_time_lag: str | None,
+    worst_status: str | None,
+    fail_on_findings: str | None,
+    config_path: str | None,
+    samples: int,
+    interval: float,
+    output_format: str,
+    output: str | None,
+    junit_path: str | None,
+    **connection: Any,
+) -> int:
+    """Check lag against thresholds: exit 0 healthy, 1 unhealthy, 3 could not check.
+
+    Thresholds come from --config (defaults and per group/topic rules), overridden by the
+    options given here. Reports: text, JSON or JUnit XML for CI systems. See docs/lag.md.
+    """
+    from kafkadiag.commands.check import load_policy, run_check, with_overrides
+    from kafkadiag.lag.check import CheckPolicy, thresholds_from_mapping
+
+    values: dict[str, object] = {}
+    if max_lag is not None:
+        values["max_lag"] = max_lag
+    if max_total_lag is not None:
+        values["max_total_lag"] = max_total_lag
+    if max_time_lag is not None:
+        values["max_time_lag"] = max_time_lag
+    if worst_status is not None:
+        values["worst_status"] = worst_status
+    if fail_on_findings is not None:
+        values["fail_on_findings"] = fail_on_findings
+    try:
+        overrides, fields = thresholds_from_mapping(values, "options")
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    policy = load_policy(config_path) if config_path else CheckPolicy()
+    policy = with_overrides(policy, overrides, fields)
+    target = _lag_target(**connection)
+    return run_check(target, policy, output_format, output, junit_path, samples, interval)

@@ -1,0 +1,150 @@
+"""--command-config: a Java properties file as Kafka's tools take it, mapped to kafka-python.
+
+Kafka's own keys are accepted (security.protocol, sasl.mechanism, sasl.jaas.config,
+ssl.truststore.*, ssl.keystore.*, ssl.key.password, ssl.endpoint.identification.algorithm,
+request.timeout.ms, client.id), and so are librdkafka's PEM keys (ssl.ca.location,
+ssl.certificate.location, ssl.key.location, sasl.username, sasl.password). JKS and PKCS12
+stores cannot be read by Python's ssl module: the error says how to convert them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kafkadiag.collect.errors import CommandConfigError
+
+_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+_SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI", "OAUTHBEARER")
+# Keys that only matter to producers, consumers or the JVM: accepted and ignored quietly.
+_IGNORED_PREFIXES = (
+    "ssl.enabled.protocols",
+    "ssl.protocol",
+    "ssl.cipher.suites",
+    "ssl.keymanager.",
+    "ssl.trustmanager.",
+)
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """java.util.Properties' format: key=value or key: value, # and ! comments, \\ continuations."""
+    properties: dict[str, str] = {}
+    logical = ""
+    for raw in text.splitlines():
+        line = raw.strip() if not logical else raw.lstrip()
+        if not logical and (not line or line[0] in "#!"):
+            continue
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            logical += line[:-1]
+            continue
+        logical += line
+        match = re.match(r"((?:[^=:\s\\]|\\.)+)\s*[=:\s]\s*(.*)$", logical)
+        if match:
+            properties[match.group(1).replace("\\", "")] = match.group(2).strip()
+        elif logical:
+            properties[logical] = ""
+        logical = ""
+    return properties
+
+
+def read_command_config(path: str) -> dict[str, str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return parse_properties(handle.read())
+    except OSError as error:
+        raise CommandConfigError(f"cannot read --command-config {path}: {error.strerror or error}") from None
+
+
+def kafka_python_config(properties: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """(kafka-python admin client settings, notes about ignored keys)."""
+    config: dict[str, Any] = {}
+    notes: list[str] = []
+    protocol = properties.get("security.protocol", "PLAINTEXT").upper()
+    if protocol not in _SECURITY_PROTOCOLS:
+        raise CommandConfigError(
+            f"security.protocol={protocol} is not one of {', '.join(_SECURITY_PROTOCOLS)}"
+        )
+    config["security_protocol"] = protocol
+    for key, value in properties.items():
+        if key == "security.protocol":
+            continue
+        if key == "sasl.mechanism":
+            mechanism = value.upper()
+            if mechanism not in _SASL_MECHANISMS:
+                raise CommandConfigError(
+                    f"sasl.mechanism={value} is not one of {', '.join(_SASL_MECHANISMS)}"
+                )
+            config["sasl_mechanism"] = mechanism
+        elif key == "sasl.jaas.config":
+            options = {name: _unescape(text) for name, text in _JAAS_OPTION.findall(value)}
+            if "username" in options:
+                config["sasl_plain_username"] = options["username"]
+            if "password" in options:
+                config["sasl_plain_password"] = options["password"]
+            if "serviceName" in options:
+                config["sasl_kerberos_service_name"] = options["serviceName"]
+        elif key == "sasl.username":
+            config["sasl_plain_username"] = value
+        elif key == "sasl.password":
+            config["sasl_plain_password"] = value
+        elif key == "sasl.kerberos.service.name":
+            config["sasl_kerberos_service_name"] = value
+        elif key in ("ssl.truststore.location", "ssl.ca.location"):
+            if key == "ssl.truststore.location":
+                _require_pem(properties, "ssl.truststore.type", key, value)
+            config["ssl_cafile"] = value
+        elif key in ("ssl.keystore.location", "ssl.certificate.location"):
+            if key == "ssl.keystore.location":
+                _require_pem(properties, "ssl.keystore.type", key, value)
+            config["ssl_certfile"] = value
+            config.setdefault("ssl_keyfile", value)
+        elif key == "ssl.key.location":
+            config["ssl_keyfile"] = value
+        elif key == "ssl.key.password":
+            config["ssl_password"] = value
+        elif key == "ssl.keystore.password":
+            config.setdefault("ssl_password", value)
+        elif key == "ssl.endpoint.identification.algorithm":
+            config["ssl_check_hostname"] = value.strip().lower() == "https"
+        elif key == "ssl.crl.location":
+            config["ssl_crlfile"] = value
+        elif key == "request.timeout.ms":
+            config["request_timeout_ms"] = _positive_int(key, value)
+        elif key == "client.id":
+            config["client_id"] = value
+        elif key in (
+            "ssl.truststore.type",
+            "ssl.keystore.type",
+            "ssl.truststore.password",
+            "sasl.login.class",
+        ):
+            continue
+        elif key.startswith(_IGNORED_PREFIXES):
+            continue
+        else:
+            notes.append(f"--command-config: {key} is not used by kafkadiag")
+    return config, notes
+
+
+def _require_pem(properties: dict[str, str], type_key: str, key: str, value: str) -> None:
+    store_type = properties.get(type_key, "JKS").upper()
+    if store_type != "PEM":
+        raise CommandConfigError(
+            f"{key}={value} is a {store_type} store, which Python cannot read",
+            help_text=(
+                f"Convert it to PEM (keytool -importkeystore -srckeystore {value} -destkeystore store.p12 "
+                f"-deststoretype PKCS12, then openssl pkcs12 -in store.p12 -out store.pem -nodes) and set "
+                f"{type_key}=PEM with {key} pointing at the PEM file."
+            ),
+        )
+
+
+def _positive_int(key: str, value: str) -> int:
+    if not value.isdigit() or int(value) <= 0:
+        raise CommandConfigError(f"{key}={value} is not a positive number")
+    return int(value)
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)

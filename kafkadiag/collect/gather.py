@@ -1,0 +1,218 @@
+"""One snapshot from every source the user named: ZooKeeper groups, Kafka groups, watermarks.
+
+`Collector` keeps its ZooKeeper session and broker connections open between snapshots, so
+`--samples` and `--watch` pay for connecting once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafkadiag.collect import kafka as kafka_collector
+from kafkadiag.collect import zookeeper as zookeeper_collector
+from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
+from kafkadiag.collect.snapshot import (
+    SOURCE_KAFKA,
+    SOURCE_ZOOKEEPER,
+    BrokerPartition,
+    GroupSnapshot,
+    Snapshot,
+    TopicLayout,
+)
+from kafkadiag.errors import UsageError
+
+
+@dataclass(frozen=True)
+class LagTarget:
+    """What to read and how to connect."""
+
+    bootstrap_servers: str | None = None
+    zookeeper: str | None = None
+    client_config: dict[str, Any] = field(default_factory=dict)
+    groups: tuple[str, ...] = ()
+    all_groups: bool = False
+    topics: tuple[str, ...] = ()
+    timeout_s: float = 10.0
+
+    def validate(self) -> None:
+        if not self.bootstrap_servers and not self.zookeeper:
+            raise UsageError(
+                "name a cluster: --bootstrap-server (Kafka-stored offsets) and/or --zookeeper (old consumer)",
+                help_text="Or set KAFKADIAG_BOOTSTRAP_SERVER / KAFKADIAG_ZOOKEEPER.",
+            )
+        if not self.groups and not self.all_groups:
+            raise UsageError("name the groups with --group (repeatable) or ask for --all-groups")
+        if self.groups and self.all_groups:
+            raise UsageError("--group and --all-groups exclude each other")
+        if self.timeout_s <= 0:
+            raise UsageError("--timeout must be positive")
+
+    def provenance(self) -> tuple[tuple[str, str], ...]:
+        sources = []
+        if self.zookeeper:
+            sources.append(("zookeeper", self.zookeeper))
+        if self.bootstrap_servers:
+            sources.append(("bootstrap_servers", self.bootstrap_servers))
+        return tuple(sources)
+
+
+class Collector:
+    def __init__(self, target: LagTarget) -> None:
+        target.validate()
+        self.target = target
+        self._zk_client: Any = None
+        self._admin: Any = None
+        self._admin_bootstrap: str | None = None
+
+    def close(self) -> None:
+        if self._zk_client is not None:
+            zookeeper_collector._close_quietly(self._zk_client)
+            self._zk_client = None
+        if self._admin is not None:
+            kafka_collector.close_admin(self._admin)
+            self._admin = None
+
+    def __enter__(self) -> Collector:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _zookeeper(self) -> Any:
+        if self._zk_client is None:
+            assert self.target.zookeeper is not None
+            self._zk_client = zookeeper_collector.connect(self.target.zookeeper, self.target.timeout_s)
+        return self._zk_client
+
+    def _kafka(self, bootstrap: str) -> Any:
+        if self._admin is None or self._admin_bootstrap != bootstrap:
+            if self._admin is not None:
+                kafka_collector.close_admin(self._admin)
+            self._admin = kafka_collector.open_admin(
+                bootstrap, self.target.client_config, self.target.timeout_s
+            )
+            self._admin_bootstrap = bootstrap
+        return self._admin
+
+    def snapshot(self) -> Snapshot:
+        target = self.target
+        taken_at_ms = int(time.time() * 1000)
+        started = time.monotonic()
+        errors: list[str] = []
+        stats: dict[str, int] = defaultdict(int)
+        groups: list[GroupSnapshot] = []
+        topics: list[TopicLayout] = []
+        partitions: list[BrokerPartition] = []
+        zk_brokers: dict[int, str] = {}
+        wanted_groups = list(target.groups) if target.groups else None
+        topic_filter = list(target.topics) or None
+
+        zk_groups: list[GroupSnapshot] = []
+        if target.zookeeper:
+            try:
+                scan = zookeeper_collector.scan(
+                    target.zookeeper, wanted_groups, topic_filter, target.timeout_s, client=self._zookeeper()
+                )
+            except ZooKeeperUnreachableError as error:
+                if not target.bootstrap_servers:
+                    raise
+                errors.append(f"{error.message}: old-consumer groups were not read")
+            else:
+                zk_groups = scan.groups
+                topics += scan.topics
+                zk_brokers = scan.brokers
+                errors += scan.errors
+                stats["zookeeper_reads"] += scan.reads
+                stats["zookeeper_round_trips"] += scan.round_trips
+                if scan.errors and self._zk_client is not None and not self._zk_client.connected:
+                    # The session is gone: reconnect on the next snapshot rather than reuse it.
+                    zookeeper_collector._close_quietly(self._zk_client)
+                    self._zk_client = None
+
+        # Partitions the old consumer's groups need watermarks for: committed or owned ones,
+        # and every registered partition of a subscribed topic.
+        needed: dict[str, set[int]] = defaultdict(set)
+        layouts = {layout.topic: layout for layout in topics}
+        for group in zk_groups:
+            for offset in group.offsets:
+                needed[offset.topic].add(offset.partition)
+        for topic in zookeeper_collector.topics_of(zk_groups):
+            if topic_filter is None or topic in topic_filter:
+                layout = layouts.get(topic)
+                needed[topic].update(layout.partitions if layout is not None else ())
+
+        bootstrap = target.bootstrap_servers or ",".join(address for _, address in sorted(zk_brokers.items()))
+        kafka_groups: list[GroupSnapshot] = []
+        if not bootstrap:
+            if needed:
+                errors.append(
+                    "no broker to read high watermarks from: no --bootstrap-server and no broker registered "
+                    "in ZooKeeper /brokers/ids; lags are unknown"
+                )
+        else:
+            try:
+                admin = self._kafka(bootstrap)
+                kafka_scan = kafka_collector.scan(
+                    admin,
+                    wanted_groups,
+                    topic_filter,
+                    needed,
+                    target.timeout_s,
+                    include_groups=bool(target.bootstrap_servers),
+                )
+            except BrokerUnreachableError as error:
+                if not zk_groups:
+                    raise
+                errors.append(f"{error.message}: lags are unknown")
+            else:
+                kafka_groups = kafka_scan.groups
+                partitions = kafka_scan.partitions
+                topics += kafka_scan.topics
+                errors += kafka_scan.errors
+                stats["kafka_requests"] += kafka_scan.requests
+                stats["kafka_round_trips"] += kafka_scan.round_trips
+
+        groups = _merge_groups(wanted_groups, zk_groups, kafka_groups)
+        for topic in topic_filter or ():
+            known = [layout for layout in topics if layout.topic == topic]
+            if known and all(layout.error is not None for layout in known):
+                errors.append(f"topic {topic}: " + "; ".join(sorted({str(layout.error) for layout in known})))
+        return Snapshot(
+            taken_at_ms=taken_at_ms,
+            duration_ms=round((time.monotonic() - started) * 1000, 3),
+            sources=target.provenance(),
+            groups=tuple(groups),
+            partitions=tuple(partitions),
+            topics=tuple(topics),
+            errors=tuple(errors),
+            stats=tuple(sorted(stats.items())),
+        )
+
+
+def _merge_groups(
+    wanted: list[str] | None, zk_groups: list[GroupSnapshot], kafka_groups: list[GroupSnapshot]
+) -> list[GroupSnapshot]:
+    """Every group that exists in some source; a named group that exists nowhere, once, flagged."""
+    if wanted is None:
+        return sorted(
+            [group for group in zk_groups + kafka_groups if group.exists],
+            key=lambda group: (group.group, group.source),
+        )
+    by_name: dict[str, list[GroupSnapshot]] = defaultdict(list)
+    for group in zk_groups + kafka_groups:
+        by_name[group.group].append(group)
+    merged: list[GroupSnapshot] = []
+    for name in dict.fromkeys(wanted):
+        found = by_name.get(name, [])
+        existing = [group for group in found if group.exists]
+        if existing:
+            merged += existing
+            continue
+        errors = tuple(error for group in found for error in group.errors) or ("not found",)
+        sources = {group.source for group in found}
+        source = SOURCE_ZOOKEEPER if sources == {SOURCE_ZOOKEEPER} else SOURCE_KAFKA
+        merged.append(GroupSnapshot(group=name, source=source, exists=False, errors=errors))
+    return merged

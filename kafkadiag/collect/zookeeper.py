@@ -1,0 +1,502 @@
+"""Read the old (ZooKeeper-based) consumer's nodes, the way ConsumerOffsetChecker did, pipelined.
+
+Layout written by kafka.consumer.ZookeeperConsumerConnector (Kafka 0.8-2.x):
+
+    /consumers/<group>/ids/<consumerId>              ephemeral JSON registration (subscription)
+    /consumers/<group>/owners/<topic>/<partition>    ephemeral "<consumerId>-<threadNo>"
+    /consumers/<group>/offsets/<topic>/<partition>   persistent decimal offset; mtime = last change
+    /brokers/ids/<id>                                ephemeral JSON (host, port, endpoints)
+    /brokers/topics/<topic>                          {"version":1,"partitions":{"0":[0,1]}}
+
+Reads go out in waves: every znode of one level is requested asynchronously before any answer
+is awaited, so 10,000 offsets cost a handful of round trips instead of 10,000. Only reads are
+issued (get_children, get); the client never creates, sets or deletes anything.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafkadiag.collect.errors import ZooKeeperUnreachableError
+from kafkadiag.collect.snapshot import (
+    SOURCE_ZOOKEEPER,
+    CommittedOffset,
+    GroupMember,
+    GroupSnapshot,
+    TopicLayout,
+)
+
+CONSUMERS = "/consumers"
+
+
+@dataclass
+class ZooKeeperScan:
+    """What one scan read: groups, topic layouts, broker endpoints, problems and request counts."""
+
+    groups: list[GroupSnapshot] = field(default_factory=list)
+    topics: list[TopicLayout] = field(default_factory=list)
+    # Broker id -> "host:port" from /brokers/ids, to bootstrap when --bootstrap-server is absent.
+    brokers: dict[int, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    reads: int = 0
+    round_trips: int = 0
+
+
+class _Missing:
+    """The znode does not exist (NoNodeError): a normal answer, not a failure."""
+
+
+MISSING = _Missing()
+
+
+class _Failed:
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class _WaveReader:
+    """Issue one wave of async reads, then collect the answers within the scan's deadline."""
+
+    def __init__(self, client: Any, deadline: float, on_wave: Any = None) -> None:
+        self.client = client
+        self.deadline = deadline
+        self.reads = 0
+        self.round_trips = 0
+        self.on_wave = on_wave
+        self.lost: str | None = None
+
+    def _collect(self, requests: list[tuple[str, Any]]) -> dict[str, Any]:
+        from kazoo.exceptions import NoNodeError
+
+        results: dict[str, Any] = {}
+        for path, async_result in requests:
+            if self.lost is not None and not async_result.ready():
+                results[path] = _Failed(self.lost)
+                continue
+            remaining = self.deadline - time.monotonic()
+            try:
+                results[path] = async_result.get(timeout=max(remaining, 0.001))
+            except NoNodeError:
+                results[path] = MISSING
+            except Exception as error:  # noqa: BLE001 - every other failure is kept per znode
+                reason = _describe_failure(error)
+                results[path] = _Failed(reason)
+                if not async_result.ready() or _is_session_failure(error):
+                    # Once the connection is gone, the rest of the wave fails the same way:
+                    # do not wait for each of them in turn.
+                    self.lost = reason
+        return results
+
+    def _wave(self, paths: Sequence[str], method: str) -> dict[str, Any]:
+        if not paths:
+            return {}
+        if self.on_wave is not None:
+            self.on_wave(self.round_trips, method, len(paths))
+        self.round_trips += 1
+        self.reads += len(paths)
+        call = getattr(self.client, method)
+        requests = []
+        for path in paths:
+            if self.lost is not None:
+                requests.append((path, _FailedResult(self.lost)))
+                continue
+            try:
+                requests.append((path, call(path)))
+            except Exception as error:  # noqa: BLE001 - e.g. the client closed under us
+                self.lost = _describe_failure(error)
+                requests.append((path, _FailedResult(self.lost)))
+        return self._collect(requests)
+
+    def children(self, paths: Sequence[str]) -> dict[str, Any]:
+        return self._wave(paths, "get_children_async")
+
+    def data(self, paths: Sequence[str]) -> dict[str, Any]:
+        return self._wave(paths, "get_async")
+
+
+class _FailedResult:
+    """Stands in for an async result that was never sent because the session was already lost."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def ready(self) -> bool:
+        return True
+
+    def get(self, timeout: float | None = None) -> Any:
+        raise _SessionGone(self.reason)
+
+
+class _SessionGone(Exception):
+    pass
+
+
+def _is_session_failure(error: Exception) -> bool:
+    from kazoo.exceptions import ConnectionClosedError, ConnectionLoss, SessionExpiredError
+
+    return isinstance(error, (ConnectionLoss, SessionExpiredError, ConnectionClosedError, _SessionGone))
+
+
+def _describe_failure(error: Exception) -> str:
+    if isinstance(error, _SessionGone):
+        return str(error)
+    name = type(error).__name__
+    if name == "KazooTimeoutError" or name == "TimeoutError":
+        return "no answer from ZooKeeper within --timeout"
+    if name in ("ConnectionLoss", "ConnectionLossException"):
+        return "ZooKeeper connection lost while reading"
+    if name in ("SessionExpiredError",):
+        return "ZooKeeper session expired while reading"
+    if name == "NoAuthError":
+        return "not allowed to read (ZooKeeper ACL)"
+    return f"{name}: {error}" if str(error) else name
+
+
+def parse_hosts(zookeeper: str) -> tuple[str, str]:
+    """Split "h1:2181,h2:2181/chroot" into ("h1:2181,h2:2181", "/chroot" or "")."""
+    hosts, slash, chroot = zookeeper.partition("/")
+    return hosts, (slash + chroot).rstrip("/") if slash else ""
+
+
+def connect(zookeeper: str, timeout_s: float) -> Any:
+    """A started, read-only-capable kazoo client, or ZooKeeperUnreachableError within timeout_s."""
+    import logging
+
+    from kazoo.client import KazooClient
+    from kazoo.retry import KazooRetry
+
+    # kazoo logs every dropped connection and retry; kafkadiag reports the outcome instead.
+    logging.getLogger("kazoo").setLevel(logging.CRITICAL)
+
+    hosts, chroot = parse_hosts(zookeeper)
+    if not hosts:
+        raise ZooKeeperUnreachableError(f"no ZooKeeper host in --zookeeper {zookeeper!r}")
+    client = KazooClient(
+        hosts=zookeeper,
+        timeout=max(timeout_s, 1.0),
+        read_only=True,  # a read-only (partitioned) ZooKeeper server is good enough to read
+        connection_retry=KazooRetry(max_tries=1, delay=0.1, max_delay=0.5),
+        command_retry=None,
+    )
+    try:
+        client.start(timeout=timeout_s)
+    except Exception as error:  # noqa: BLE001 - kazoo raises its own timeout type
+        _close_quietly(client)
+        raise ZooKeeperUnreachableError(
+            f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({_describe_failure(error)})"
+        ) from None
+    return client
+
+
+def _close_quietly(client: Any) -> None:
+    try:
+        client.stop()
+        client.close()
+    except Exception:  # noqa: BLE001 - closing a dead client may fail in many ways; nothing to do
+        pass
+
+
+def _text(value: bytes | None) -> str:
+    return (value or b"").decode("utf-8", errors="replace")
+
+
+def _json_or_none(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _parse_registration(consumer_id: str, path: str, value: Any) -> GroupMember:
+    """A consumer's /ids registration: {"version":1,"subscription":{"topic":threads},"pattern":...}."""
+    if isinstance(value, _Failed):
+        return GroupMember(member_id=consumer_id, path=path, error=f"{path}: {value.reason}")
+    if value is MISSING:
+        # Registered when listed, gone when read: the consumer left between the two waves.
+        return GroupMember(member_id=consumer_id, path=path, error=f"{path}: vanished while reading")
+    data, stat = value
+    raw = _text(data)
+    document = _json_or_none(raw)
+    subscription = document.get("subscription") if isinstance(document, dict) else None
+    if not isinstance(subscription, dict) or not all(
+        isinstance(threads, int) and not isinstance(threads, bool) for threads in subscription.values()
+    ):
+        return GroupMember(
+            member_id=consumer_id,
+            path=path,
+            raw_value=raw[:500],
+            registered_ms=stat.ctime,
+            error=f"{path}: not a consumer registration (expected JSON with a subscription map)",
+        )
+    pattern = document.get("pattern")
+    timestamp = document.get("timestamp")
+    registered = int(timestamp) if isinstance(timestamp, (int, str)) and str(timestamp).isdigit() else None
+    return GroupMember(
+        member_id=consumer_id,
+        host=_host_of_consumer_id(consumer_id),
+        subscription=tuple(sorted((str(topic), int(threads)) for topic, threads in subscription.items())),
+        pattern=str(pattern) if pattern is not None else None,
+        registered_ms=registered if registered is not None else stat.ctime,
+        path=path,
+    )
+
+
+def _host_of_consumer_id(consumer_id: str) -> str | None:
+    # consumerId = <group>_<host>-<startMillis>-<uuid8> (ZookeeperConsumerConnector); the group
+    # itself may contain "_" and "-", so read from the right.
+    head, _, _uuid = consumer_id.rpartition("-")
+    head, _, _millis = head.rpartition("-")
+    _, underscore, host = head.rpartition("_")
+    return host if underscore and host else None
+
+
+def _partition_number(name: str) -> int | None:
+    return int(name) if name.isdigit() else None
+
+
+def scan(
+    zookeeper: str,
+    groups: Sequence[str] | None,
+    topics: Sequence[str] | None,
+    timeout_s: float,
+    client: Any = None,
+    on_wave: Any = None,
+) -> ZooKeeperScan:
+    """Read the given groups (None: every group under /consumers), optionally only some topics.
+
+    Raises ZooKeeperUnreachableError when no session can be had; problems after that (a lost
+    session, unreadable or malformed znodes) are kept in the result, per group and partition.
+    """
+    owns_client = client is None
+    if client is None:
+        client = connect(zookeeper, timeout_s)
+    deadline = time.monotonic() + timeout_s
+    reader = _WaveReader(client, deadline, on_wave)
+    result = ZooKeeperScan()
+
+    def on_state(state: Any) -> None:
+        if str(state) in ("LOST", "SUSPENDED") and reader.lost is None:
+            reader.lost = f"ZooKeeper session {str(state).lower()} while reading"
+
+    client.add_listener(on_state)
+    try:
+        _scan(reader, result, groups, set(topics) if topics else None)
+    finally:
+        client.remove_listener(on_state)
+        if reader.lost is not None:
+            result.errors.append(f"{reader.lost}: results are partial (flagged per group and partition)")
+        result.reads = reader.reads
+        result.round_trips = reader.round_trips
+        if owns_client:
+            _close_quietly(client)
+    return result
+
+
+def _scan(
+    reader: _WaveReader, result: ZooKeeperScan, groups: Sequence[str] | None, topic_filter: set[str] | None
+) -> None:
+    if groups is None:
+        listing = reader.children([CONSUMERS])[CONSUMERS]
+        if isinstance(listing, _Failed):
+            result.errors.append(f"cannot list {CONSUMERS}: {listing.reason}")
+            group_names: list[str] = []
+        elif listing is MISSING:
+            group_names = []
+        else:
+            group_names = sorted(listing)
+    else:
+        group_names = list(dict.fromkeys(groups))
+
+    # Wave: each group's node and its ids/owners/offsets children; the broker registrations.
+    paths: list[str] = ["/brokers/ids"]
+    for group in group_names:
+        base = f"{CONSUMERS}/{group}"
+        paths += [base, f"{base}/ids", f"{base}/owners", f"{base}/offsets"]
+    level1 = reader.children(paths)
+
+    # Wave: registrations, per-topic children of owners/ and offsets/, broker registrations.
+    data_paths: list[str] = []
+    child_paths: list[str] = []
+    # group -> [(kind, topic, path)] so that each group later looks only at its own listings.
+    topic_dirs: dict[str, list[tuple[str, str, str]]] = {group: [] for group in group_names}
+    broker_ids = level1.get("/brokers/ids")
+    if isinstance(broker_ids, list):
+        data_paths += [f"/brokers/ids/{broker}" for broker in broker_ids]
+    for group in group_names:
+        base = f"{CONSUMERS}/{group}"
+        for kind in ("owners", "offsets"):
+            listed = level1.get(f"{base}/{kind}")
+            if isinstance(listed, list):
+                for topic in listed:
+                    if topic_filter is None or topic in topic_filter:
+                        path = f"{base}/{kind}/{topic}"
+                        child_paths.append(path)
+                        topic_dirs[group].append((kind, topic, path))
+        ids = level1.get(f"{base}/ids")
+        if isinstance(ids, list):
+            data_paths += [f"{base}/ids/{consumer_id}" for consumer_id in ids]
+    level2_data = reader.data(data_paths)
+    level2_children = reader.children(child_paths)
+
+    if isinstance(broker_ids, list):
+        for broker in broker_ids:
+            value = level2_data.get(f"/brokers/ids/{broker}")
+            address = _broker_address(value)
+            if address and broker.isdigit():
+                result.brokers[int(broker)] = address
+
+    # Wave: every owner and offset znode, and the registered layout of every topic involved.
+    leaf_paths: list[str] = []
+    topics_involved: set[str] = set(topic_filter or ())
+    members_by_group: dict[str, list[GroupMember]] = {}
+    for group in group_names:
+        base = f"{CONSUMERS}/{group}"
+        members = []
+        ids = level1.get(f"{base}/ids")
+        if isinstance(ids, list):
+            for consumer_id in sorted(ids):
+                path = f"{base}/ids/{consumer_id}"
+                member = _parse_registration(consumer_id, path, level2_data.get(path))
+                members.append(member)
+                topics_involved.update(
+                    topic for topic, _ in member.subscription if topic_filter is None or topic in topic_filter
+                )
+        members_by_group[group] = members
+        for _kind, topic, path in topic_dirs[group]:
+            listed = level2_children.get(path)
+            if isinstance(listed, list):
+                topics_involved.add(topic)
+                leaf_paths += [f"{path}/{partition}" for partition in listed]
+    topic_paths = [f"/brokers/topics/{topic}" for topic in sorted(topics_involved)]
+    leaves = reader.data(leaf_paths + topic_paths)
+
+    for topic in sorted(topics_involved):
+        result.topics.append(
+            _topic_layout(topic, f"/brokers/topics/{topic}", leaves.get(f"/brokers/topics/{topic}"))
+        )
+    for group in group_names:
+        result.groups.append(
+            _group_snapshot(
+                group, level1, level2_children, leaves, members_by_group[group], topic_dirs[group]
+            )
+        )
+
+
+def _broker_address(value: Any) -> str | None:
+    if not isinstance(value, tuple):
+        return None
+    document = _json_or_none(_text(value[0]))
+    if not isinstance(document, dict):
+        return None
+    # Kafka 0.10+ registers endpoints ("PLAINTEXT://host:port"); host/port are the 0.8/0.9 form.
+    for endpoint in document.get("endpoints") or ():
+        if isinstance(endpoint, str) and "://" in endpoint:
+            return endpoint.split("://", 1)[1]
+    host, port = document.get("host"), document.get("port")
+    if host and isinstance(port, int) and port > 0:
+        return f"{host}:{port}"
+    return None
+
+
+def _topic_layout(topic: str, path: str, value: Any) -> TopicLayout:
+    if value is MISSING:
+        return TopicLayout(topic, SOURCE_ZOOKEEPER, error=f"{path} does not exist (topic not registered)")
+    if isinstance(value, _Failed):
+        return TopicLayout(topic, SOURCE_ZOOKEEPER, error=f"{path}: {value.reason}")
+    if value is None:
+        return TopicLayout(topic, SOURCE_ZOOKEEPER, error=f"{path} was not read")
+    raw = _text(value[0])
+    document = _json_or_none(raw)
+    partitions = document.get("partitions") if isinstance(document, dict) else None
+    if not isinstance(partitions, dict) or not all(str(key).isdigit() for key in partitions):
+        return TopicLayout(
+            topic, SOURCE_ZOOKEEPER, error=f"{path} holds {raw[:200]!r}, not a topic registration"
+        )
+    return TopicLayout(topic, SOURCE_ZOOKEEPER, partitions=tuple(sorted(int(key) for key in partitions)))
+
+
+def _group_snapshot(
+    group: str,
+    level1: dict[str, Any],
+    level2_children: dict[str, Any],
+    leaves: dict[str, Any],
+    members: list[GroupMember],
+    topic_dirs: list[tuple[str, str, str]],
+) -> GroupSnapshot:
+    base = f"{CONSUMERS}/{group}"
+    errors: list[str] = []
+    node = level1.get(base)
+    if node is MISSING:
+        return GroupSnapshot(
+            group,
+            SOURCE_ZOOKEEPER,
+            exists=False,
+            errors=(f"{base} does not exist: no such old-consumer group",),
+        )
+    for path in (base, f"{base}/ids", f"{base}/owners", f"{base}/offsets"):
+        if isinstance(level1.get(path), _Failed):
+            errors.append(f"cannot list {path}: {level1[path].reason}")
+    partitions: dict[tuple[str, int], dict[str, Any]] = {}
+    for kind, topic, path in topic_dirs:
+        listed = level2_children.get(path)
+        if isinstance(listed, _Failed):
+            errors.append(f"cannot list {path}: {listed.reason}")
+            continue
+        if not isinstance(listed, list):
+            continue
+        for name in listed:
+            number = _partition_number(name)
+            leaf = f"{path}/{name}"
+            if number is None:
+                errors.append(f"{leaf}: not a partition number, ignored")
+                continue
+            partitions.setdefault((topic, number), {})[kind] = (leaf, leaves.get(leaf))
+    offsets = [
+        _committed_offset(topic, partition, kinds) for (topic, partition), kinds in sorted(partitions.items())
+    ]
+    return GroupSnapshot(
+        group=group,
+        source=SOURCE_ZOOKEEPER,
+        members=tuple(members),
+        offsets=tuple(offsets),
+        errors=tuple(errors),
+    )
+
+
+def _committed_offset(topic: str, partition: int, kinds: dict[str, Any]) -> CommittedOffset:
+    fields: dict[str, Any] = {}
+    problems: list[str] = []
+    if "offsets" in kinds:
+        path, value = kinds["offsets"]
+        fields["path"] = path
+        if isinstance(value, _Failed):
+            problems.append(f"{path}: {value.reason}")
+        elif value is MISSING or value is None:
+            problems.append(f"{path}: vanished while reading")
+        else:
+            raw = _text(value[0]).strip()
+            fields["commit_time_ms"] = value[1].mtime
+            try:
+                fields["offset"] = int(raw)
+            except ValueError:
+                fields["raw_value"] = raw[:200]
+                problems.append(f"{path} holds {raw[:80]!r}, not a decimal offset")
+    if "owners" in kinds:
+        path, value = kinds["owners"]
+        if isinstance(value, _Failed):
+            problems.append(f"{path}: {value.reason}")
+        elif isinstance(value, tuple):
+            fields["owner"] = _text(value[0]).strip()
+            fields["owner_since_ms"] = value[1].ctime
+        # MISSING: the owner left between listing and reading; the partition is unowned now.
+    return CommittedOffset(topic, partition, error="; ".join(problems) or None, **fields)
+
+
+def topics_of(groups: Iterable[GroupSnapshot]) -> set[str]:
+    return {offset.topic for group in groups for offset in group.offsets} | {
+        topic for group in groups for member in group.members for topic, _ in member.subscription
+    }

@@ -1,0 +1,274 @@
+"""`kafkadiag lag` and `kafkadiag lag history`: snapshots -> evaluation -> reporter -> exit code.
+
+Exit codes: 0 everything was read; 3 something could not be (a source unreachable, a group or
+topic unknown, a partition whose lag is unknown): the report still shows what was read, with each
+gap flagged where it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from kafkadiag.collect.errors import SnapshotReadError
+from kafkadiag.collect.gather import Collector, LagTarget
+from kafkadiag.collect.snapshot import Snapshot, from_json, to_json
+from kafkadiag.errors import InputUnreadableError, UsageError
+from kafkadiag.exitcodes import ExitCode
+from kafkadiag.lag.model import LagReport
+from kafkadiag.lag.window import evaluate_window
+from kafkadiag.report.output import report_stream
+
+RECORD_FILE = "lag-snapshots.jsonl"
+FORMATS = ("table", "json", "prometheus")
+
+
+def write_report(stream: TextIO, report: LagReport, output_format: str) -> None:
+    if output_format == "json":
+        from kafkadiag.report.lag_json import write_json
+
+        write_json(stream, report)
+    elif output_format == "prometheus":
+        from kafkadiag.report.lag_prometheus import write_prometheus
+
+        write_prometheus(stream, report)
+    else:
+        from kafkadiag.report.lag_table import render_lag
+
+        render_lag(stream, report)
+
+
+def take_samples(
+    collector: Collector,
+    samples: int,
+    interval_s: float,
+    record_dir: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    on_sample: Callable[[int, Snapshot], None] | None = None,
+) -> list[Snapshot]:
+    snapshots: list[Snapshot] = []
+    for index in range(samples):
+        started = time.monotonic()
+        snapshot = collector.snapshot()
+        snapshots.append(snapshot)
+        if record_dir is not None:
+            record_snapshot(record_dir, snapshot)
+        if on_sample is not None:
+            on_sample(index, snapshot)
+        if index < samples - 1:
+            sleep(max(interval_s - (time.monotonic() - started), 0.0))
+    return snapshots
+
+
+def record_snapshot(record_dir: str, snapshot: Snapshot) -> None:
+    """Append one JSON line; a reader never sees half a line (one write of the whole line)."""
+    try:
+        os.makedirs(record_dir, exist_ok=True)
+        line = json.dumps(to_json(snapshot), separators=(",", ":")) + "\n"
+        descriptor = os.open(
+            os.path.join(record_dir, RECORD_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
+        )
+        try:
+            os.write(descriptor, line.encode("utf-8"))
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        raise InputUnreadableError(
+            f"cannot record into {record_dir}: {error.strerror or error}",
+            help_text="Choose a directory this user can write to for --record.",
+        ) from None
+
+
+def read_recorded(record_dir: str) -> tuple[list[Snapshot], list[str]]:
+    """Snapshots recorded in record_dir (oldest first) and problems with lines that were skipped."""
+    path = os.path.join(record_dir, RECORD_FILE) if os.path.isdir(record_dir) else record_dir
+    snapshots: list[Snapshot] = []
+    problems: list[str] = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    snapshots.append(from_json(json.loads(line)))
+                except (ValueError, KeyError, TypeError) as error:
+                    problems.append(f"{path}:{number}: skipped, not a recorded snapshot ({error})")
+    except OSError as error:
+        raise SnapshotReadError(f"cannot read {path}: {error.strerror or error}") from None
+    if not snapshots:
+        raise SnapshotReadError(f"no recorded snapshot in {path}")
+    snapshots.sort(key=lambda snapshot: snapshot.taken_at_ms)
+    return snapshots, problems
+
+
+def exit_code_of(report: LagReport) -> int:
+    return int(ExitCode.INPUT_UNREADABLE if report.partial else ExitCode.OK)
+
+
+def explain_partial(report: LagReport) -> None:
+    """Say on stderr what could not be read; the report shows where."""
+    from kafkadiag.cli import report_error
+
+    for error in report.errors:
+        print(f"kafkadiag: warning: {error}", file=sys.stderr)
+    missing = [group.group for group in report.groups if not group.exists]
+    unknown = sum(1 for group in report.groups for partition in group.partitions if partition.partial)
+    parts = []
+    if missing:
+        parts.append(f"group(s) not found: {', '.join(missing)}")
+    if unknown:
+        parts.append(f"{unknown} partition(s) with unknown lag (flagged in the report)")
+    if any(group.errors for group in report.groups if group.exists):
+        parts.append("some groups could not be read completely")
+    if report.errors and not parts:
+        parts.append("some data could not be read")
+    if parts:
+        report_error(
+            InputUnreadableError(
+                "results are partial: " + "; ".join(parts),
+                help_text=(
+                    "Check that the groups and topics exist and that ZooKeeper and the brokers are "
+                    "reachable (see the warnings above); raise --timeout on slow networks."
+                ),
+            )
+        )
+
+
+def run_lag(
+    target: LagTarget,
+    output_format: str,
+    output: str | None,
+    samples: int = 1,
+    interval_s: float = 10.0,
+    watch: bool = False,
+    record_dir: str | None = None,
+) -> int:
+    if samples < 1:
+        raise UsageError("--samples must be at least 1")
+    if interval_s < 0:
+        raise UsageError("--interval must not be negative")
+    with Collector(target) as collector:
+        if watch:
+            return _watch(collector, output_format, max(samples, 2), interval_s, record_dir)
+        with _SampleProgress(samples) as progress:
+            snapshots = take_samples(collector, samples, interval_s, record_dir, on_sample=progress.update)
+    report = evaluate_window(snapshots)
+    with report_stream(output) as stream:
+        write_report(stream, report, output_format)
+    code = exit_code_of(report)
+    if code:
+        explain_partial(report)
+    return code
+
+
+def run_history(
+    record_dir: str,
+    groups: Sequence[str],
+    output_format: str,
+    output: str | None,
+    window: int,
+) -> int:
+    if window < 1:
+        raise UsageError("--samples must be at least 1")
+    snapshots, problems = read_recorded(record_dir)
+    for problem in problems:
+        print(f"kafkadiag: warning: {problem}", file=sys.stderr)
+    if groups:
+        import dataclasses
+
+        wanted = set(groups)
+        snapshots = [
+            dataclasses.replace(
+                snapshot, groups=tuple(group for group in snapshot.groups if group.group in wanted)
+            )
+            for snapshot in snapshots
+        ]
+    report = evaluate_window(snapshots[-window:])
+    with report_stream(output) as stream:
+        write_report(stream, report, output_format)
+    code = exit_code_of(report)
+    if groups:
+        found = {group.group for group in report.groups}
+        missing = [group for group in groups if group not in found]
+        if missing:
+            from kafkadiag.cli import report_error
+
+            report_error(SnapshotReadError(f"group(s) not in the recorded snapshots: {', '.join(missing)}"))
+            return int(ExitCode.INPUT_UNREADABLE)
+    if code:
+        explain_partial(report)
+    return code
+
+
+class _SampleProgress:
+    """A progress bar on an interactive stderr while samples are taken."""
+
+    def __init__(self, samples: int) -> None:
+        self.enabled = samples > 1 and sys.stderr.isatty()
+        self.samples = samples
+        self._progress: object = None
+        self._task: object = None
+
+    def __enter__(self) -> _SampleProgress:
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            from kafkadiag.console import stderr_console
+
+            progress = Progress(
+                TextColumn("sampling"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=stderr_console(),
+                transient=True,
+            )
+            progress.start()
+            self._task = progress.add_task("sampling", total=self.samples)
+            self._progress = progress
+        return self
+
+    def update(self, index: int, snapshot: Snapshot) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=index + 1)  # type: ignore[attr-defined]
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()  # type: ignore[attr-defined]
+
+
+def _watch(
+    collector: Collector, output_format: str, window: int, interval_s: float, record_dir: str | None
+) -> int:
+    """Re-evaluate every interval over a sliding window of snapshots until interrupted."""
+    import io
+
+    from rich.live import Live
+    from rich.text import Text
+
+    from kafkadiag.console import stdout_console
+
+    snapshots: deque[Snapshot] = deque(maxlen=window)
+    report: LagReport | None = None
+    try:
+        with Live(console=stdout_console(), auto_refresh=False, screen=False) as live:
+            while True:
+                started = time.monotonic()
+                snapshot = collector.snapshot()
+                snapshots.append(snapshot)
+                if record_dir is not None:
+                    record_snapshot(record_dir, snapshot)
+                report = evaluate_window(list(snapshots))
+                buffer = io.StringIO()
+                write_report(buffer, report, "table" if output_format != "prometheus" else output_format)
+                stamp = time.strftime("%H:%M:%S", time.localtime(snapshot.taken_at_ms / 1000))
+                header = f"kafkadiag lag --watch: {stamp}, every {interval_s:g}s, Ctrl-C to stop\n\n"
+                live.update(Text(header + buffer.getvalue()), refresh=True)
+                time.sleep(max(interval_s - (time.monotonic() - started), 0.0))
+    except KeyboardInterrupt:
+        pass
+    return exit_code_of(report) if report is not None else int(ExitCode.OK)

@@ -1,0 +1,261 @@
+"""`kafkadiag check`: thresholds per group and topic, applied to a lag report. Pure; no I/O.
+
+Thresholds come from defaults, then config rules matching the group (and topic) in file order,
+then command-line options, later ones overriding earlier ones field by field.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from kafkadiag.lag import burrow
+from kafkadiag.lag.model import SEVERITY_ERROR, SEVERITY_INFO, SEVERITY_WARNING, GroupLag, LagReport
+
+FINDING_LEVELS = {"none": 99, SEVERITY_ERROR: 3, SEVERITY_WARNING: 2, SEVERITY_INFO: 1}
+SEVERITY_RANK = {SEVERITY_ERROR: 3, SEVERITY_WARNING: 2, SEVERITY_INFO: 1}
+
+HEALTHY = "healthy"
+UNHEALTHY = "unhealthy"
+UNCHECKED = "unchecked"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    max_lag: int | None = None  # per partition
+    max_total_lag: int | None = None  # per group (sum over its partitions matching the rule)
+    max_time_lag_s: float | None = None  # per partition; needs --samples 2+
+    worst_status: str | None = None  # worst Burrow partition status allowed; needs --samples 2+
+    fail_on_findings: str = SEVERITY_ERROR  # findings at this severity or above fail; "none"
+
+    def merged(self, other: Thresholds, fields: Sequence[str]) -> Thresholds:
+        return replace(self, **{name: getattr(other, name) for name in fields})
+
+
+@dataclass(frozen=True)
+class Rule:
+    group: str = "*"  # fnmatch pattern
+    topic: str | None = None  # fnmatch pattern; None: the rule applies to the whole group
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    fields: tuple[str, ...] = ()  # which thresholds the rule sets
+
+
+@dataclass(frozen=True)
+class CheckPolicy:
+    defaults: Thresholds = field(default_factory=Thresholds)
+    rules: tuple[Rule, ...] = ()
+    overrides: Thresholds = field(default_factory=Thresholds)
+    override_fields: tuple[str, ...] = ()
+
+    def for_group(self, group: str, topic: str | None = None) -> Thresholds:
+        thresholds = self.defaults
+        for rule in self.rules:
+            if not fnmatch.fnmatchcase(group, rule.group):
+                continue
+            if rule.topic is not None and (topic is None or not fnmatch.fnmatchcase(topic, rule.topic)):
+                continue
+            thresholds = thresholds.merged(rule.thresholds, rule.fields)
+        return thresholds.merged(self.overrides, self.override_fields)
+
+    def needs_samples(self) -> bool:
+        candidates = [self.defaults, self.overrides] + [rule.thresholds for rule in self.rules]
+        return any(t.max_time_lag_s is not None or t.worst_status is not None for t in candidates)
+
+
+@dataclass(frozen=True)
+class Violation:
+    check: str  # max-lag, max-total-lag, max-time-lag, worst-status, finding:<code>
+    message: str
+    topic: str | None = None
+    partition: int | None = None
+
+
+@dataclass(frozen=True)
+class GroupVerdict:
+    group: str
+    source: str
+    verdict: str  # healthy | unhealthy | unchecked
+    violations: tuple[Violation, ...] = ()
+    unchecked: tuple[str, ...] = ()  # why some things could not be checked
+    checks: tuple[str, ...] = ()  # which checks ran
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    verdicts: tuple[GroupVerdict, ...]
+    errors: tuple[str, ...]
+
+    @property
+    def verdict(self) -> str:
+        if any(verdict.verdict == UNHEALTHY for verdict in self.verdicts):
+            return UNHEALTHY
+        if self.errors or any(verdict.verdict == UNCHECKED for verdict in self.verdicts):
+            return UNCHECKED
+        return HEALTHY
+
+
+def check_report(report: LagReport, policy: CheckPolicy) -> CheckResult:
+    verdicts = tuple(_check_group(group, policy, report.samples) for group in report.groups)
+    return CheckResult(verdicts=verdicts, errors=report.errors)
+
+
+def _check_group(group: GroupLag, policy: CheckPolicy, samples: int) -> GroupVerdict:
+    if not group.exists:
+        return GroupVerdict(
+            group.group, group.source, UNCHECKED, unchecked=group.errors or ("group not found",)
+        )
+    violations: list[Violation] = []
+    unchecked: list[str] = list(group.errors)
+    checks: set[str] = set()
+    totals: dict[Thresholds, int] = {}
+    for partition in group.partitions:
+        thresholds = policy.for_group(group.group, partition.topic)
+        where = f"{partition.topic}/{partition.partition}"
+        if partition.lag is None:
+            unchecked.append(f"{where}: lag unknown ({'; '.join(partition.problems) or 'no numbers'})")
+            continue
+        if thresholds.max_total_lag is not None:
+            totals[thresholds] = totals.get(thresholds, 0) + max(partition.lag, 0)
+        if thresholds.max_lag is not None:
+            checks.add("max-lag")
+            if partition.lag > thresholds.max_lag:
+                violations.append(
+                    Violation(
+                        "max-lag",
+                        f"{where}: lag {partition.lag} > {thresholds.max_lag}",
+                        partition.topic,
+                        partition.partition,
+                    )
+                )
+        if thresholds.max_time_lag_s is not None and samples > 1:
+            checks.add("max-time-lag")
+            if partition.time_lag_s is not None and partition.time_lag_s > thresholds.max_time_lag_s:
+                violations.append(
+                    Violation(
+                        "max-time-lag",
+                        f"{where}: time lag {partition.time_lag_s:.0f}s > {thresholds.max_time_lag_s:g}s",
+                        partition.topic,
+                        partition.partition,
+                    )
+                )
+            elif partition.time_lag_s is None and partition.lag > 0:
+                # Nothing was produced during the window: the age of the next record is unknown,
+                # but a consumer that also made no progress for longer than the limit is behind.
+                since = partition.since_progress_s
+                if since is not None and since > thresholds.max_time_lag_s:
+                    violations.append(
+                        Violation(
+                            "max-time-lag",
+                            f"{where}: lag {partition.lag} with no progress for "
+                            f"{'at least ' if partition.since_progress_at_least else ''}{since:.0f}s "
+                            f"> {thresholds.max_time_lag_s:g}s",
+                            partition.topic,
+                            partition.partition,
+                        )
+                    )
+        if thresholds.worst_status is not None and samples > 1 and partition.status is not None:
+            checks.add("worst-status")
+            if burrow.SEVERITY[partition.status] > burrow.SEVERITY[thresholds.worst_status]:
+                violations.append(
+                    Violation(
+                        "worst-status",
+                        f"{where}: status {partition.status}, worse than {thresholds.worst_status}",
+                        partition.topic,
+                        partition.partition,
+                    )
+                )
+    for thresholds, total in totals.items():
+        checks.add("max-total-lag")
+        if thresholds.max_total_lag is not None and total > thresholds.max_total_lag:
+            violations.append(Violation("max-total-lag", f"total lag {total} > {thresholds.max_total_lag}"))
+    for finding in group.findings:
+        thresholds = policy.for_group(group.group, finding.topic)
+        level = FINDING_LEVELS[thresholds.fail_on_findings]
+        checks.add("findings")
+        if SEVERITY_RANK[finding.severity] >= level:
+            violations.append(Violation(f"finding:{finding.code}", finding.message, finding.topic))
+    if violations:
+        verdict = UNHEALTHY
+    elif unchecked:
+        verdict = UNCHECKED
+    else:
+        verdict = HEALTHY
+    return GroupVerdict(
+        group.group, group.source, verdict, tuple(violations), tuple(unchecked), tuple(sorted(checks))
+    )
+
+
+def parse_duration(value: object) -> float:
+    """Seconds from 90, "90", "90s", "5m", "2h", "1d"."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a duration: {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip().lower()
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if text and text[-1] in units:
+        return float(text[:-1]) * units[text[-1]]
+    return float(text)
+
+
+def thresholds_from_mapping(values: dict[str, object], where: str) -> tuple[Thresholds, tuple[str, ...]]:
+    """Read threshold keys from a config table; ValueError names the bad key."""
+    known = {"max_lag", "max_total_lag", "max_time_lag", "worst_status", "fail_on_findings", "group", "topic"}
+    unknown = set(values) - known
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    settings: dict[str, object] = {}
+    for key, value in values.items():
+        if key in ("max_lag", "max_total_lag"):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{where}: {key} must be a non-negative integer, not {value!r}")
+            settings[key] = value
+        elif key == "max_time_lag":
+            try:
+                settings["max_time_lag_s"] = parse_duration(value)
+            except ValueError:
+                raise ValueError(
+                    f'{where}: max_time_lag must be seconds or like "5m", not {value!r}'
+                ) from None
+        elif key == "worst_status":
+            status = str(value).upper()
+            if status not in burrow.PARTITION_STATUSES:
+                raise ValueError(
+                    f"{where}: worst_status must be one of {', '.join(burrow.PARTITION_STATUSES)}"
+                )
+            settings["worst_status"] = status
+        elif key == "fail_on_findings":
+            level = str(value).lower()
+            if level not in FINDING_LEVELS:
+                raise ValueError(f"{where}: fail_on_findings must be one of {', '.join(FINDING_LEVELS)}")
+            settings["fail_on_findings"] = level
+    return Thresholds(**settings), tuple(settings)  # type: ignore[arg-type]
+
+
+def policy_from_document(document: dict[str, object]) -> CheckPolicy:
+    defaults_table = document.get("defaults", {})
+    if not isinstance(defaults_table, dict):
+        raise ValueError("[defaults] must be a table")
+    defaults, default_fields = thresholds_from_mapping(defaults_table, "[defaults]")
+    defaults = Thresholds().merged(defaults, default_fields)
+    rules = []
+    raw_rules = document.get("rule", document.get("rules", []))
+    if not isinstance(raw_rules, list):
+        raise ValueError("[[rule]] must be an array of tables")
+    for index, raw in enumerate(raw_rules, start=1):
+        if not isinstance(raw, dict):
+            raise ValueError(f"rule {index} must be a table")
+        thresholds, fields = thresholds_from_mapping(raw, f"rule {index}")
+        rules.append(
+            Rule(
+                group=str(raw.get("group", "*")),
+                topic=str(raw["topic"]) if "topic" in raw else None,
+                thresholds=thresholds,
+                fields=fields,
+            )
+        )
+    unknown = set(document) - {"defaults", "rule", "rules"}
+    if unknown:
+        raise ValueError(f"unknown section(s) {', '.join(sorted(unknown))}")
+    return CheckPolicy(defaults=defaults, rules=tuple(rules))

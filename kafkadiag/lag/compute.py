@@ -1,0 +1,240 @@
+"""One snapshot -> lag per partition, totals per topic and group, and findings."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from kafkadiag.collect.snapshot import SOURCE_ZOOKEEPER, BrokerPartition, GroupSnapshot, Snapshot, TopicLayout
+from kafkadiag.lag.model import (
+    SEVERITY_ERROR,
+    SEVERITY_WARNING,
+    Finding,
+    GroupLag,
+    LagReport,
+    PartitionLag,
+    TopicLag,
+)
+from kafkadiag.lag.ownership import _limited, _ranges, ownership_findings
+
+
+def layouts_of(snapshot: Snapshot) -> dict[str, TopicLayout]:
+    """Topic layouts, ZooKeeper's registration first, the brokers' metadata where it has none."""
+    layouts: dict[str, TopicLayout] = {}
+    for layout in snapshot.topics:
+        current = layouts.get(layout.topic)
+        if current is None or (current.error is not None and layout.error is None):
+            layouts[layout.topic] = layout
+    return layouts
+
+
+def compute_lag(snapshot: Snapshot) -> LagReport:
+    watermarks = {(partition.topic, partition.partition): partition for partition in snapshot.partitions}
+    layouts = layouts_of(snapshot)
+    groups = tuple(_group_lag(group, watermarks, layouts, snapshot.taken_at_ms) for group in snapshot.groups)
+    return LagReport(
+        taken_at_ms=snapshot.taken_at_ms,
+        sources=snapshot.sources,
+        groups=groups,
+        errors=snapshot.errors,
+        stats=snapshot.stats,
+        duration_ms=snapshot.duration_ms,
+    )
+
+
+def partition_lag(
+    group: str,
+    topic: str,
+    partition: int,
+    committed_offset: int | None,
+    broker: BrokerPartition | None,
+    owner: str | None = None,
+    commit_time_ms: int | None = None,
+    now_ms: int | None = None,
+    offset_error: str | None = None,
+) -> PartitionLag:
+    problems: list[str] = []
+    if offset_error:
+        problems.append(offset_error)
+    high_watermark = broker.high_watermark if broker is not None else None
+    log_start = broker.log_start_offset if broker is not None else None
+    if broker is None:
+        problems.append("no watermarks read for this partition")
+    elif broker.error:
+        problems.append(f"watermarks unknown: {broker.error}")
+    lag = None
+    if committed_offset is not None and high_watermark is not None:
+        lag = high_watermark - committed_offset
+    since = None
+    if commit_time_ms is not None and now_ms is not None:
+        since = max(now_ms - commit_time_ms, 0) / 1000.0
+    return PartitionLag(
+        group=group,
+        topic=topic,
+        partition=partition,
+        committed_offset=committed_offset,
+        high_watermark=high_watermark,
+        log_start_offset=log_start,
+        lag=lag,
+        owner=owner,
+        leader=broker.leader if broker is not None else None,
+        last_progress_ms=commit_time_ms,
+        since_progress_s=since,
+        problems=tuple(problems),
+    )
+
+
+def _group_lag(
+    group: GroupSnapshot,
+    watermarks: dict[tuple[str, int], BrokerPartition],
+    layouts: dict[str, TopicLayout],
+    now_ms: int,
+) -> GroupLag:
+    partitions = [
+        partition_lag(
+            group.group,
+            offset.topic,
+            offset.partition,
+            offset.offset,
+            watermarks.get((offset.topic, offset.partition)),
+            owner=offset.owner,
+            commit_time_ms=offset.commit_time_ms,
+            now_ms=now_ms,
+            offset_error=offset.error,
+        )
+        for offset in group.offsets
+    ]
+    findings = ownership_findings(group, layouts) + offset_findings(group, partitions)
+    return GroupLag(
+        group=group.group,
+        source=group.source,
+        state=group.state if group.source != SOURCE_ZOOKEEPER else _zookeeper_state(group),
+        members=group.members,
+        partitions=tuple(partitions),
+        topics=topic_totals(partitions),
+        total_lag=sum(
+            partition.lag for partition in partitions if partition.lag is not None and partition.lag > 0
+        ),
+        max_lag=max((partition.lag for partition in partitions if partition.lag is not None), default=None),
+        findings=tuple(findings),
+        errors=group.errors,
+        exists=group.exists,
+    )
+
+
+def _zookeeper_state(group: GroupSnapshot) -> str | None:
+    # The old consumer has no coordinator state; say whether anyone is registered.
+    if not group.exists:
+        return "Dead"
+    return "Active" if group.members else "NoConsumers"
+
+
+def topic_totals(partitions: list[PartitionLag]) -> tuple[TopicLag, ...]:
+    by_topic: dict[str, list[PartitionLag]] = defaultdict(list)
+    for partition in partitions:
+        by_topic[partition.topic].append(partition)
+    totals = []
+    for topic, members in sorted(by_topic.items()):
+        known = [partition.lag for partition in members if partition.lag is not None]
+        totals.append(
+            TopicLag(
+                topic=topic,
+                partitions=len(members),
+                total_lag=sum(lag for lag in known if lag > 0),
+                max_lag=max(known, default=None),
+                unknown=len(members) - len(known),
+            )
+        )
+    return tuple(totals)
+
+
+def offset_findings(group: GroupSnapshot, partitions: list[PartitionLag]) -> list[Finding]:
+    findings: list[Finding] = []
+    name = group.group
+    skipped: dict[str, list[PartitionLag]] = defaultdict(list)
+    ahead: dict[str, list[PartitionLag]] = defaultdict(list)
+    unreadable: list[PartitionLag] = []
+    unknown_watermarks: dict[str, list[PartitionLag]] = defaultdict(list)
+    for partition in partitions:
+        committed = partition.committed_offset
+        if (
+            committed is not None
+            and partition.log_start_offset is not None
+            and committed < partition.log_start_offset
+        ):
+            skipped[partition.topic].append(partition)
+        if (
+            committed is not None
+            and partition.high_watermark is not None
+            and committed > partition.high_watermark
+        ):
+            ahead[partition.topic].append(partition)
+        if committed is None and any("offset" in problem for problem in partition.problems):
+            unreadable.append(partition)
+        if partition.high_watermark is None and committed is not None:
+            unknown_watermarks[partition.topic].append(partition)
+    for topic, members in sorted(skipped.items()):
+        lost = sum((p.log_start_offset or 0) - (p.committed_offset or 0) for p in members)
+        findings.append(
+            Finding(
+                "offset-below-log-start",
+                SEVERITY_ERROR,
+                name,
+                f"{len(members)} partition(s) of {topic} have a committed offset below the log-start "
+                f"offset: retention deleted {lost} record(s) before the group read them (data skipped)",
+                topic=topic,
+                partitions=tuple(p.partition for p in members),
+                evidence=_limited(
+                    [
+                        f"{topic}/{p.partition}: committed {p.committed_offset} "
+                        f"< log start {p.log_start_offset}"
+                        for p in members
+                    ]
+                ),
+            )
+        )
+    for topic, members in sorted(ahead.items()):
+        findings.append(
+            Finding(
+                "offset-above-high-watermark",
+                SEVERITY_ERROR,
+                name,
+                f"{len(members)} partition(s) of {topic} have a committed offset above the high watermark "
+                f"(negative lag): the log was truncated or the topic re-created; the consumer will reset",
+                topic=topic,
+                partitions=tuple(p.partition for p in members),
+                evidence=_limited(
+                    [
+                        f"{topic}/{p.partition}: committed {p.committed_offset} "
+                        f"> high watermark {p.high_watermark}"
+                        for p in members
+                    ]
+                ),
+            )
+        )
+    if unreadable:
+        findings.append(
+            Finding(
+                "unreadable-offset",
+                SEVERITY_ERROR,
+                name,
+                f"{len(unreadable)} partition(s) have a committed offset that could not be read "
+                "or understood",
+                evidence=_limited([problem for p in unreadable for problem in p.problems]),
+            )
+        )
+    for topic, members in sorted(unknown_watermarks.items()):
+        findings.append(
+            Finding(
+                "watermark-unknown",
+                SEVERITY_WARNING,
+                name,
+                f"the high watermark of {len(members)} partition(s) of {topic} could not be read: "
+                f"their lag is unknown",
+                topic=topic,
+                partitions=tuple(p.partition for p in members),
+                evidence=_limited(
+                    [f"{topic}/{_ranges([p.partition])}: {'; '.join(p.problems)}" for p in members]
+                ),
+            )
+        )
+    return findings

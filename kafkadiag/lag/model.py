@@ -1,0 +1,107 @@
+"""What the lag evaluation returns: per partition, per topic, per group; plain frozen data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafkadiag.collect.snapshot import GroupMember
+
+SEVERITY_ERROR = "error"
+SEVERITY_WARNING = "warning"
+SEVERITY_INFO = "info"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something wrong with a group, quoting its evidence (znode paths and values, offsets)."""
+
+    code: str  # kebab-case, stable: documented in docs/lag.md
+    severity: str
+    group: str
+    message: str
+    topic: str | None = None
+    partitions: tuple[int, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    group: str
+    topic: str
+    partition: int
+    committed_offset: int | None
+    high_watermark: int | None
+    log_start_offset: int | None
+    lag: int | None  # high_watermark - committed_offset, exactly as kafka-consumer-groups.sh
+    owner: str | None = None
+    leader: int | None = None
+    last_progress_ms: int | None = None  # when the offset last moved, if known
+    # Seconds since the offset last moved; with `since_progress_at_least` it is a lower bound
+    # (the offset did not move during the whole sampling window).
+    since_progress_s: float | None = None
+    since_progress_at_least: bool = False
+    # Problems with this partition's numbers: unreadable offset, unknown watermarks ...
+    problems: tuple[str, ...] = ()
+    # Over time (only with several samples):
+    status: str | None = None  # Burrow partition status: OK WARN STOP STALL REWIND
+    consumption_rate: float | None = None  # records/s the committed offset advanced
+    production_rate: float | None = None  # records/s the high watermark advanced
+    time_lag_s: float | None = None  # estimated age of the next record to consume
+    catch_up_s: float | None = None  # time to reach lag 0 at current rates; None: never
+    complete: float | None = None  # fraction of samples that had numbers (Burrow's "complete")
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.problems) and self.lag is None
+
+
+@dataclass(frozen=True)
+class TopicLag:
+    topic: str
+    partitions: int
+    total_lag: int
+    max_lag: int | None
+    unknown: int  # partitions whose lag is unknown (no offset or no watermark)
+    consumption_rate: float | None = None
+    production_rate: float | None = None
+
+
+@dataclass(frozen=True)
+class GroupLag:
+    group: str
+    source: str
+    state: str | None
+    members: tuple[GroupMember, ...]
+    partitions: tuple[PartitionLag, ...]
+    topics: tuple[TopicLag, ...]
+    total_lag: int
+    max_lag: int | None
+    findings: tuple[Finding, ...]
+    errors: tuple[str, ...]
+    exists: bool = True
+    status: str | None = None  # Burrow group status: OK WARN ERR (with several samples)
+    consumption_rate: float | None = None
+    production_rate: float | None = None
+    catch_up_s: float | None = None
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.errors) or any(
+            partition.problems and partition.lag is None for partition in self.partitions
+        )
+
+
+@dataclass(frozen=True)
+class LagReport:
+    taken_at_ms: int
+    sources: tuple[tuple[str, str], ...]
+    groups: tuple[GroupLag, ...]
+    errors: tuple[str, ...]
+    stats: tuple[tuple[str, int], ...]
+    duration_ms: float = 0.0
+    samples: int = 1
+    window_s: float = 0.0
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.errors) or any(group.partial or not group.exists for group in self.groups)

@@ -1,0 +1,213 @@
+"""Several snapshots of the same groups -> rates, time lag, time to catch up, Burrow statuses.
+
+The evaluation window is the list of snapshots, oldest first; the report is the newest
+snapshot's lag, enriched per partition with:
+
+- consumption rate: (last committed - first committed) / (last time - first time), records/s;
+  production rate: the same with high watermarks.
+- time lag: lag / production rate (how long the producers took to write what the group has not
+  read yet); 0 when the lag is 0; unknown when nothing was produced in the window.
+- time to catch up: lag / (consumption rate - production rate), when the group consumes faster
+  than the producers write; None (never, at these rates) otherwise.
+- Burrow's status (kafkadiag.lag.burrow) over the partition's observations. An observation is a
+  committed offset: where its commit time is known (the old consumer's offset znode mtime, which
+  changes only when the offset changes) each distinct commit is one observation stamped with
+  its commit time, as Burrow's ZooKeeper module sees it; where it is not (Kafka-stored offsets:
+  OffsetFetch returns no commit time) each sample is one observation stamped with the sample's
+  time. Without commit times a consumer that stopped cannot be told from one that commits
+  without progress, and both are reported STALL, never STOP.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from kafkadiag.collect.snapshot import Snapshot
+from kafkadiag.lag import burrow
+from kafkadiag.lag.compute import compute_lag
+from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag, TopicLag
+
+Key = tuple[str, str, str, int]  # group, source, topic, partition
+
+
+@dataclasses.dataclass
+class _Series:
+    times_ms: list[int] = dataclasses.field(default_factory=list)
+    offsets: list[int | None] = dataclasses.field(default_factory=list)
+    watermarks: list[int | None] = dataclasses.field(default_factory=list)
+    commit_times: list[int | None] = dataclasses.field(default_factory=list)
+
+
+def _series(snapshots: Sequence[Snapshot]) -> dict[Key, _Series]:
+    series: dict[Key, _Series] = {}
+    for snapshot in snapshots:
+        watermarks = {(p.topic, p.partition): p.high_watermark for p in snapshot.partitions}
+        for group in snapshot.groups:
+            for offset in group.offsets:
+                key = (group.group, group.source, offset.topic, offset.partition)
+                entry = series.setdefault(key, _Series())
+                entry.times_ms.append(snapshot.taken_at_ms)
+                entry.offsets.append(offset.offset)
+                entry.watermarks.append(watermarks.get((offset.topic, offset.partition)))
+                entry.commit_times.append(offset.commit_time_ms)
+    return series
+
+
+def observations(entry: _Series) -> list[burrow.Observation]:
+    result: list[burrow.Observation] = []
+    use_commit_times = any(commit is not None for commit in entry.commit_times)
+    seen: set[tuple[int, int]] = set()
+    for time_ms, offset, watermark, commit in zip(
+        entry.times_ms, entry.offsets, entry.watermarks, entry.commit_times
+    ):
+        if offset is None or watermark is None:
+            continue
+        if use_commit_times:
+            if commit is None or (offset, commit) in seen:
+                continue
+            seen.add((offset, commit))
+            result.append(burrow.Observation(offset, commit, max(watermark - offset, 0)))
+        else:
+            result.append(burrow.Observation(offset, time_ms, max(watermark - offset, 0)))
+    return result
+
+
+def _rate(first: int | None, last: int | None, seconds: float) -> float | None:
+    if first is None or last is None or seconds <= 0:
+        return None
+    return (last - first) / seconds
+
+
+def _first_last(times: list[int], values: list[int | None]) -> tuple[int | None, int | None, float]:
+    known = [(time_ms, value) for time_ms, value in zip(times, values) if value is not None]
+    if len(known) < 2:
+        return None, None, 0.0
+    return known[0][1], known[-1][1], (known[-1][0] - known[0][0]) / 1000.0
+
+
+def enrich_partition(partition: PartitionLag, entry: _Series | None, window_slots: int) -> PartitionLag:
+    if entry is None:
+        return partition
+    first_offset, last_offset, offset_span = _first_last(entry.times_ms, entry.offsets)
+    first_mark, last_mark, mark_span = _first_last(entry.times_ms, entry.watermarks)
+    consumption = _rate(first_offset, last_offset, offset_span)
+    production = _rate(first_mark, last_mark, mark_span)
+    lag = partition.lag
+    time_lag = None
+    catch_up = None
+    if lag is not None:
+        if lag <= 0:
+            time_lag = 0.0
+            catch_up = 0.0
+        else:
+            if production is not None and production > 0:
+                time_lag = lag / production
+            if consumption is not None and production is not None and consumption > production:
+                catch_up = lag / (consumption - production)
+    found = observations(entry)
+    status = None
+    if lag is not None and partition.high_watermark is not None:
+        now_ms = entry.times_ms[-1]
+        status = burrow.partition_status(found, max(lag, 0), now_ms)
+    known_samples = sum(
+        1 for offset, mark in zip(entry.offsets, entry.watermarks) if offset is not None and mark is not None
+    )
+    since = partition.since_progress_s
+    at_least = partition.since_progress_at_least
+    last_progress = partition.last_progress_ms
+    if partition.last_progress_ms is None and partition.committed_offset is not None:
+        # No commit time: the offset moved between the last sample that saw another value and
+        # the first that saw this one; if it never moved, at least the whole window passed.
+        moved_at = None
+        for index in range(len(entry.offsets) - 1, 0, -1):
+            if entry.offsets[index - 1] is not None and entry.offsets[index - 1] != entry.offsets[index]:
+                moved_at = entry.times_ms[index]
+                break
+            if entry.offsets[index - 1] is None:
+                break
+        now_ms = entry.times_ms[-1]
+        if moved_at is not None:
+            since = (now_ms - moved_at) / 1000.0
+            last_progress = moved_at
+        elif len(entry.times_ms) > 1:
+            since = (now_ms - entry.times_ms[0]) / 1000.0
+            at_least = True
+    return dataclasses.replace(
+        partition,
+        status=status,
+        consumption_rate=consumption,
+        production_rate=production,
+        time_lag_s=time_lag,
+        catch_up_s=catch_up,
+        complete=known_samples / window_slots if window_slots else None,
+        since_progress_s=since,
+        since_progress_at_least=at_least,
+        last_progress_ms=last_progress,
+    )
+
+
+def _sum(values: list[float | None]) -> float | None:
+    known = [value for value in values if value is not None]
+    return sum(known) if known else None
+
+
+def evaluate_window(snapshots: Sequence[Snapshot]) -> LagReport:
+    """The newest snapshot's lag, with rates and Burrow statuses from the whole window."""
+    if not snapshots:
+        raise ValueError("no snapshot to evaluate")
+    ordered = sorted(snapshots, key=lambda snapshot: snapshot.taken_at_ms)
+    latest = compute_lag(ordered[-1])
+    if len(ordered) < 2:
+        return latest
+    series = _series(ordered)
+    groups: list[GroupLag] = []
+    for group in latest.groups:
+        partitions = [
+            enrich_partition(
+                partition,
+                series.get((group.group, group.source, partition.topic, partition.partition)),
+                len(ordered),
+            )
+            for partition in group.partitions
+        ]
+        topics = []
+        for topic in group.topics:
+            members = [partition for partition in partitions if partition.topic == topic.topic]
+            topics.append(
+                dataclasses.replace(
+                    topic,
+                    consumption_rate=_sum([partition.consumption_rate for partition in members]),
+                    production_rate=_sum([partition.production_rate for partition in members]),
+                )
+            )
+        statuses = [partition.status for partition in partitions if partition.status is not None]
+        consumption = _sum([partition.consumption_rate for partition in partitions])
+        production = _sum([partition.production_rate for partition in partitions])
+        catch_up = None
+        if group.total_lag == 0:
+            catch_up = 0.0
+        elif consumption is not None and production is not None and consumption > production:
+            catch_up = group.total_lag / (consumption - production)
+        groups.append(
+            dataclasses.replace(
+                group,
+                partitions=tuple(partitions),
+                topics=tuple(_topic_list(topics)),
+                status=burrow.group_status(statuses) if group.exists else None,
+                consumption_rate=consumption,
+                production_rate=production,
+                catch_up_s=catch_up,
+            )
+        )
+    return dataclasses.replace(
+        latest,
+        groups=tuple(groups),
+        samples=len(ordered),
+        window_s=(ordered[-1].taken_at_ms - ordered[0].taken_at_ms) / 1000.0,
+        errors=tuple(dict.fromkeys(error for snapshot in ordered[-1:] for error in snapshot.errors)),
+    )
+
+
+def _topic_list(topics: list[TopicLag]) -> list[TopicLag]:
+    return topics

@@ -1,0 +1,174 @@
+"""The table for people: a summary line per group, then each group's partitions and findings."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
+from kafkadiag.report.texttable import render_table
+
+NONE = "-"
+
+
+def _number(value: int | None) -> str:
+    return NONE if value is None else str(value)
+
+
+def duration(seconds: float | None, at_least: bool = False) -> str:
+    if seconds is None:
+        return NONE
+    prefix = "≥" if at_least else ""
+    if seconds < 120:
+        return f"{prefix}{seconds:.0f}s"
+    if seconds < 7200:
+        return f"{prefix}{seconds / 60:.0f}m"
+    if seconds < 172800:
+        return f"{prefix}{seconds / 3600:.1f}h"
+    return f"{prefix}{seconds / 86400:.1f}d"
+
+
+def rate(value: float | None) -> str:
+    return NONE if value is None else f"{value:.1f}/s"
+
+
+def render_lag(stream: TextIO, report: LagReport) -> None:
+    sampled = report.samples > 1
+    headers = ["GROUP", "SOURCE", "STATE", "MEMBERS", "PARTITIONS", "TOTAL-LAG", "MAX-LAG"]
+    if sampled:
+        headers += ["STATUS", "CONSUMED", "PRODUCED", "CATCH-UP"]
+    headers.append("NOTES")
+    rows = []
+    for group in report.groups:
+        row = [
+            group.group,
+            group.source,
+            group.state or NONE,
+            str(len(group.members)),
+            str(len(group.partitions)),
+            str(group.total_lag),
+            _number(group.max_lag),
+        ]
+        if sampled:
+            row += [
+                group.status or NONE,
+                rate(group.consumption_rate),
+                rate(group.production_rate),
+                _catch_up(group.catch_up_s, group.total_lag),
+            ]
+        row.append(_group_notes(group))
+        rows.append(row)
+    window = f", {report.samples} samples over {report.window_s:.0f}s" if sampled else ""
+    render_table(
+        stream,
+        f"Consumer groups ({len(report.groups)}{window})",
+        headers,
+        rows,
+        caps=[60] * len(headers),
+        right_aligned=(3, 4, 5, 6),
+    )
+    for group in report.groups:
+        if group.exists and group.partitions:
+            _render_partitions(stream, group, sampled)
+        if group.findings:
+            _render_findings(stream, group)
+    if report.errors:
+        stream.write("Problems\n")
+        for error in report.errors:
+            stream.write(f"  {error}\n")
+        stream.write("\n")
+
+
+def _catch_up(seconds: float | None, lag: int | None) -> str:
+    if lag == 0:
+        return "0s"
+    return duration(seconds) if seconds is not None else "never"
+
+
+def _group_notes(group: GroupLag) -> str:
+    notes = []
+    if not group.exists:
+        notes.append("not found")
+    notes += list(group.errors)[:2]
+    errors = sum(1 for finding in group.findings if finding.severity == "error")
+    warnings = sum(1 for finding in group.findings if finding.severity == "warning")
+    if errors or warnings:
+        notes.append(f"{errors} error(s), {warnings} warning(s)")
+    unknown = sum(1 for partition in group.partitions if partition.lag is None)
+    if unknown:
+        notes.append(f"{unknown} partition(s) with unknown lag")
+    return "; ".join(notes)
+
+
+def _render_partitions(stream: TextIO, group: GroupLag, sampled: bool) -> None:
+    headers = [
+        "TOPIC",
+        "PARTITION",
+        "COMMITTED",
+        "HIGH-WATERMARK",
+        "LAG",
+        "LOG-START",
+        "OWNER",
+        "SINCE-PROGRESS",
+    ]
+    if sampled:
+        headers += ["STATUS", "CONSUMED", "PRODUCED", "TIME-LAG", "CATCH-UP"]
+    headers.append("NOTES")
+    rows = []
+    for partition in group.partitions:
+        row = [
+            partition.topic,
+            str(partition.partition),
+            _number(partition.committed_offset),
+            _number(partition.high_watermark),
+            _number(partition.lag),
+            _number(partition.log_start_offset),
+            partition.owner or NONE,
+            duration(partition.since_progress_s, partition.since_progress_at_least),
+        ]
+        if sampled:
+            row += [
+                partition.status or NONE,
+                rate(partition.consumption_rate),
+                rate(partition.production_rate),
+                duration(partition.time_lag_s),
+                _catch_up(partition.catch_up_s, partition.lag),
+            ]
+        row.append(_partition_notes(partition))
+        rows.append(row)
+    for topic in group.topics:
+        if len(group.topics) > 1 or topic.partitions > 1:
+            row = [topic.topic, "total", "", "", str(topic.total_lag), "", "", ""]
+            if sampled:
+                row += ["", "", "", "", ""]
+            row.append(f"{topic.unknown} unknown" if topic.unknown else "")
+            rows.append(row)
+    state = group.state or "state unknown"
+    title = f"Group {group.group} ({group.source}, {state}, {len(group.members)} member(s))"
+    render_table(stream, title, headers, rows, caps=[60] * len(headers), right_aligned=(1, 2, 3, 4, 5))
+
+
+def _partition_notes(partition: PartitionLag) -> str:
+    notes = list(partition.problems)
+    committed = partition.committed_offset
+    if (
+        committed is not None
+        and partition.log_start_offset is not None
+        and committed < partition.log_start_offset
+    ):
+        notes.append(f"below log start: {partition.log_start_offset - committed} record(s) skipped")
+    if (
+        committed is not None
+        and partition.high_watermark is not None
+        and committed > partition.high_watermark
+    ):
+        notes.append("above high watermark")
+    return "; ".join(notes)
+
+
+def _render_findings(stream: TextIO, group: GroupLag) -> None:
+    stream.write(f"Findings for {group.group}\n")
+    for finding in group.findings:
+        stream.write(f"  {finding.severity.upper()} {finding.code}: {finding.message}\n")
+        for line in finding.evidence:
+            stream.write(f"      {line}\n")
+    stream.write("\n")
