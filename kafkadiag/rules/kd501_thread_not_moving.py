@@ -9,30 +9,6 @@ from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
-# Waiting for work, by design: such a thread is idle, not stuck, however long it waits.
-IDLE_WAITS = (
-    "ThreadPoolExecutor.getTask",
-    "LinkedBlockingQueue.take",
-    "LinkedBlockingQueue.poll",
-    "ArrayBlockingQueue.take",
-    "ArrayBlockingQueue.poll",
-    "SynchronousQueue.take",
-    "SynchronousQueue.poll",
-    "DelayedWorkQueue.take",
-    "LinkedTransferQueue.take",
-    "ReferenceQueue.remove",
-    "Reference.waitForReferencePendingList",
-    "TimerThread.mainLoop",
-    "ForkJoinPool.awaitWork",
-    "EPoll.wait",
-    "EPollArrayWrapper.epollWait",
-    "KQueue.poll",
-    "Net.accept",
-    "ServerSocketChannelImpl.accept",
-    "PlainSocketImpl.socketAccept",
-    "Thread.join",
-    "Object.wait",  # unless it holds up others, covered by the lock rules
-)
 QUEUE_PUTS = (
     "BlockingQueue.put",
     "LinkedBlockingQueue.put",
@@ -75,7 +51,7 @@ def stuck_kind(thread: Thread) -> str | None:
         return "blocked on a monitor"
     if stacks.has_frame(thread, *QUEUE_PUTS, suffix=True):
         return "blocked putting into a full queue"
-    if stacks.has_frame(thread, *IDLE_WAITS, suffix=True):
+    if stacks.is_idle_wait(thread):
         return None
     waiting = thread.waits_for()
     if (

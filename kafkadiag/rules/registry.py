@@ -7,13 +7,25 @@ from kafkadiag.rules.kd001_rule_crashed import RuleCrashed
 from kafkadiag.rules.kd101_jvm_reported_deadlock import JvmReportedDeadlock
 from kafkadiag.rules.kd102_lock_cycle import LockCycle
 from kafkadiag.rules.kd103_hidden_wait_deadlock import HiddenWaitDeadlock
+from kafkadiag.rules.kd104_bounded_queue_cycle import BoundedQueueCycle
 from kafkadiag.rules.kd105_blocking_chain import BlockingChain
 from kafkadiag.rules.kd106_contended_lock import ContendedLock
 from kafkadiag.rules.kd201_fetcher_blocked_on_full_queue import FetcherBlockedOnFullQueue
 from kafkadiag.rules.kd202_streams_starving import StreamsStarving
 from kafkadiag.rules.kd203_stream_not_draining import StreamNotDraining
 from kafkadiag.rules.kd204_partition_map_lock_collateral import PartitionMapLockCollateral
+from kafkadiag.rules.kd301_poll_thread_waiting_on_workers import PollThreadWaitingOnWorkers
+from kafkadiag.rules.kd302_poll_thread_blocked_on_full_handoff import PollThreadBlockedOnFullHandoff
+from kafkadiag.rules.kd303_heartbeat_blocked import HeartbeatBlocked
+from kafkadiag.rules.kd304_coordinator_discovery_spinning import CoordinatorDiscoverySpinning
+from kafkadiag.rules.kd305_single_busy_worker import SingleBusyWorker
+from kafkadiag.rules.kd306_consumer_shared_between_threads import ConsumerSharedBetweenThreads
+from kafkadiag.rules.kd307_poll_thread_in_rebalance import PollThreadInRebalance
 from kafkadiag.rules.kd401_python_poll_blocked_on_full_queue import PythonPollBlockedOnFullQueue
+from kafkadiag.rules.kd402_python_poll_waiting_on_futures import PythonPollWaitingOnFutures
+from kafkadiag.rules.kd403_python_heartbeat_blocked import PythonHeartbeatBlocked
+from kafkadiag.rules.kd404_python_lock_order_inversion import PythonLockOrderInversion
+from kafkadiag.rules.kd405_python_lock_reentry import PythonLockReentry
 from kafkadiag.rules.kd501_thread_not_moving import ThreadNotMoving
 from kafkadiag.rules.kd502_busy_threads import BusyThreads
 
@@ -22,13 +34,25 @@ RULES: tuple[type[Rule], ...] = (
     JvmReportedDeadlock,
     LockCycle,
     HiddenWaitDeadlock,
+    BoundedQueueCycle,
     BlockingChain,
     ContendedLock,
     FetcherBlockedOnFullQueue,
     StreamsStarving,
     StreamNotDraining,
     PartitionMapLockCollateral,
+    PollThreadWaitingOnWorkers,
+    PollThreadBlockedOnFullHandoff,
+    HeartbeatBlocked,
+    CoordinatorDiscoverySpinning,
+    SingleBusyWorker,
+    ConsumerSharedBetweenThreads,
+    PollThreadInRebalance,
     PythonPollBlockedOnFullQueue,
+    PythonPollWaitingOnFutures,
+    PythonHeartbeatBlocked,
+    PythonLockOrderInversion,
+    PythonLockReentry,
     ThreadNotMoving,
     BusyThreads,
 )

@@ -40,6 +40,36 @@ IDLE_POOL_FRAMES = (
 )
 
 
+# Waiting for work, by design: such a thread is idle, not stuck, however long it waits.
+IDLE_WAIT_FRAMES = (
+    "ThreadPoolExecutor.getTask",
+    "LinkedBlockingQueue.take",
+    "LinkedBlockingQueue.poll",
+    "ArrayBlockingQueue.take",
+    "ArrayBlockingQueue.poll",
+    "SynchronousQueue.take",
+    "SynchronousQueue.poll",
+    "DelayedWorkQueue.take",
+    "LinkedTransferQueue.take",
+    "ReferenceQueue.remove",
+    "Reference.waitForReferencePendingList",
+    "TimerThread.mainLoop",
+    "ForkJoinPool.awaitWork",
+    "EPoll.wait",
+    "EPollArrayWrapper.epollWait",
+    "KQueue.poll",
+    "Net.accept",
+    "ServerSocketChannelImpl.accept",
+    "PlainSocketImpl.socketAccept",
+    "Thread.join",
+    "Object.wait",  # unless it holds up others, which the lock rules report
+)
+
+
+def is_idle_wait(thread: Thread) -> bool:
+    return thread.status is not ThreadStatus.BLOCKED and has_frame(thread, *IDLE_WAIT_FRAMES, suffix=True)
+
+
 def index_of(thread: Thread, *functions: str, suffix: bool = False) -> int | None:
     """Index of the first (topmost) frame whose function is one of `functions`.
 

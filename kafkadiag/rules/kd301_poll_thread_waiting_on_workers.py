@@ -1,0 +1,67 @@
+"""KD301: a consumer's poll thread waits for its workers instead of polling."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.rules import newconsumer, stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+from kafkadiag.rules.kd103_hidden_wait_deadlock import HIDDEN_WAITS
+
+
+class PollThreadWaitingOnWorkers(Rule):
+    code = "KD301"
+    name = "poll-thread-waiting-on-workers"
+    title = "Poll thread waits for its workers instead of polling"
+    severity = Severity.WARNING
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+The thread that calls KafkaConsumer.poll hands the records to workers and then waits for them
+(a CountDownLatch, Future.get, invokeAll, CompletableFuture.join) before it polls again. While it
+waits, poll() is not called: when the workers take longer than max.poll.interval.ms (5 minutes
+by default), the consumer leaves the group, its partitions move to another member, and the
+batch it was processing is redelivered - often to a member that gets stuck the same way.
+"""
+    remedy = """
+See what the workers are doing (their stacks are quoted). Bound their work with timeouts; let the
+poll thread keep polling while workers run (pause the partitions with consumer.pause(), resume
+them when the batch is done, commit afterwards); or raise max.poll.interval.ms to fit the longest
+batch, knowing it also delays the detection of a dead consumer.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        series = list(context.series)
+        for thread in dump.threads:
+            wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
+            if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
+                continue
+            if not newconsumer.looks_like_poll_thread(thread, series):
+                continue
+            workers = [
+                w
+                for w in newconsumer.busy_workers(dump, {thread.name})
+                if not newconsumer.looks_like_poll_thread(w, series)
+            ]
+            waited = HIDDEN_WAITS[thread.frames[wait_index].function]
+            evidence = [context.header(thread), context.frame(thread, wait_index)]
+            caller = stacks.first_application_frame(thread, wait_index)
+            if caller is not None:
+                evidence.append(context.frame(thread, caller))
+            for worker in workers[:5]:
+                evidence.append(context.header(worker))
+                if worker.frames:
+                    evidence.append(context.frame(worker, 0))
+            busy = (
+                f" Busy workers: {', '.join(f'{w.name} ({stacks.doing(w)})' for w in workers)}."
+                if workers
+                else ""
+            )
+            yield self.finding(
+                f"Poll thread {thread.name} waits in {waited} instead of calling poll().{busy}",
+                [thread.name, *(worker.name for worker in workers)],
+                evidence,
+                severity=Severity.ERROR if workers else Severity.WARNING,
+                story=f"Poll thread {thread.name} waits for its workers ({waited}) instead of polling",
+            )

@@ -1,0 +1,64 @@
+"""KD304: the poll thread retries coordinator discovery while holding the coordinator lock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.rules import newconsumer, stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+DISCOVERY = ("AbstractCoordinator.ensureCoordinatorReady", "AbstractCoordinator.lookupCoordinator")
+
+
+class CoordinatorDiscoverySpinning(Rule):
+    code = "KD304"
+    name = "coordinator-discovery-spinning"
+    title = "Coordinator discovery retrying with the coordinator lock held"
+    severity = Severity.WARNING
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+The consumer cannot find its group coordinator (FindCoordinator fails: the __consumer_offsets
+partition's leader is unavailable, the broker is unreachable, or ACLs deny it) and retries in
+ensureCoordinatorReady, sleeping retry.backoff.ms between attempts - while holding the
+coordinator's monitor. Nothing is consumed, and the heartbeat thread, which needs the same
+monitor, is blocked behind it.
+"""
+    remedy = """
+Check the brokers: is the __consumer_offsets partition for this group led and in sync
+(kafka-topics --describe --topic __consumer_offsets), can this host reach the coordinator's
+advertised listener, do ACLs allow DESCRIBE on the group? The client recovers by itself once the
+coordinator answers.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        graph = context.graph()
+        for index, thread in enumerate(dump.threads):
+            discovery = stacks.index_of(thread, *DISCOVERY, suffix=True)
+            if discovery is None:
+                continue
+            coordinator_locks = [
+                lock
+                for lock in thread.held_locks()
+                if (lock.lock_class or "").startswith(newconsumer.COORDINATOR_CLASSES)
+            ]
+            victims = [graph.thread(i) for i in graph.blocked_by(index)]
+            evidence = [context.header(thread), context.frame(thread, discovery)]
+            if thread.frames:
+                evidence.insert(1, context.frame(thread, 0))
+            evidence += [context.held(thread, lock) for lock in coordinator_locks]
+            for victim in victims[:3]:
+                evidence.append(context.header(victim))
+                event = victim.waits_for()
+                if event is not None:
+                    evidence.append(context.event(victim, event))
+            behind = f"; {', '.join(v.name for v in victims)} blocked behind it" if victims else ""
+            holding = " while holding the coordinator lock" if coordinator_locks else ""
+            yield self.finding(
+                f"{thread.name} is retrying coordinator discovery ({stacks.doing(thread)}){holding}{behind}.",
+                [thread.name, *(victim.name for victim in victims)],
+                evidence,
+                severity=Severity.ERROR if victims else Severity.WARNING,
+                story=f"{thread.name} keeps retrying to find the group coordinator",
+            )

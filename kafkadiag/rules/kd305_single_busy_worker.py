@@ -1,0 +1,91 @@
+"""KD305: one worker of a pool carries all the work while the others idle."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kafkadiag.model import Thread, ThreadDump, ThreadStatus
+from kafkadiag.rules import stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+MIN_POOL = 3
+TRAILING_NUMBER = re.compile(r"\d+$")
+
+
+def pools(dump: ThreadDump) -> dict[str, list[Thread]]:
+    """Threads grouped by name without its trailing number ("clicks-worker-3" -> "clicks-worker-")."""
+    grouped: dict[str, list[Thread]] = {}
+    for thread in dump.threads:
+        if TRAILING_NUMBER.search(thread.name):
+            grouped.setdefault(TRAILING_NUMBER.sub("", thread.name), []).append(thread)
+    return {prefix: members for prefix, members in grouped.items() if len(members) >= MIN_POOL}
+
+
+def busy(thread: Thread) -> bool:
+    return (
+        thread.status is ThreadStatus.RUNNABLE
+        and bool(thread.frames)
+        and stacks.first_application_frame(thread) is not None
+        and not stacks.is_idle_wait(thread)
+    )
+
+
+def lone_busy_worker(dump: ThreadDump, prefix: str) -> Thread | None:
+    members = pools(dump).get(prefix, [])
+    working = [thread for thread in members if busy(thread)]
+    idle = [thread for thread in members if stacks.is_idle_wait(thread)]
+    if len(working) == 1 and len(idle) == len(members) - 1:
+        return working[0]
+    return None
+
+
+class SingleBusyWorker(Rule):
+    code = "KD305"
+    name = "single-busy-worker"
+    title = "One worker carries the work while the rest of the pool idles"
+    severity = Severity.WARNING
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+A pool of workers where exactly one runs application code and every other one waits for tasks.
+With per-partition ordering (records of one partition always go to the same worker), a backlog on
+one partition - or all partitions hashed to one worker - collapses the pool to a single thread:
+lag grows on that partition while the other workers have nothing to do. One dump can catch a
+pool at a quiet moment, so a single dump only informs; the same worker busy and the others idle
+in several dumps is a warning.
+"""
+    remedy = """
+Check the lag per partition (kafkadiag lag): one partition far behind means a hot key or a slow
+record. Spread work by key within the partition where ordering allows, add partitions, or process
+the hot partition with more parallelism (e.g. a key-ordered parallel consumer).
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        for prefix, members in pools(dump).items():
+            worker = lone_busy_worker(dump, prefix)
+            if worker is None:
+                continue
+            same_in = [other for other in context.series if _same_worker(other, prefix, worker)]
+            persistent = len(context.series) > 1 and len(same_in) == len(context.series)
+            evidence = [context.header(worker)]
+            application = stacks.first_application_frame(worker)
+            if application is not None:
+                evidence.append(context.frame(worker, application))
+            idle = [thread for thread in members if thread is not worker]
+            evidence += [context.header(thread) for thread in idle[:3]]
+            seen = f" in all {len(context.series)} dumps" if persistent else " in this dump"
+            yield self.finding(
+                f"{worker.name} is the only busy worker of the {len(members)} {prefix}* threads{seen} "
+                f"({stacks.doing(worker)}); {', '.join(thread.name for thread in idle)} wait for work.",
+                [worker.name, *(thread.name for thread in idle)],
+                evidence,
+                severity=Severity.WARNING if persistent else Severity.INFO,
+                story=f"Worker {worker.name} carries all the work of its pool while the rest idle",
+            )
+
+
+def _same_worker(dump: ThreadDump, prefix: str, worker: Thread) -> bool:
+    other = lone_busy_worker(dump, prefix)
+    return other is not None and other.name == worker.name

@@ -1,0 +1,81 @@
+"""KD307: the poll thread is inside a group rebalance (join/sync), possibly for a long time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from kafkadiag.model import ThreadDump
+from kafkadiag.rules import newconsumer, stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+# A rebalance normally completes within seconds; one still running after this long is stuck.
+PERSISTENT_SECONDS = 60
+TIMESTAMP = "%Y-%m-%d %H:%M:%S"
+REBALANCE = (
+    "AbstractCoordinator.joinGroupIfNeeded",
+    "AbstractCoordinator.ensureActiveGroup",
+    "AbstractCoordinator.initiateJoinGroup",
+    "AbstractCoordinator.sendJoinGroupRequest",
+)
+
+
+class PollThreadInRebalance(Rule):
+    code = "KD307"
+    name = "poll-thread-in-rebalance"
+    title = "Poll thread inside a group rebalance"
+    severity = Severity.INFO
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+The thread calling KafkaConsumer.poll is joining the group (JoinGroup/SyncGroup): nothing is
+consumed until every member has rejoined. A rebalance takes as long as the slowest member needs to
+call poll() again (up to max.poll.interval.ms), so a member stuck elsewhere holds up the whole
+group. Caught once it is information; the same thread still rebalancing in every one of several
+dumps spanning a minute or more is a warning.
+"""
+    remedy = """
+Find the slow member: the broker's group coordinator log, or `kafka-consumer-groups --describe
+--state` (state PreparingRebalance/CompletingRebalance). Use static membership
+(group.instance.id) and the cooperative-sticky assignor to make rebalances rarer and cheaper.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        for thread in dump.threads:
+            join = stacks.index_of(thread, *REBALANCE, suffix=True)
+            if join is None or not stacks.has_frame(thread, *newconsumer.KAFKA_CONSUMER_POLL, suffix=True):
+                continue
+            in_all = [other for other in context.series if _rebalancing(other, thread.name)]
+            seconds = _span_seconds(context.series[0], context.series[-1], thread.name)
+            persistent = (
+                len(in_all) == len(context.series) and seconds is not None and seconds >= PERSISTENT_SECONDS
+            )
+            span = f" over {seconds:.0f} s" if persistent and seconds is not None else ""
+            yield self.finding(
+                f"{thread.name} is rebalancing ({thread.frames[join].function})"
+                + (f" in all {len(context.series)} dumps{span}" if persistent else "")
+                + ".",
+                [thread.name],
+                [context.header(thread), context.frame(thread, join)],
+                severity=Severity.WARNING if persistent else Severity.INFO,
+                story=f"Poll thread {thread.name} is stuck in a group rebalance" if persistent else "",
+            )
+
+
+def _span_seconds(first: ThreadDump, last: ThreadDump, name: str) -> float | None:
+    """Seconds between two dumps: from the thread's elapsed= (JDK 11+) or the dump timestamps."""
+    before, after = first.thread_named(name), last.thread_named(name)
+    if before and after and before.elapsed_s is not None and after.elapsed_s is not None:
+        return after.elapsed_s - before.elapsed_s
+    try:
+        start = datetime.strptime(first.timestamp or "", TIMESTAMP)
+        end = datetime.strptime(last.timestamp or "", TIMESTAMP)
+    except ValueError:
+        return None
+    return (end - start).total_seconds()
+
+
+def _rebalancing(dump: ThreadDump, name: str) -> bool:
+    thread = dump.thread_named(name)
+    return thread is not None and stacks.has_frame(thread, *REBALANCE, suffix=True)

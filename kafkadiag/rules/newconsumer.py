@@ -1,0 +1,80 @@
+"""How the Java KafkaConsumer (0.9 to 3.x, the poll model) and its threads look in a dump."""
+
+from __future__ import annotations
+
+import re
+
+from kafkadiag.model import Thread, ThreadDump
+from kafkadiag.rules import stacks
+
+KAFKA_CONSUMER_POLL = ("KafkaConsumer.poll",)
+HEARTBEAT_NAME = re.compile(r"^kafka-coordinator-heartbeat-thread(?: \| (?P<group>.+))?$")
+HEARTBEAT_RUN = ("AbstractCoordinator$HeartbeatThread.run",)
+COORDINATOR_CLASSES = (
+    "org.apache.kafka.clients.consumer.internals.AbstractCoordinator",
+    "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
+    "org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient",
+)
+# Where a client thread legitimately is while it holds the coordinator: doing network I/O.
+NETWORK_POLL = (
+    "ConsumerNetworkClient.poll",
+    "NetworkClient.poll",
+    "Selector.poll",
+    "Selector.select",
+    "EPoll.wait",
+    "EPollArrayWrapper.epollWait",
+)
+POLL_THREAD_NAME = re.compile(r"poll|consum|kafka|listener", re.IGNORECASE)
+APPLICATION_POLL_FRAME = re.compile(r"poll|consum", re.IGNORECASE)
+POOL_WORKER_FRAMES = ("ThreadPoolExecutor$Worker.run", "ForkJoinWorkerThread.run")
+
+
+def is_heartbeat(thread: Thread) -> bool:
+    return bool(HEARTBEAT_NAME.match(thread.name)) or stacks.has_frame(thread, *HEARTBEAT_RUN, suffix=True)
+
+
+def polled_somewhere(thread: Thread, series: list[ThreadDump]) -> bool:
+    """The same thread (name and OS id) is in KafkaConsumer.poll in one of the dumps."""
+    for dump in series:
+        for other in dump.threads:
+            if other.name == thread.name and other.nid == thread.nid:
+                if stacks.has_frame(other, *KAFKA_CONSUMER_POLL, suffix=True):
+                    return True
+    return False
+
+
+def looks_like_poll_thread(thread: Thread, series: list[ThreadDump]) -> bool:
+    """A consumer's poll thread, judged by its stack history, its name or its application code."""
+    if is_heartbeat(thread) or stacks.has_frame(thread, *POOL_WORKER_FRAMES, suffix=True):
+        return False
+    if stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True) or polled_somewhere(thread, series):
+        return True
+    if POLL_THREAD_NAME.search(thread.name):
+        return True
+    return any(
+        APPLICATION_POLL_FRAME.search(frame.function.rpartition(".")[2])
+        for frame in thread.frames
+        if not stacks.is_library(frame)
+    )
+
+
+def busy_workers(dump: ThreadDump, exclude: set[str]) -> list[Thread]:
+    """Application threads busy with something other than waiting for work: candidate workers.
+
+    Pool threads not waiting for their next task, and plain threads in application code that
+    are not idle; the heartbeat, the poll threads themselves and a main() parked for the
+    process's lifetime are left out.
+    """
+    busy = []
+    for thread in dump.threads:
+        if thread.name in exclude or is_heartbeat(thread) or not thread.frames:
+            continue
+        if stacks.is_idle_wait(thread) or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
+            continue
+        application = stacks.first_application_frame(thread)
+        if application is None:
+            continue
+        if all(frame.function.endswith(".main") for frame in thread.frames if not stacks.is_library(frame)):
+            continue
+        busy.append(thread)
+    return busy
