@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.infra.servers import ServerProcess, start_tansu, start_zookeeper
+from tests.infra.workload import Cluster
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +31,13 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def cluster(zookeeper: ServerProcess, broker: ServerProcess) -> Iterator[Cluster]:
+    """A per-test ZooKeeper chroot with the broker registered in it, over the session servers."""
+    instance = Cluster(zookeeper.address, broker.address)
+    try:
+        yield instance
+    finally:
+        instance.close()

@@ -311,3 +311,46 @@ def zk_tree(client: Any, root: str = "/") -> dict[str, tuple[bytes, int, int, in
         for child in client.get_children(path):
             stack.append(f"{path.rstrip('/')}/{child}")
     return tree
+
+
+# ---- a test's own corner of the shared servers ---------------------------------------------
+
+
+class Cluster:
+    """A chroot of its own in the shared ZooKeeper (brokers registered as Kafka does) plus the
+    shared broker: what an old-consumer deployment looks like to kafkadiag, isolated per test."""
+
+    def __init__(self, zookeeper_address: str, bootstrap: str) -> None:
+        self.chroot = "/" + unique("kafka")
+        self.bootstrap = bootstrap
+        self.zookeeper_root = zookeeper_address
+        root = zk_client(zookeeper_address)
+        root.ensure_path(self.chroot)
+        root.stop()
+        root.close()
+        self.zookeeper = f"{zookeeper_address}{self.chroot}"
+        self.client = zk_client(self.zookeeper)  # holds the broker registration (ephemeral)
+        self.broker_id = broker_node_id(bootstrap)
+        host, port = bootstrap.rsplit(":", 1)
+        register_broker(self.client, self.broker_id, host, int(port))
+        self.groups: list[OldConsumerGroup] = []
+
+    def topic(self, partitions: int, counts: Mapping[int, int] | None = None, prefix: str = "topic") -> str:
+        """A real topic on the broker with counts[p] records, registered in this chroot."""
+        name = unique(prefix)
+        create_topic(self.bootstrap, name, partitions)
+        if counts:
+            produce(self.bootstrap, name, counts)
+        register_topic(self.client, name, partitions, self.broker_id)
+        return name
+
+    def old_group(self, prefix: str = "old") -> OldConsumerGroup:
+        group = OldConsumerGroup(self.zookeeper, unique(prefix))
+        self.groups.append(group)
+        return group
+
+    def close(self) -> None:
+        for group in self.groups:
+            group.close()
+        self.client.stop()
+        self.client.close()
