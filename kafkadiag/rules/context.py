@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import DumpFormat, LockEvent, LockRef, Thread, ThreadDump
 from kafkadiag.rules.base import Evidence, Requirement
+
+T = TypeVar("T")
 
 JAVA_FORMATS = frozenset({DumpFormat.HOTSPOT, DumpFormat.NETBEANS})
 PYTHON_FORMATS = frozenset({DumpFormat.PYSPY, DumpFormat.PYSPY_JSON})
@@ -37,7 +40,8 @@ class AnalysisContext:
     series: Sequence[ThreadDump]
     position: int  # index of `dump` within `series`
     series_name: str = ""
-    _graphs: dict[int, LockGraph] = field(default_factory=dict)
+    # Shared by every rule that runs on the series: lock graphs and other per-dump results.
+    memo: dict[tuple[str, int], object] = field(default_factory=dict)
 
     @property
     def dump(self) -> ThreadDump:
@@ -48,11 +52,14 @@ class AnalysisContext:
         return available_requirements(self.dump, len(self.series))
 
     def graph(self, dump: ThreadDump | None = None) -> LockGraph:
-        dump = dump or self.dump
-        graph = self._graphs.get(id(dump))
-        if graph is None:
-            graph = self._graphs[id(dump)] = LockGraph(dump)
-        return graph
+        return self.cached("lock-graph", dump or self.dump, LockGraph)
+
+    def cached(self, name: str, dump: ThreadDump, compute: Callable[[ThreadDump], T]) -> T:
+        """`compute(dump)`, computed once per dump for all the rules of an analysis."""
+        key = (name, id(dump))
+        if key not in self.memo:
+            self.memo[key] = compute(dump)
+        return self.memo[key]  # type: ignore[return-value]
 
     # -- quoting the input ----------------------------------------------------------------------
 

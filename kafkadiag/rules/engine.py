@@ -135,6 +135,7 @@ def _analyze_series(
     skipped: list[SkippedRule] = []
     ran: set[str] = set()
     last = len(series) - 1
+    memo: dict[tuple[str, int], object] = {}  # per-dump results shared by the rules
     for rule in rules:
         several = Requirement.SEVERAL_DUMPS in rule.requires
         positions = [last] if several else range(len(series))
@@ -147,7 +148,7 @@ def _analyze_series(
                     skipped.append(SkippedRule(rule.code, rule.name, missing))
                 continue
             ran_somewhere = True
-            context = AnalysisContext(series, position, name)
+            context = AnalysisContext(series, position, name, memo)
             for finding in _run_isolated(rule, context):
                 finding = replace(finding, series=name)
                 key = finding.key()

@@ -37,7 +37,7 @@ while the committed-offset lag of every partition grows.
     remedy = REMEDY
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
-        for fetcher in oldconsumer.blocked_fetchers(context.dump):
+        for fetcher in context.cached("blocked-fetchers", context.dump, oldconsumer.blocked_fetchers):
             thread = fetcher.thread
             evidence = [
                 context.header(thread),

@@ -28,10 +28,10 @@ when there is simply no data; this rule only speaks when a fetcher is blocked.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        fetchers = oldconsumer.blocked_fetchers(dump)
+        fetchers = context.cached("blocked-fetchers", dump, oldconsumer.blocked_fetchers)
         if not fetchers:
             return
-        streams = oldconsumer.starving_streams(dump)
+        streams = context.cached("starving-streams", dump, oldconsumer.starving_streams)
         if not streams:
             return
         fetcher_names = [fetcher.thread.name for fetcher in fetchers]

@@ -33,10 +33,10 @@ every stream returned by createMessageStreams has a live thread iterating it.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        fetchers = oldconsumer.blocked_fetchers(dump)
+        fetchers = context.cached("blocked-fetchers", dump, oldconsumer.blocked_fetchers)
         if not fetchers:
             return
-        streams = oldconsumer.starving_streams(dump)
+        streams = context.cached("starving-streams", dump, oldconsumer.starving_streams)
         culprits = oldconsumer.undrained_stream_threads(dump, streams)
         fetcher = fetchers[0].thread
         if culprits:

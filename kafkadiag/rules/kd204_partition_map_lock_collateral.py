@@ -37,7 +37,7 @@ A rebalance that never finishes, or a leader change the consumer never follows, 
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        fetchers = oldconsumer.blocked_fetchers(dump)
+        fetchers = context.cached("blocked-fetchers", dump, oldconsumer.blocked_fetchers)
         if not fetchers:
             return
         graph = context.graph()

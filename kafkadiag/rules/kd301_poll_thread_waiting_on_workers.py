@@ -32,17 +32,19 @@ batch, knowing it also delays the detection of a dead consumer.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        series = list(context.series)
+        polled = frozenset().union(
+            *(context.cached("pollers", d, newconsumer.pollers) for d in context.series)
+        )
         for thread in dump.threads:
             wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
             if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
                 continue
-            if not newconsumer.looks_like_poll_thread(thread, series):
+            if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
             workers = [
                 w
                 for w in newconsumer.busy_workers(dump, {thread.name})
-                if not newconsumer.looks_like_poll_thread(w, series)
+                if not newconsumer.looks_like_poll_thread(w, polled)
             ]
             waited = HIDDEN_WAITS[thread.frames[wait_index].function]
             evidence = [context.header(thread), context.frame(thread, wait_index)]

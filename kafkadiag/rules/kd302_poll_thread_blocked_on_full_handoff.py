@@ -40,19 +40,21 @@ timeouts; size the queue for bursts, not for stalls.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        series = list(context.series)
+        polled = frozenset().union(
+            *(context.cached("pollers", d, newconsumer.pollers) for d in context.series)
+        )
         for thread in dump.threads:
             put_index = stacks.index_of(thread, *QUEUE_PUTS, suffix=True)
             if put_index is None or thread.status not in stacks.WAITING_STATUSES:
                 continue
             if stacks.has_frame(thread, *oldconsumer.ENQUEUE, suffix=True):
                 continue  # the old consumer's fetcher: KD201
-            if not newconsumer.looks_like_poll_thread(thread, series):
+            if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
             workers = [
                 w
                 for w in newconsumer.busy_workers(dump, {thread.name})
-                if not newconsumer.looks_like_poll_thread(w, series)
+                if not newconsumer.looks_like_poll_thread(w, polled)
             ]
             evidence = [context.header(thread), context.frame(thread, put_index)]
             caller = stacks.first_application_frame(thread, put_index)

@@ -32,8 +32,17 @@ def busy(thread: Thread) -> bool:
     )
 
 
-def lone_busy_worker(dump: ThreadDump, prefix: str) -> Thread | None:
-    members = pools(dump).get(prefix, [])
+def lone_busy_workers(dump: ThreadDump) -> dict[str, Thread]:
+    """Pool prefix -> its only busy worker, for pools where all the others wait for work."""
+    found = {}
+    for prefix, members in pools(dump).items():
+        worker = _lone_busy_worker(members)
+        if worker is not None:
+            found[prefix] = worker
+    return found
+
+
+def _lone_busy_worker(members: list[Thread]) -> Thread | None:
     working = [thread for thread in members if busy(thread)]
     idle = [thread for thread in members if stacks.is_idle_wait(thread)]
     if len(working) == 1 and len(idle) == len(members) - 1:
@@ -63,11 +72,16 @@ the hot partition with more parallelism (e.g. a key-ordered parallel consumer).
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        for prefix, members in pools(dump).items():
-            worker = lone_busy_worker(dump, prefix)
-            if worker is None:
-                continue
-            same_in = [other for other in context.series if _same_worker(other, prefix, worker)]
+        members_by_prefix = context.cached("pools", dump, pools)
+        for prefix, worker in context.cached("lone-busy-workers", dump, lone_busy_workers).items():
+            members = members_by_prefix[prefix]
+            same_in = [
+                other
+                for other in context.series
+                if (lone := context.cached("lone-busy-workers", other, lone_busy_workers).get(prefix))
+                is not None
+                and lone.name == worker.name
+            ]
             persistent = len(context.series) > 1 and len(same_in) == len(context.series)
             evidence = [context.header(worker)]
             application = stacks.first_application_frame(worker)
@@ -84,8 +98,3 @@ the hot partition with more parallelism (e.g. a key-ordered parallel consumer).
                 severity=Severity.WARNING if persistent else Severity.INFO,
                 story=f"Worker {worker.name} carries all the work of its pool while the rest idle",
             )
-
-
-def _same_worker(dump: ThreadDump, prefix: str, worker: Thread) -> bool:
-    other = lone_busy_worker(dump, prefix)
-    return other is not None and other.name == worker.name

@@ -33,21 +33,21 @@ def is_heartbeat(thread: Thread) -> bool:
     return bool(HEARTBEAT_NAME.match(thread.name)) or stacks.has_frame(thread, *HEARTBEAT_RUN, suffix=True)
 
 
-def polled_somewhere(thread: Thread, series: list[ThreadDump]) -> bool:
-    """The same thread (name and OS id) is in KafkaConsumer.poll in one of the dumps."""
-    for dump in series:
-        for other in dump.threads:
-            if other.name == thread.name and other.nid == thread.nid:
-                if stacks.has_frame(other, *KAFKA_CONSUMER_POLL, suffix=True):
-                    return True
-    return False
+def pollers(dump: ThreadDump) -> frozenset[tuple[str, int | None]]:
+    """Threads (name, OS id) that are in KafkaConsumer.poll in this dump."""
+    return frozenset(
+        (thread.name, thread.nid)
+        for thread in dump.threads
+        if stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True)
+    )
 
 
-def looks_like_poll_thread(thread: Thread, series: list[ThreadDump]) -> bool:
-    """A consumer's poll thread, judged by its stack history, its name or its application code."""
+def looks_like_poll_thread(thread: Thread, polled: frozenset[tuple[str, int | None]]) -> bool:
+    """A consumer's poll thread, judged by its stack history (`polled`: threads seen in
+    KafkaConsumer.poll in any dump of the process), its name or its application code."""
     if is_heartbeat(thread) or stacks.has_frame(thread, *POOL_WORKER_FRAMES, suffix=True):
         return False
-    if stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True) or polled_somewhere(thread, series):
+    if (thread.name, thread.nid) in polled or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
         return True
     if POLL_THREAD_NAME.search(thread.name):
         return True

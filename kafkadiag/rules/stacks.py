@@ -76,12 +76,14 @@ def index_of(thread: Thread, *functions: str, suffix: bool = False) -> int | Non
     With `suffix`, a function matches when it ends with one of them ("PartitionTopicInfo.enqueue"
     matches Kafka's Scala and Java class names alike).
     """
-    for index, frame in enumerate(thread.frames):
-        name = frame.function
-        if suffix:
-            if any(name.endswith(function) for function in functions):
+    if suffix:
+        for index, frame in enumerate(thread.frames):
+            if frame.function.endswith(functions):
                 return index
-        elif name in functions:
+        return None
+    wanted = frozenset(functions)
+    for index, frame in enumerate(thread.frames):
+        if frame.function in wanted:
             return index
     return None
 

@@ -1,0 +1,101 @@
+"""Analysis benchmark: the whole rule catalogue on a 10,000-thread dump and on a 50-dump log.
+
+    python bench/analyze_bench.py [--threads 10000] [--repeat 5]
+
+The large dump is built from real thread blocks exactly as bench/parse_bench.py builds it; the
+50-dump log is the real kill -3 log in fixtures/captured/old-consumer-stall/. Times are parse +
+analysis in-process (best of --repeat) and `kafkadiag dump analyze` end to end; memory is the
+tracemalloc peak of parse + analysis, against the input size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from parse_bench import build_large_dump  # noqa: E402
+
+from kafkadiag.dumps import read_dumps  # noqa: E402
+from kafkadiag.rules.engine import analyze  # noqa: E402
+
+LOG = REPO / "fixtures" / "captured" / "old-consumer-stall" / "kill3-50-dumps.log"
+
+
+def timed(path: Path, repeat: int) -> tuple[float, float, int, int]:
+    """Best parse time, best analysis time, findings, dumps."""
+    parse_times, analysis_times = [], []
+    findings = dumps = 0
+    for _ in range(repeat):
+        gc.collect()
+        started = time.perf_counter()
+        parsed = list(read_dumps(str(path)))
+        parsed_at = time.perf_counter()
+        report = analyze(parsed)
+        done = time.perf_counter()
+        parse_times.append(parsed_at - started)
+        analysis_times.append(done - parsed_at)
+        findings, dumps = len(report.findings), len(parsed)
+        del parsed, report
+    return min(parse_times), min(analysis_times), findings, dumps
+
+
+def peak(path: Path) -> int:
+    gc.collect()
+    tracemalloc.start()
+    report = analyze(list(read_dumps(str(path))))
+    _, high = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del report
+    return high
+
+
+def end_to_end(path: Path, repeat: int) -> float:
+    executable = str(Path(sys.executable).with_name("kafkadiag"))
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run([executable, "dump", "analyze", str(path)], stdout=subprocess.DEVNULL, check=False)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def report(label: str, path: Path, repeat: int) -> None:
+    size = path.stat().st_size
+    parse_s, analysis_s, findings, dumps = timed(path, repeat)
+    high = peak(path)
+    print(f"{label}: {size / 1e6:.1f} MB, {dumps} dump(s), {findings} finding(s)")
+    print(
+        f"  parse {parse_s * 1000:.0f} ms + analysis {analysis_s * 1000:.0f} ms = {(parse_s + analysis_s):.3f} s"
+    )
+    print(f"  peak memory (tracemalloc): {high / 1e6:.1f} MB = {high / size:.2f}x the input")
+    print(f"  kafkadiag dump analyze end to end: {end_to_end(path, repeat):.3f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--threads", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        large = Path(work) / "large-dump.txt"
+        build_large_dump(large, args.threads)
+        report(f"{args.threads}-thread dump", large, args.repeat)
+    report("50-dump kill -3 log", LOG, args.repeat)
+    print(f"(python {sys.version.split()[0]}, {os.cpu_count()} cpus)")
+
+
+if __name__ == "__main__":
+    main()
