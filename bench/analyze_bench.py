@@ -76,7 +76,8 @@ def report(label: str, path: Path, repeat: int) -> None:
     high = peak(path)
     print(f"{label}: {size / 1e6:.1f} MB, {dumps} dump(s), {findings} finding(s)")
     print(
-        f"  parse {parse_s * 1000:.0f} ms + analysis {analysis_s * 1000:.0f} ms = {(parse_s + analysis_s):.3f} s"
+        f"  parse {parse_s * 1000:.0f} ms + analysis {analysis_s * 1000:.0f} ms "
+        f"= {(parse_s + analysis_s):.3f} s"
     )
     print(f"  peak memory (tracemalloc): {high / 1e6:.1f} MB = {high / size:.2f}x the input")
     print(f"  kafkadiag dump analyze end to end: {end_to_end(path, repeat):.3f} s")

@@ -13,10 +13,10 @@ Cases live in tests/rules/cases/KDnnn.toml:
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from kafkadiag.dumps import read_dumps
 from kafkadiag.rules.base import Finding, Rule, Severity
