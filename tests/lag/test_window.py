@@ -1,0 +1,119 @@
+"""Rates, time lag, catch-up time and Burrow statuses from hand-built snapshot series."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkadiag.collect.snapshot import (
+    SOURCE_KAFKA,
+    SOURCE_ZOOKEEPER,
+    BrokerPartition,
+    CommittedOffset,
+    GroupSnapshot,
+    Snapshot,
+)
+from kafkadiag.lag.window import evaluate_window
+
+
+def snapshot(
+    at_s: float,
+    committed: int | None,
+    high_watermark: int,
+    source: str = SOURCE_KAFKA,
+    commit_time_s: float | None = None,
+    log_start: int = 0,
+) -> Snapshot:
+    offset = CommittedOffset(
+        "t",
+        0,
+        offset=committed,
+        commit_time_ms=int(commit_time_s * 1000) if commit_time_s is not None else None,
+    )
+    return Snapshot(
+        taken_at_ms=int(at_s * 1000),
+        groups=(GroupSnapshot("g", source, state="Stable", offsets=(offset,)),),
+        partitions=(
+            BrokerPartition("t", 0, leader=1, high_watermark=high_watermark, log_start_offset=log_start),
+        ),
+    )
+
+
+def only_partition(snapshots: list[Snapshot]):  # type: ignore[no-untyped-def]
+    report = evaluate_window(snapshots)
+    (group,) = report.groups
+    (partition,) = group.partitions
+    return report, group, partition
+
+
+def test_rates_time_lag_and_catch_up_are_hand_computed() -> None:
+    # GIVEN over 20 s the committed offset goes 100 -> 300 (10/s) and the high watermark
+    # 400 -> 500 (5/s): lag 200 at the end
+    report, group, partition = only_partition(
+        [snapshot(0, 100, 400), snapshot(10, 200, 450), snapshot(20, 300, 500)]
+    )
+    # THEN consumption 10/s, production 5/s, time lag 200 / 5 = 40 s, catch up 200 / (10 - 5) = 40 s
+    assert partition.lag == 200
+    assert partition.consumption_rate == pytest.approx(10.0)
+    assert partition.production_rate == pytest.approx(5.0)
+    assert partition.time_lag_s == pytest.approx(40.0)
+    assert partition.catch_up_s == pytest.approx(40.0)
+    # lag went 300, 250, 200: decreasing, so Burrow says OK
+    assert partition.status == "OK" and group.status == "OK"
+    assert report.samples == 3 and report.window_s == 20.0
+    assert group.catch_up_s == pytest.approx(40.0)
+    # the offset moved between the last two samples: progress is as recent as the last sample
+    assert partition.since_progress_s == 0.0 and not partition.since_progress_at_least
+
+
+def test_falling_behind_never_catches_up_and_warns() -> None:
+    # committed 0 -> 20 (1/s), high watermark 100 -> 160 (3/s): lag 100, 120, 140 (never decreasing)
+    _, group, partition = only_partition([snapshot(0, 0, 100), snapshot(10, 10, 130), snapshot(20, 20, 160)])
+    assert partition.catch_up_s is None
+    assert partition.time_lag_s == pytest.approx(140 / 3)
+    assert partition.status == "WARN" and group.status == "WARN"
+
+
+def test_kafka_offsets_that_do_not_move_are_stall_not_stop() -> None:
+    # Kafka-stored offsets have no commit time: each sample is an observation at sample time,
+    # so "now - last" is 0 and only STALL can say the consumer is stuck.
+    _, group, partition = only_partition([snapshot(0, 50, 100), snapshot(10, 50, 100), snapshot(20, 50, 110)])
+    assert partition.status == "STALL" and group.status == "ERR"
+    assert partition.since_progress_s == 20.0 and partition.since_progress_at_least
+    assert partition.consumption_rate == 0.0 and partition.production_rate == pytest.approx(0.5)
+
+
+def test_old_consumer_offsets_that_do_not_move_are_stop() -> None:
+    # The old consumer rewrites its offset znode only when the offset changes: one commit seen
+    # (mtime 5 s) through the whole window -> now (20) - last (5) > last - first (0): STOP.
+    snapshots = [snapshot(at, 50, 100, SOURCE_ZOOKEEPER, commit_time_s=5) for at in (10, 15, 20)]
+    _, group, partition = only_partition(snapshots)
+    assert partition.status == "STOP" and group.status == "ERR"
+    assert partition.since_progress_s == 15.0
+
+
+def test_old_consumer_committing_steadily_is_ok_with_commit_times() -> None:
+    # commits at 9, 14, 19 s, lag 10, 8, 6; samples at 10, 15, 20
+    snapshots = [
+        snapshot(10, 90, 100, SOURCE_ZOOKEEPER, commit_time_s=9),
+        snapshot(15, 97, 105, SOURCE_ZOOKEEPER, commit_time_s=14),
+        snapshot(20, 104, 110, SOURCE_ZOOKEEPER, commit_time_s=19),
+    ]
+    _, _, partition = only_partition(snapshots)
+    assert partition.status == "OK"
+
+
+def test_rewind_is_reported() -> None:
+    _, group, partition = only_partition([snapshot(0, 80, 100), snapshot(10, 40, 100)])
+    assert partition.status == "REWIND" and group.status == "ERR"
+
+
+def test_a_sample_without_numbers_lowers_completeness_not_the_result() -> None:
+    _, _, partition = only_partition([snapshot(0, None, 100), snapshot(10, 90, 100), snapshot(20, 100, 100)])
+    assert partition.complete == pytest.approx(2 / 3)
+    assert partition.lag == 0 and partition.status == "OK" and partition.catch_up_s == 0.0
+
+
+def test_one_snapshot_has_no_rates_and_no_status() -> None:
+    report, group, partition = only_partition([snapshot(0, 10, 15)])
+    assert report.samples == 1 and partition.status is None and group.status is None
+    assert partition.consumption_rate is None and partition.lag == 5
