@@ -23,6 +23,7 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
     first = next((line.strip() for line in sample if line.strip()), "")
     if first[:1] in ("[", "{") and any('"thread_name"' in line for line in sample[:2000]):
         return DumpFormat.PYSPY_JSON
+    hotspot = False
     for line in sample:
         stripped = line.lstrip()
         if not stripped:
@@ -30,7 +31,11 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
         if _PYSPY_PROCESS.match(stripped) or _PYSPY_HEADER.match(stripped):
             return DumpFormat.PYSPY
         if _NETBEANS_HEADER.match(stripped):
+            # VisualVM prints HotSpot's banner too; its thread headers decide.
             return DumpFormat.NETBEANS
-        if "Full thread dump" in line or _HOTSPOT_HEADER.match(stripped):
+        if _HOTSPOT_HEADER.match(stripped):
             return DumpFormat.HOTSPOT
+        hotspot = hotspot or "Full thread dump" in line
+    if hotspot:
+        return DumpFormat.HOTSPOT
     return DumpFormat.HOTSPOT

@@ -750,7 +750,13 @@ class HotspotParser:
         if dump.threads or dump.banner is not None:
             if dump.end_line_no < self.last_line_no and not dump.footer_seen:
                 dump.end_line_no = self.last_line_no
-            truncated = not dump.footer_seen and dump.banner is not None and in_thread
+            # VisualVM writes no JNI footer; only a HotSpot dump without one was cut short.
+            truncated = (
+                self.dump_format is DumpFormat.HOTSPOT
+                and not dump.footer_seen
+                and dump.banner is not None
+                and in_thread
+            )
             self.pending.append(dump.build(truncated, self.dump_format))
         self.dump = None
 
