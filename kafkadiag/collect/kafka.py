@@ -71,9 +71,9 @@ def open_admin(bootstrap_servers: str, client_config: dict[str, Any], timeout_s:
     try:
         return KafkaAdminClient(**config)
     except Exception as error:  # noqa: BLE001 - timeouts, auth failures, bad addresses alike
+        reason = str(error).replace(f"{type(error).__name__}: ", "") or type(error).__name__
         raise BrokerUnreachableError(
-            f"cannot reach a Kafka broker at {bootstrap_servers} within {timeout_s:g}s "
-            f"({type(error).__name__}: {error})"
+            f"cannot reach a Kafka broker at {bootstrap_servers} within {timeout_s:g}s ({reason})"
         ) from None
 
 
