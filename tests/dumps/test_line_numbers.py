@@ -14,7 +14,8 @@ from kafkadiag.dumps import read_dumps
 
 from ..conftest import CAPTURED, CORPUS
 
-TEXT_INPUTS = sorted(p for p in CAPTURED.glob("*/*") if p.is_file() and not p.name.endswith(".json")) + sorted(
+CAPTURED_TEXT = sorted(p for p in CAPTURED.glob("*/*") if p.is_file() and not p.name.endswith(".json"))
+TEXT_INPUTS = CAPTURED_TEXT + sorted(
     p
     for p in list(CORPUS.glob("*/*.txt")) + list(CORPUS.glob("dumpling/*/*.log"))
     if p.name not in ("no-threads.log", "thread-dump-jstack.txt")
