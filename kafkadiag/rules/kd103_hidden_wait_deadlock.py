@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.model import Thread
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -46,6 +47,8 @@ the ones being waited for (their stacks show what they were about to do).
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         graph = context.graph()
+        if not context.dump.has_lock_data:
+            yield from self._without_lock_data(context)
         for index, thread in enumerate(context.dump.threads):
             wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
             if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
@@ -78,3 +81,44 @@ the ones being waited for (their stacks show what they were about to do).
                     f"{', '.join(victim_names)} need"
                 ),
             )
+
+    def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
+        """Without -l, a waiter's ReentrantLocks are invisible: say what cannot be seen."""
+        graph = context.graph()
+        waiters = [
+            thread
+            for thread in context.dump.threads
+            if thread.status in stacks.WAITING_STATUSES
+            and stacks.index_of(thread, *HIDDEN_WAITS) is not None
+            and not _main_waiting_for_shutdown(thread)
+        ]
+        orphans = [
+            graph.thread(index)
+            for node in graph.locks.values()
+            if not node.holders and (node.lock_class or "").endswith(stacks.LOCK_SYNCS)
+            for index in node.parked
+        ]
+        if not waiters or not orphans:
+            return
+        evidence = []
+        for thread in waiters[:3] + orphans[:3]:
+            evidence.append(context.header(thread))
+            event = thread.waits_for()
+            if event is not None:
+                evidence.append(context.event(thread, event))
+        yield self.finding(
+            f"{', '.join(t.name for t in waiters)} wait{'s' if len(waiters) == 1 else ''} for a latch, "
+            f"future or join while {', '.join(t.name for t in orphans)} "
+            f"{'is' if len(orphans) == 1 else 'are'} parked on a lock whose holder this dump cannot show "
+            "(no lock data). If a waiter holds that lock, it is a deadlock the JVM cannot see; take "
+            "jstack -l to know.",
+            [*(t.name for t in waiters), *(t.name for t in orphans)],
+            evidence,
+            severity=Severity.INFO,
+        )
+
+
+def _main_waiting_for_shutdown(thread: Thread) -> bool:
+    """main() parked on a latch or join for the life of the process: an application's normal end."""
+    application = [frame for frame in thread.frames if not stacks.is_library(frame)]
+    return bool(application) and all(frame.function.endswith(".main") for frame in application)

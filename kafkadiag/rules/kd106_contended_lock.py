@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.lockgraph import LockNode
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -32,6 +33,8 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
         graph = context.graph()
         for node in graph.contended(MIN_WAITERS):
             if not node.holders:
+                if not context.dump.has_lock_data and (node.lock_class or "").endswith(stacks.LOCK_SYNCS):
+                    yield self._holder_not_visible(context, node)
                 continue  # a condition or an unowned wait: idle waiting, not contention
             holder = graph.thread(node.holders[0])
             waiters = [graph.thread(i) for i in node.blocked + node.parked]
@@ -51,3 +54,21 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
                 evidence,
                 story=f"{len(waiters)} threads queue behind {holder.name} for one lock",
             )
+
+    def _holder_not_visible(self, context: AnalysisContext, node: LockNode) -> Finding:
+        graph = context.graph()
+        waiters = [graph.thread(i) for i in node.blocked + node.parked]
+        evidence = []
+        for waiter in waiters[:5]:
+            evidence.append(context.header(waiter))
+            event = waiter.waits_for()
+            if event is not None:
+                evidence.append(context.event(waiter, event))
+        return self.finding(
+            f"{len(waiters)} threads wait for <0x{node.lock_id:x}> ({node.lock_class}); the dump has no "
+            "lock data, so who holds it cannot be seen. Take the next dump with jstack -l (or jcmd "
+            "Thread.print -l) to name the holder.",
+            [waiter.name for waiter in waiters],
+            evidence,
+            severity=Severity.INFO,
+        )

@@ -15,15 +15,6 @@ QUEUE_PUTS = (
     "ArrayBlockingQueue.put",
     "LinkedBlockingDeque.put",
 )
-# Synchronizers that are locks (a latch or a condition has no owner to wait for).
-LOCK_SYNCS = (
-    "ReentrantLock$NonfairSync",
-    "ReentrantLock$FairSync",
-    "ReentrantReadWriteLock$NonfairSync",
-    "ReentrantReadWriteLock$FairSync",
-    "Semaphore$NonfairSync",
-    "Semaphore$FairSync",
-)
 # CPU used between the first and last dump, as a share of the time between them, above which a
 # thread with an unchanged stack is spinning, not stuck.
 SPINNING_SHARE = 0.5
@@ -57,7 +48,7 @@ def stuck_kind(thread: Thread) -> str | None:
     if (
         waiting is not None
         and waiting.kind is LockEventKind.PARKING
-        and (waiting.lock_class or "").endswith(LOCK_SYNCS)
+        and (waiting.lock_class or "").endswith(stacks.LOCK_SYNCS)
     ):
         return "waiting for a lock"
     if thread.status is ThreadStatus.RUNNABLE:

@@ -31,6 +31,17 @@ WAITING_STATUSES = frozenset(
     }
 )
 
+# Synchronizers that are locks: a thread parked on one waits for its holder, which only
+# `jstack -l` shows. (A latch, a condition or a future has no holder.)
+LOCK_SYNCS = (
+    "ReentrantLock$NonfairSync",
+    "ReentrantLock$FairSync",
+    "ReentrantReadWriteLock$NonfairSync",
+    "ReentrantReadWriteLock$FairSync",
+    "Semaphore$NonfairSync",
+    "Semaphore$FairSync",
+)
+
 # Where an idle worker of a pool waits for its next task.
 IDLE_POOL_FRAMES = (
     "java.util.concurrent.ThreadPoolExecutor.getTask",
