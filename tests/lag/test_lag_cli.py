@@ -1,0 +1,249 @@
+"""`kafkadiag lag` and `kafkadiag check` end to end on real servers: the table, the JSON schema,
+the Prometheus exposition, samples, --record and `lag history`, thresholds and JUnit."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from kafkadiag.exitcodes import ExitCode
+from tests.infra import workload
+from tests.infra.cli import group_of, partitions_of, run, run_json
+from tests.infra.servers import ServerProcess
+from tests.infra.workload import Cluster
+
+PARTITION_KEYS = {
+    "topic", "partition", "committed_offset", "high_watermark", "log_start_offset", "lag", "owner", "leader",
+    "last_progress_ms", "since_progress_s", "since_progress_at_least", "status", "consumption_rate",
+    "production_rate", "time_lag_s", "catch_up_s", "complete", "partial", "problems",
+}  # fmt: skip
+GROUP_KEYS = {
+    "group", "source", "exists", "state", "status", "partial", "members", "total_lag", "max_lag",
+    "consumption_rate", "production_rate", "catch_up_s", "errors", "findings", "topics", "partitions",
+}  # fmt: skip
+
+
+def old_and_new_groups(cluster: Cluster) -> tuple[str, str, str]:
+    topic = cluster.topic(2, {0: 10, 1: 4})
+    old = cluster.old_group()
+    consumer = old.join({topic: 1})
+    old.own(workload.range_assignment({topic: 2}, {consumer: {topic: 1}}))
+    old.commit({(topic, 0): 6, (topic, 1): 4})
+    new = workload.unique("new")
+    workload.commit_offsets_without_joining(cluster.bootstrap, new, {(topic, 0): 1, (topic, 1): 1})
+    return topic, old.group, new
+
+
+def test_json_follows_the_documented_schema(cluster: Cluster) -> None:
+    topic, old, new = old_and_new_groups(cluster)
+    document = run_json(
+        [
+            "lag",
+            "--zookeeper",
+            cluster.zookeeper,
+            "--bootstrap-server",
+            cluster.bootstrap,
+            "--group",
+            old,
+            "--group",
+            new,
+        ]
+    )
+    assert document["schema"] == "kafkadiag.lag" and document["version"] == 1
+    assert set(document) == {
+        "schema", "version", "taken_at", "taken_at_ms", "duration_ms", "sources", "samples", "window_s",
+        "partial", "errors", "stats", "groups",
+    }  # fmt: skip
+    assert document["sources"] == {"zookeeper": cluster.zookeeper, "bootstrap_servers": cluster.bootstrap}
+    for group in document["groups"]:
+        assert set(group) == GROUP_KEYS
+        for partition in group["partitions"]:
+            assert set(partition) == PARTITION_KEYS
+    assert group_of(document, old)["source"] == "zookeeper" and group_of(document, new)["source"] == "kafka"
+    assert partitions_of(document, old)[(topic, 0)]["lag"] == 4
+    assert partitions_of(document, new)[(topic, 0)]["lag"] == 9
+    assert group_of(document, old)["topics"] == [
+        {"topic": topic, "partitions": 2, "total_lag": 4, "max_lag": 4, "unknown": 0,
+         "consumption_rate": None,
+         "production_rate": None}
+    ]  # fmt: skip
+
+
+def test_table_shows_every_partition_and_totals(cluster: Cluster) -> None:
+    topic, old, new = old_and_new_groups(cluster)
+    code, out, err = run(
+        [
+            "lag",
+            "--zookeeper",
+            cluster.zookeeper,
+            "--bootstrap-server",
+            cluster.bootstrap,
+            "--group",
+            old,
+            "--group",
+            new,
+        ]
+    )
+    assert code == ExitCode.OK, err
+    assert f"Group {old} (zookeeper, Active, 1 member(s))" in out
+    assert f"Group {new} (kafka, Empty, 0 member(s))" in out
+    assert re.search(rf"{re.escape(topic)}\s+0\s+6\s+10\s+4\s+0\s+{re.escape(old)}_", out), out
+    assert re.search(rf"{re.escape(topic)}\s+total\s+12", out), out
+    assert err == ""
+
+
+def test_prometheus_exposition_for_the_textfile_collector(cluster: Cluster) -> None:
+    topic, old, new = old_and_new_groups(cluster)
+    code, out, err = run(
+        ["lag", "--zookeeper", cluster.zookeeper, "--bootstrap-server", cluster.bootstrap, "--group", old,
+         "--group", new, "--format", "prometheus"]
+    )  # fmt: skip
+    assert code == ExitCode.OK, err
+    sample = re.compile(r'^[a-z_]+(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? -?[0-9.e+-]+$')
+    for line in out.splitlines():
+        assert line.startswith("# HELP ") or line.startswith("# TYPE ") or sample.match(line), line
+    labels = f'group="{old}",source="zookeeper",topic="{topic}",partition="0"'
+    assert f"kafkadiag_lag_partition_lag{{{labels}}} 4" in out
+    assert f"kafkadiag_lag_partition_high_watermark{{{labels}}} 10" in out
+    assert f'kafkadiag_lag_group_total_lag{{group="{new}",source="kafka"}} 12' in out
+    assert "kafkadiag_lag_scrape_partial 0" in out
+    assert "# TYPE kafkadiag_lag_partition_lag gauge" in out
+
+
+def test_samples_give_rates_and_burrow_statuses(cluster: Cluster) -> None:
+    # GIVEN a group whose offsets do not move while it lags (old and new consumer alike)
+    topic, old, new = old_and_new_groups(cluster)
+    document = run_json(
+        ["lag", "--zookeeper", cluster.zookeeper, "--bootstrap-server", cluster.bootstrap, "--group", old,
+         "--group", new, "--samples", "3", "--interval", "0.3"]
+    )  # fmt: skip
+    assert document["samples"] == 3 and document["window_s"] > 0.5
+    # THEN the old consumer (offset znode mtime = last progress) is STOP, the new one STALL
+    assert partitions_of(document, old)[(topic, 0)]["status"] == "STOP"
+    assert partitions_of(document, old)[(topic, 1)]["status"] == "OK"  # no lag
+    assert partitions_of(document, new)[(topic, 0)]["status"] == "STALL"
+    assert group_of(document, old)["status"] == "ERR" and group_of(document, new)["status"] == "ERR"
+    assert partitions_of(document, new)[(topic, 0)]["consumption_rate"] == 0.0
+    assert partitions_of(document, new)[(topic, 0)]["catch_up_s"] is None
+
+
+def test_record_then_history_replays_the_evaluation(cluster: Cluster, tmp_path: Path) -> None:
+    # GIVEN three recorded snapshots of a group that consumes faster than its topic grows
+    topic = cluster.topic(1, {0: 20})
+    group = workload.unique("catching-up")
+    record = tmp_path / "record"
+    for committed, produced in ((2, 0), (10, 2), (18, 2)):
+        workload.produce(cluster.bootstrap, topic, {0: produced})
+        workload.commit_offsets_without_joining(cluster.bootstrap, group, {(topic, 0): committed})
+        code, out, err = run(
+            ["lag", "--bootstrap-server", cluster.bootstrap, "--group", group, "--record", str(record)]
+        )
+        assert code == ExitCode.OK, err
+    lines = (record / "lag-snapshots.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and all(json.loads(line)["schema"] == "kafkadiag.lag.snapshot" for line in lines)
+    # WHEN they are evaluated offline
+    document = run_json(["lag", "history", str(record)])
+    # THEN lag went 18, 12, 6: decreasing, OK; the rates come from the recorded times
+    entry = partitions_of(document, group)[(topic, 0)]
+    assert document["samples"] == 3
+    assert entry["lag"] == 6 and entry["status"] == "OK"
+    assert entry["consumption_rate"] > entry["production_rate"] > 0
+    assert entry["catch_up_s"] is not None
+    # and a damaged line is skipped with a warning, not fatal
+    with open(record / "lag-snapshots.jsonl", "a") as handle:
+        handle.write("{half a line\n")
+    code, out, err = run(["lag", "history", str(record), "--format", "json"])
+    assert code == ExitCode.OK and "skipped, not a recorded snapshot" in err
+    code, out, err = run(["lag", "history", str(tmp_path / "nothing")])
+    assert code == ExitCode.INPUT_UNREADABLE and "kafkadiag lag --record" in err
+
+
+def test_check_exit_codes_and_junit(cluster: Cluster, broker: ServerProcess, tmp_path: Path) -> None:
+    topic, old, new = old_and_new_groups(cluster)
+    base = ["check", "--zookeeper", cluster.zookeeper, "--bootstrap-server", cluster.bootstrap,
+            "--group", old,
+            "--group", new]  # fmt: skip
+    # healthy: lags 4 and 12 under 100
+    code, out, err = run([*base, "--max-lag", "100"])
+    assert code == ExitCode.OK, (out, err)
+    assert "healthy: 2 healthy, 0 unhealthy" in out
+    # unhealthy by a config rule for the new group's topic, with a JUnit report for CI
+    config = tmp_path / "check.toml"
+    config.write_text(
+        f'[defaults]\nmax_lag = 100\n\n[[rule]]\ngroup = "new-*"\ntopic = "{topic}"\nmax_lag = 5\n'
+    )
+    junit = tmp_path / "reports" / "lag.xml"
+    code, out, err = run([*base, "--config", str(config), "--format", "json", "--junit-xml", str(junit)])
+    assert code == ExitCode.FINDINGS, (out, err)
+    document = json.loads(out)
+    assert document["schema"] == "kafkadiag.check" and document["verdict"] == "unhealthy"
+    verdicts = {entry["group"]: entry for entry in document["groups"]}
+    assert verdicts[old]["verdict"] == "healthy"
+    assert verdicts[new]["verdict"] == "unhealthy"
+    assert [v["message"] for v in verdicts[new]["violations"]] == [f"{topic}/0: lag 9 > 5"]
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
+    cases = {case.get("name"): case for case in suite.findall("testcase")}
+    failure = cases[new].find("failure")
+    assert failure is not None and f"{topic}/0: lag 9 > 5" in (failure.text or "")
+    assert cases[old].find("failure") is None
+    # a finding fails the check too: the old group has one consumer thread for two partitions
+    code, out, err = run([*base, "--max-lag", "100", "--fail-on-findings", "warning"])
+    assert code == ExitCode.OK, out  # no findings here
+    # could not check: an unknown group
+    code, out, err = run(["check", "--bootstrap-server", broker.address, "--group", workload.unique("x"),
+                          "--max-lag", "1", "--format", "junit"])  # fmt: skip
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert "<error" in out and "could not check everything" in err
+    # time-based thresholds need samples
+    code, out, err = run([*base, "--max-time-lag", "5m"])
+    assert code == ExitCode.USAGE and "--samples 2" in err
+
+
+def test_environment_variables_name_the_cluster(cluster: Cluster) -> None:
+    topic, old, _ = old_and_new_groups(cluster)
+    code, out, err = run(
+        ["lag", "--group", old, "--format", "json"],
+        env={"KAFKADIAG_ZOOKEEPER": cluster.zookeeper, "KAFKADIAG_TIMEOUT": "5"},
+    )
+    assert code == ExitCode.OK, err
+    assert partitions_of(json.loads(out), old)[(topic, 0)]["lag"] == 4
+
+
+def test_usage_errors_exit_2() -> None:
+    code, out, err = run(
+        ["lag", "--group", "g"], env={"KAFKADIAG_ZOOKEEPER": "", "KAFKADIAG_BOOTSTRAP_SERVER": ""}
+    )
+    assert code == ExitCode.USAGE and "--bootstrap-server" in err
+    code, out, err = run(["lag", "--bootstrap-server", "127.0.0.1:1"])
+    assert code == ExitCode.USAGE and "--all-groups" in err
+
+
+def test_watch_redraws_until_interrupted(cluster: Cluster) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    topic, old, _ = old_and_new_groups(cluster)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kafkadiag", "lag", "--zookeeper", cluster.zookeeper, "--group", old,
+         "--watch",
+         "--interval", "0.3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "KAFKADIAG_WIDTH": "200"},
+    )  # fmt: skip
+    try:
+        time.sleep(3)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == ExitCode.OK, err
+    text = out.decode()
+    assert "kafkadiag lag --watch" in text and f"Group {old}" in text and "STATUS" in text
