@@ -33,8 +33,8 @@ narrow the code that holds one lock while taking another.
         for cycle in graph.cycles():
             threads = [graph.thread(index) for index in cycle]
             names = [thread.name for thread in threads]
-            if frozenset(names) in reported:
-                continue
+            if any(frozenset(names) <= jvm_cycle for jvm_cycle in reported):
+                continue  # the JVM's report lists the threads leading into a cycle as well
             evidence = []
             steps = []
             for position, thread in enumerate(threads):
