@@ -132,9 +132,12 @@ def test_session_lost_mid_scan_flags_what_was_not_read(
         assert any("partial" in error for error in document["errors"]), document["errors"]
         partitions = partitions_of(document, group.group)
         assert len(partitions) == 404
+        # (SIGSTOP lands asynchronously: the server may still answer a few requests in flight)
         unread = [entry for entry in partitions.values() if entry["committed_offset"] is None]
-        assert len(unread) == 404
+        assert len(unread) > 300
         assert all(entry["partial"] and "ZooKeeper" in " ".join(entry["problems"]) for entry in unread)
+        read = [entry for entry in partitions.values() if entry["committed_offset"] is not None]
+        assert all(entry["committed_offset"] in (1, 7) and not entry["partial"] for entry in read)
         assert "results are partial" in err
     finally:
         try:
