@@ -1,7 +1,7 @@
 """One snapshot from every source the user named: ZooKeeper groups, Kafka groups, watermarks.
 
-`Collector` keeps its ZooKeeper session and broker connections open between snapshots, so
-`--samples` and `--watch` pay for connecting once.
+`Collector` keeps its broker connections open between snapshots, so `--samples` and `--watch`
+pay for bootstrapping once; a ZooKeeper session costs one round trip and is opened per snapshot.
 """
 
 from __future__ import annotations
@@ -63,14 +63,10 @@ class Collector:
     def __init__(self, target: LagTarget) -> None:
         target.validate()
         self.target = target
-        self._zk_client: Any = None
         self._admin: Any = None
         self._admin_bootstrap: str | None = None
 
     def close(self) -> None:
-        if self._zk_client is not None:
-            zookeeper_collector._close_quietly(self._zk_client)
-            self._zk_client = None
         if self._admin is not None:
             kafka_collector.close_admin(self._admin)
             self._admin = None
@@ -80,12 +76,6 @@ class Collector:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _zookeeper(self) -> Any:
-        if self._zk_client is None:
-            assert self.target.zookeeper is not None
-            self._zk_client = zookeeper_collector.connect(self.target.zookeeper, self.target.timeout_s)
-        return self._zk_client
 
     def _kafka(self, bootstrap: str) -> Any:
         if self._admin is None or self._admin_bootstrap != bootstrap:
@@ -113,8 +103,10 @@ class Collector:
         zk_groups: list[GroupSnapshot] = []
         if target.zookeeper:
             try:
+                # A new session per snapshot: it is one round trip, and a session kept open
+                # between samples would need pings to stay alive.
                 scan = zookeeper_collector.scan(
-                    target.zookeeper, wanted_groups, topic_filter, target.timeout_s, client=self._zookeeper()
+                    target.zookeeper, wanted_groups, topic_filter, target.timeout_s
                 )
             except ZooKeeperUnreachableError as error:
                 if not target.bootstrap_servers:
@@ -127,10 +119,7 @@ class Collector:
                 errors += scan.errors
                 stats["zookeeper_reads"] += scan.reads
                 stats["zookeeper_round_trips"] += scan.round_trips
-                if scan.errors and self._zk_client is not None and not self._zk_client.connected:
-                    # The session is gone: reconnect on the next snapshot rather than reuse it.
-                    zookeeper_collector._close_quietly(self._zk_client)
-                    self._zk_client = None
+                stats["zookeeper_sessions"] += scan.sessions
 
         # Partitions the old consumer's groups need watermarks for: committed or owned ones,
         # and every registered partition of a subscribed topic.

@@ -44,10 +44,11 @@ class ZooKeeperScan:
     errors: list[str] = field(default_factory=list)
     reads: int = 0
     round_trips: int = 0
+    sessions: int = 0
 
 
 class _Missing:
-    """The znode does not exist (NoNodeError): a normal answer, not a failure."""
+    """The znode does not exist (NoNode): a normal answer, not a failure."""
 
 
 MISSING = _Missing()
@@ -58,102 +59,96 @@ class _Failed:
         self.reason = reason
 
 
-class _WaveReader:
-    """Issue one wave of async reads, then collect the answers within the scan's deadline."""
+# A wave this large is split over several sessions read in parallel: a ZooKeeper server answers
+# one session's requests strictly in order, but serves several sessions at once.
+PARALLEL_WAVE_MIN = 2000
+PARALLEL_SESSIONS = 4
 
-    def __init__(self, client: Any, deadline: float, on_wave: Any = None) -> None:
-        self.client = client
+
+class _WaveReader:
+    """One wave = every read of one level, pipelined, answered within the deadline."""
+
+    def __init__(self, connection: Any, deadline: float, connect_more: Any = None) -> None:
+        self.connections = [connection]
         self.deadline = deadline
         self.reads = 0
         self.round_trips = 0
-        self.on_wave = on_wave
-        self.lost: str | None = None
+        self.sessions = 1
+        self._connect_more = connect_more
 
-    def _collect(self, requests: list[tuple[str, Any]]) -> dict[str, Any]:
-        from kazoo.exceptions import NoNodeError
+    @property
+    def lost(self) -> str | None:
+        for connection in self.connections:
+            if connection.lost is not None:
+                lost: str = connection.lost
+                return lost
+        return None
 
-        results: dict[str, Any] = {}
-        for path, async_result in requests:
-            if self.lost is not None and not async_result.ready():
-                results[path] = _Failed(self.lost)
-                continue
-            remaining = self.deadline - time.monotonic()
-            try:
-                results[path] = async_result.get(timeout=max(remaining, 0.001))
-            except NoNodeError:
-                results[path] = MISSING
-            except Exception as error:  # noqa: BLE001 - every other failure is kept per znode
-                reason = _describe_failure(error)
-                results[path] = _Failed(reason)
-                if not async_result.ready() or _is_session_failure(error):
-                    # Once the connection is gone, the rest of the wave fails the same way:
-                    # do not wait for each of them in turn.
-                    self.lost = reason
-        return results
+    def close(self) -> None:
+        for connection in self.connections:
+            _close_quietly(connection)
+
+    def _extra_connections(self) -> list[Any]:
+        """Open the other sessions once; a server that refuses them just means fewer in parallel."""
+        if self._connect_more is not None:
+            connect_more, self._connect_more = self._connect_more, None
+            for _ in range(PARALLEL_SESSIONS - 1):
+                try:
+                    self.connections.append(connect_more())
+                except Exception:  # noqa: BLE001 - parallelism is an optimisation, not a need
+                    break
+            self.sessions = len(self.connections)
+        return [connection for connection in self.connections if connection.lost is None]
+
+    def _answers(self, kind: int, paths: Sequence[str]) -> list[Any]:
+        if len(paths) < PARALLEL_WAVE_MIN or self.lost is not None:
+            answers: list[Any] = self.connections[0].wave(kind, paths, self.deadline)
+            return answers
+        connections = self._extra_connections()
+        if len(connections) < 2:
+            answers = connections[0].wave(kind, paths, self.deadline) if connections else []
+            return answers
+        import threading
+
+        size = -(-len(paths) // len(connections))
+        chunks = [paths[index : index + size] for index in range(0, len(paths), size)]
+        results: list[list[Any]] = [[] for _ in chunks]
+
+        def read(index: int) -> None:
+            results[index] = connections[index].wave(kind, chunks[index], self.deadline)
+
+        threads = [
+            threading.Thread(target=read, args=(index,), daemon=True) for index in range(1, len(chunks))
+        ]
+        for thread in threads:
+            thread.start()
+        read(0)
+        for thread in threads:
+            thread.join()
+        return [answer for chunk in results for answer in chunk]
 
     def _wave(self, paths: Sequence[str], method: str) -> dict[str, Any]:
+        from kafkadiag.collect.zkwire import GET_CHILDREN, GET_DATA, NO_NODE, Failure
+
         if not paths:
             return {}
-        if self.on_wave is not None:
-            self.on_wave(self.round_trips, method, len(paths))
         self.round_trips += 1
         self.reads += len(paths)
-        call = getattr(self.client, method)
-        requests = []
-        for path in paths:
-            if self.lost is not None:
-                requests.append((path, _FailedResult(self.lost)))
-                continue
-            try:
-                requests.append((path, call(path)))
-            except Exception as error:  # noqa: BLE001 - e.g. the client closed under us
-                self.lost = _describe_failure(error)
-                requests.append((path, _FailedResult(self.lost)))
-        return self._collect(requests)
+        kind = GET_CHILDREN if method == "children" else GET_DATA
+        answers = self._answers(kind, paths)
+        results: dict[str, Any] = {}
+        for path, answer in zip(paths, answers):
+            if isinstance(answer, Failure):
+                results[path] = MISSING if answer.code == NO_NODE else _Failed(answer.reason)
+            else:
+                results[path] = answer
+        return results
 
     def children(self, paths: Sequence[str]) -> dict[str, Any]:
-        return self._wave(paths, "get_children_async")
+        return self._wave(paths, "children")
 
     def data(self, paths: Sequence[str]) -> dict[str, Any]:
-        return self._wave(paths, "get_async")
-
-
-class _FailedResult:
-    """Stands in for an async result that was never sent because the session was already lost."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def ready(self) -> bool:
-        return True
-
-    def get(self, timeout: float | None = None) -> Any:
-        raise _SessionGone(self.reason)
-
-
-class _SessionGone(Exception):
-    pass
-
-
-def _is_session_failure(error: Exception) -> bool:
-    from kazoo.exceptions import ConnectionClosedError, ConnectionLoss, SessionExpiredError
-
-    return isinstance(error, (ConnectionLoss, SessionExpiredError, ConnectionClosedError, _SessionGone))
-
-
-def _describe_failure(error: Exception) -> str:
-    if isinstance(error, _SessionGone):
-        return str(error)
-    name = type(error).__name__
-    if name == "KazooTimeoutError" or name == "TimeoutError":
-        return "no answer from ZooKeeper within --timeout"
-    if name in ("ConnectionLoss", "ConnectionLossException"):
-        return "ZooKeeper connection lost while reading"
-    if name in ("SessionExpiredError",):
-        return "ZooKeeper session expired while reading"
-    if name == "NoAuthError":
-        return "not allowed to read (ZooKeeper ACL)"
-    return f"{name}: {error}" if str(error) else name
+        return self._wave(paths, "data")
 
 
 def parse_hosts(zookeeper: str) -> tuple[str, str]:
@@ -163,40 +158,24 @@ def parse_hosts(zookeeper: str) -> tuple[str, str]:
 
 
 def connect(zookeeper: str, timeout_s: float) -> Any:
-    """A started, read-only-capable kazoo client, or ZooKeeperUnreachableError within timeout_s."""
-    import logging
+    """An open read-only session, or ZooKeeperUnreachableError within about timeout_s."""
+    from kafkadiag.collect.zkwire import WireConnection, ZooKeeperWireError
 
-    from kazoo.client import KazooClient
-    from kazoo.retry import KazooRetry
-
-    # kazoo logs every dropped connection and retry; kafkadiag reports the outcome instead.
-    logging.getLogger("kazoo").setLevel(logging.CRITICAL)
-
-    hosts, chroot = parse_hosts(zookeeper)
+    hosts, _ = parse_hosts(zookeeper)
     if not hosts:
         raise ZooKeeperUnreachableError(f"no ZooKeeper host in --zookeeper {zookeeper!r}")
-    client = KazooClient(
-        hosts=zookeeper,
-        timeout=max(timeout_s, 1.0),
-        read_only=True,  # a read-only (partitioned) ZooKeeper server is good enough to read
-        connection_retry=KazooRetry(max_tries=1, delay=0.1, max_delay=0.5),
-        command_retry=None,
-    )
     try:
-        client.start(timeout=timeout_s)
-    except Exception as error:  # noqa: BLE001 - kazoo raises its own timeout type
-        _close_quietly(client)
+        return WireConnection(zookeeper, timeout_s).open()
+    except ZooKeeperWireError as error:
         raise ZooKeeperUnreachableError(
-            f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({_describe_failure(error)})"
+            f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({error.reason})"
         ) from None
-    return client
 
 
-def _close_quietly(client: Any) -> None:
+def _close_quietly(connection: Any) -> None:
     try:
-        client.stop()
-        client.close()
-    except Exception:  # noqa: BLE001 - closing a dead client may fail in many ways; nothing to do
+        connection.close()
+    except Exception:  # noqa: BLE001 - closing a dead connection may fail in many ways
         pass
 
 
@@ -263,36 +242,27 @@ def scan(
     groups: Sequence[str] | None,
     topics: Sequence[str] | None,
     timeout_s: float,
-    client: Any = None,
-    on_wave: Any = None,
 ) -> ZooKeeperScan:
     """Read the given groups (None: every group under /consumers), optionally only some topics.
 
     Raises ZooKeeperUnreachableError when no session can be had; problems after that (a lost
     session, unreadable or malformed znodes) are kept in the result, per group and partition.
     """
-    owns_client = client is None
-    if client is None:
-        client = connect(zookeeper, timeout_s)
     deadline = time.monotonic() + timeout_s
-    reader = _WaveReader(client, deadline, on_wave)
+    connection = connect(zookeeper, timeout_s)
+    reader = _WaveReader(
+        connection, deadline, lambda: connect(zookeeper, max(deadline - time.monotonic(), 0.1))
+    )
     result = ZooKeeperScan()
-
-    def on_state(state: Any) -> None:
-        if str(state) in ("LOST", "SUSPENDED") and reader.lost is None:
-            reader.lost = f"ZooKeeper session {str(state).lower()} while reading"
-
-    client.add_listener(on_state)
     try:
         _scan(reader, result, groups, set(topics) if topics else None)
     finally:
-        client.remove_listener(on_state)
         if reader.lost is not None:
             result.errors.append(f"{reader.lost}: results are partial (flagged per group and partition)")
         result.reads = reader.reads
         result.round_trips = reader.round_trips
-        if owns_client:
-            _close_quietly(client)
+        result.sessions = reader.sessions
+        reader.close()
     return result
 
 

@@ -55,7 +55,7 @@ def check_document(result: CheckResult, report: LagReport) -> dict[str, Any]:
 
 
 def write_check_json(stream: TextIO, result: CheckResult, report: LagReport) -> None:
-    json.dump(check_document(result, report), stream, indent=1)
+    stream.write(json.dumps(check_document(result, report), separators=(",", ":")))
     stream.write("\n")
 
 
