@@ -41,11 +41,10 @@ batch, knowing it also delays the detection of a dead consumer.
                 continue
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            workers = [
-                w
-                for w in newconsumer.busy_workers(dump, {thread.name})
-                if not newconsumer.looks_like_poll_thread(w, polled)
-            ]
+            candidates = newconsumer.busy_workers(dump, {thread.name})
+            workers = newconsumer.related_workers(
+                thread, [w for w in candidates if not newconsumer.looks_like_poll_thread(w, polled)]
+            )
             waited = HIDDEN_WAITS[thread.frames[wait_index].function]
             evidence = [context.header(thread), context.frame(thread, wait_index)]
             caller = stacks.first_application_frame(thread, wait_index)

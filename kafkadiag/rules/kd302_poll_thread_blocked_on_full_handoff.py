@@ -51,11 +51,10 @@ timeouts; size the queue for bursts, not for stalls.
                 continue  # the old consumer's fetcher: KD201
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            workers = [
-                w
-                for w in newconsumer.busy_workers(dump, {thread.name})
-                if not newconsumer.looks_like_poll_thread(w, polled)
-            ]
+            candidates = newconsumer.busy_workers(dump, {thread.name})
+            workers = newconsumer.related_workers(
+                thread, [w for w in candidates if not newconsumer.looks_like_poll_thread(w, polled)]
+            )
             evidence = [context.header(thread), context.frame(thread, put_index)]
             caller = stacks.first_application_frame(thread, put_index)
             if caller is not None:

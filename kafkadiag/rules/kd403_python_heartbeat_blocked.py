@@ -13,6 +13,8 @@ from kafkadiag.rules.context import AnalysisContext
 # kafka-python 3.0 names it "<group>-heartbeat", 2.x "kafka-coordinator-heartbeat-thread | <group>".
 HEARTBEAT_NAME = re.compile(r"^(?:kafka-coordinator-heartbeat-thread(?: \| .+)?|.+-heartbeat)$")
 HEARTBEAT_CODE = ("HeartbeatThread.run", "HeartbeatThread._run_once")
+# Python frames that are a lock being taken (`with condition:` enters the Condition's lock).
+LOCK_ENTRY = ("Condition.__enter__", "Condition.acquire", "_RLock.acquire", "_RLock.__enter__")
 # What an idle heartbeat thread waits in between heartbeats.
 IDLE_WAITS = ("Condition.wait", "Event.wait", "Condition.wait_for")
 LOCK_ACQUIRE_NATIVE = ("lock_PyThread_acquire_lock", "rlock_acquire", "PyThread_acquire_lock_timed")
@@ -54,7 +56,8 @@ callbacks. With --native, py-spy shows the heartbeat thread in lock acquisition 
             if not frames or frames[0][1].function in IDLE_WAITS:
                 continue
             native_acquire = any(f.native and f.function in LOCK_ACQUIRE_NATIVE for f in thread.frames)
-            if not native_acquire and frames[0][1].function not in HEARTBEAT_CODE:
+            top = frames[0][1].function
+            if not native_acquire and top not in LOCK_ENTRY and top not in HEARTBEAT_CODE:
                 continue
             holders = [
                 other for other in dump.threads if other is not thread and _inside_client_callback(other)
@@ -76,7 +79,9 @@ callbacks. With --native, py-spy shows the heartbeat thread in lock acquisition 
                 f"{frames[0][1].function}{who}.",
                 [*(h.name for h in holders), thread.name],
                 evidence,
-                severity=Severity.ERROR if holders or native_acquire else Severity.WARNING,
+                severity=Severity.ERROR
+                if holders or native_acquire or top in LOCK_ENTRY
+                else Severity.WARNING,
                 story=f"The heartbeat thread {thread.name} is blocked on the coordinator lock",
             )
 

@@ -26,6 +26,7 @@ NETWORK_POLL = (
 )
 POLL_THREAD_NAME = re.compile(r"poll|consum|kafka|listener", re.IGNORECASE)
 APPLICATION_POLL_FRAME = re.compile(r"poll|consum", re.IGNORECASE)
+NAME_FAMILY = re.compile(r"^([A-Za-z0-9]+[-_.])")
 POOL_WORKER_FRAMES = ("ThreadPoolExecutor$Worker.run", "ForkJoinWorkerThread.run")
 
 
@@ -78,3 +79,13 @@ def busy_workers(dump: ThreadDump, exclude: set[str]) -> list[Thread]:
             continue
         busy.append(thread)
     return busy
+
+
+def related_workers(poll_thread: Thread, workers: list[Thread]) -> list[Thread]:
+    """The workers that belong to this poll thread, when names tell ("payments-poll-0" and
+    "payments-worker-1" share "payments"); all of them when names do not."""
+    family = NAME_FAMILY.match(poll_thread.name)
+    if family is None:
+        return workers
+    related = [worker for worker in workers if worker.name.startswith(family.group(1))]
+    return related or workers

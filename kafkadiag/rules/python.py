@@ -42,7 +42,8 @@ def python_frames(thread: Thread) -> list[tuple[int, Frame]]:
 
 def is_library_frame(frame: Frame) -> bool:
     file = frame.file or ""
-    return file.endswith(LIBRARY_FILES) or "/kafka/" in file or file.startswith("<")
+    # py-spy prints paths relative to sys.path entries ("kafka/coordinator/base.py") or absolute.
+    return file.endswith(LIBRARY_FILES) or "/kafka/" in "/" + file or file.startswith("<")
 
 
 def first_application_frame(thread: Thread) -> int | None:
