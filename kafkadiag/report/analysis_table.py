@@ -12,7 +12,16 @@ MARKS = {"error": "ERROR", "warning": "WARN ", "info": "info "}
 
 
 def _wrapped(text: str, indent: str) -> str:
-    return textwrap.fill(" ".join(text.split()), WIDTH, initial_indent=indent, subsequent_indent=indent)
+    # Never break inside a word: thread names ("ConsumerFetcherThread-group1_host-...") must stay
+    # whole to be found with grep and copied into a search.
+    return textwrap.fill(
+        " ".join(text.split()),
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
 
 
 def render_report(out: TextIO, report: Report, total_dumps: int) -> None:

@@ -82,7 +82,10 @@ callbacks. With --native, py-spy shows the heartbeat thread in lock acquisition 
                 severity=Severity.ERROR
                 if holders or native_acquire or top in LOCK_ENTRY
                 else Severity.WARNING,
-                story=f"The heartbeat thread {thread.name} is blocked on the coordinator lock",
+                story=(
+                    f"The heartbeat thread {thread.name} is blocked on the coordinator lock"
+                    + (f", held up by {', '.join(h.name for h in holders)} in a callback" if holders else "")
+                ),
             )
 
 

@@ -112,3 +112,63 @@ def test_rules_lists_the_catalogue_and_explain_prints_a_rule() -> None:
 def test_explain_unknown_rule_is_a_usage_error(code_or_name: str) -> None:
     code, _, err = run(["explain", code_or_name])
     assert code == ExitCode.USAGE and "kafkadiag rules" in err
+
+
+# Each reproducer's dump, the rule that explains it and the thread it must name first.
+REPRODUCERS = [
+    ("old-consumer-stall/jstack-l.txt", "KD201", FETCHER),
+    ("deadlock/jstack-l.txt", "KD101", "deadlock-lock-A"),
+    ("threadinfo-deadlock/threadinfo.log", "KD102", "ti-deadlock-A"),
+    ("hidden-wait-deadlock/jstack-l.txt", "KD103", "future-waiter"),
+    ("new-consumer-poll-waits-workers/jstack-l.txt", "KD301", "payments-poll-0"),
+    ("new-consumer-handoff-full/jstack-l.txt", "KD302", "orders-poll-0"),
+    ("new-consumer-heartbeat-blocked/jstack-l.txt", "KD303", "billing-poll-0"),
+    ("new-consumer-coordinator-spin/jstack-l.txt", "KD303", "inventory-poll-0"),
+    ("py-poll-queue-full/py-spy-dump.txt", "KD401", "kafka-poll-loop"),
+    ("py-poll-waits-futures/py-spy-dump.txt", "KD402", "kafka-poll-loop"),
+    ("py-heartbeat-blocked/py-spy-dump.txt", "KD403", "kafka-poll-loop"),
+    ("py-reentrant-lock/py-spy-dump-locals.txt", "KD405", "cache-loader"),
+    ("py-queue-cycle/py-spy-dump-locals.txt", "KD104", "stage-a"),
+]
+
+
+@pytest.mark.parametrize(("fixture", "rule", "culprit"), REPRODUCERS, ids=[r[0] for r in REPRODUCERS])
+def test_each_reproducer_names_its_culprit_in_json_and_table(
+    captured: Path, fixture: str, rule: str, culprit: str
+) -> None:
+    code, report, err = analyze_json(str(captured / fixture))
+    assert code == ExitCode.FINDINGS, err
+    first = report["findings"][0]
+    assert first["severity"] == "error"
+    matching = [f for f in report["findings"] if f["rule"] == rule]
+    assert matching and matching[0]["threads"][0] == culprit, [f["threads"] for f in matching]
+    assert culprit in report["verdict"]
+    code, table, _ = run(["dump", "analyze", str(captured / fixture)])
+    assert code == ExitCode.FINDINGS
+    verdict = table.split("\n\n")[0].replace("\n", " ")
+    assert f" {rule} " in table and culprit in verdict
+
+
+def test_warnings_only_exit_1_with_fail_on_warning(captured: Path) -> None:
+    dump = str(captured / "lock-contention/jstack-l.txt")
+    code, report, _ = analyze_json(dump)
+    assert code == ExitCode.OK and report["worst_severity"] == "warning"
+    assert report["findings"][0]["threads"][0] == "chain-c"
+    assert analyze_json("--fail-on", "warning", dump)[0] == ExitCode.FINDINGS
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "healthy/jstack-l.txt",
+        "healthy/kill3-stdout.log",
+        "old-consumer-healthy/jstack-l.txt",
+        "old-consumer-healthy/kill3-stdout.log",
+        "py-healthy/py-spy-dump.txt",
+        "py-healthy/py-spy-dump-locals.txt",
+        "new-consumer-heartbeat-momentary/jstack-l.txt",
+    ],
+)
+def test_healthy_consumers_produce_no_warning(captured: Path, fixture: str) -> None:
+    code, report, err = analyze_json("--fail-on", "warning", str(captured / fixture))
+    assert code == ExitCode.OK, [(f["rule"], f["message"]) for f in report["findings"]]
