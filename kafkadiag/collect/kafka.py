@@ -226,10 +226,14 @@ async def _find_coordinators(requests: _Requests, result: KafkaScan, group_ids: 
             for coordinator in response.coordinators:
                 if coordinator.error_code:
                     coordinators[coordinator.key] = _error_name(coordinator.error_code)
-                    continue
-                coordinators[coordinator.key] = manager.cluster.add_coordinator(
-                    coordinator, _group_key_type(), coordinator.key, synthesize_node_id=False
-                )
+                elif manager.cluster.broker_metadata(coordinator.node_id) is not None:
+                    # A broker the metadata already knows: address it by its id (registering
+                    # 1,000 groups' coordinators one by one costs more than the request).
+                    coordinators[coordinator.key] = coordinator.node_id
+                else:
+                    coordinators[coordinator.key] = manager.cluster.add_coordinator(
+                        coordinator, _group_key_type(), coordinator.key, synthesize_node_id=False
+                    )
         return coordinators
     single_futures: list[tuple[Any, Any]] = [
         (group, requests.send(FindCoordinatorRequest(key=group, key_type=0, max_version=3)))
@@ -274,8 +278,11 @@ async def _read_groups(
     batched = requests.manager.broker_version_data.api_version(OffsetFetchRequest) >= 8
     describe_futures: list[tuple[Any, Any]] = []
     fetch_futures: list[tuple[Any, Any]] = []
+    describe_max = _describe_groups_max_version(requests)
     for coordinator, coordinated in by_coordinator.items():
-        request = DescribeGroupsRequest(groups=coordinated, include_authorized_operations=False)
+        request = DescribeGroupsRequest(
+            groups=coordinated, include_authorized_operations=False, max_version=describe_max
+        )
         describe_futures.append((coordinator, requests.send(request, node_id=coordinator)))
         if batched:
             request = _offset_fetch_batched(coordinated, partitions_of)
@@ -353,6 +360,19 @@ async def _read_groups(
             )
         )
     return offsets
+
+
+def _describe_groups_max_version(requests: _Requests) -> int | None:
+    """2 when the broker accepts it: versions 3+ add authorized operations, a bit field kafkadiag
+    does not use, which costs decoding time per group and which some brokers fill with bits that
+    clients cannot decode. Brokers that dropped v0-v2 get their own lowest version."""
+    from kafka.protocol.admin import DescribeGroupsRequest
+
+    try:
+        requests.manager.broker_version_data.api_version(DescribeGroupsRequest, max_version=2)
+    except Exception:  # noqa: BLE001 - IncompatibleBrokerVersion: v2 is not accepted
+        return None
+    return 2
 
 
 def _offset_fetch_batched(groups: list[str], partitions_of: dict[str, list[int]] | None) -> Any:

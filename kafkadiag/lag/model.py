@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafkadiag.collect.snapshot import GroupMember
 
@@ -24,8 +25,10 @@ class Finding:
     evidence: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class PartitionLag:
+class PartitionLag(NamedTuple):
+    """One partition of one group. A NamedTuple, not a frozen dataclass: a report may hold
+    10,000s of them and a frozen dataclass's __init__ costs several times a tuple's."""
+
     group: str
     topic: str
     partition: int

@@ -133,8 +133,7 @@ def enrich_partition(partition: PartitionLag, entry: _Series | None, window_slot
         elif len(entry.times_ms) > 1:
             since = (now_ms - entry.times_ms[0]) / 1000.0
             at_least = True
-    return dataclasses.replace(
-        partition,
+    return partition._replace(
         status=status,
         consumption_rate=consumption,
         production_rate=production,
