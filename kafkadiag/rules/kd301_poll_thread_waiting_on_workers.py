@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.model import Thread, ThreadDump
 from kafkadiag.rules import newconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -41,9 +42,8 @@ batch, knowing it also delays the detection of a dead consumer.
                 continue
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            candidates = newconsumer.busy_workers(dump, {thread.name})
             workers = newconsumer.related_workers(
-                thread, [w for w in candidates if not newconsumer.looks_like_poll_thread(w, polled)]
+                thread, [w for w in candidates(dump, polled) if w.name != thread.name]
             )
             waited = HIDDEN_WAITS[thread.frames[wait_index].function]
             evidence = [context.header(thread), context.frame(thread, wait_index)]

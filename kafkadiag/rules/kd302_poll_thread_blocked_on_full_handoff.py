@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.model import Thread, ThreadDump
 from kafkadiag.rules import newconsumer, oldconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -51,9 +52,8 @@ timeouts; size the queue for bursts, not for stalls.
                 continue  # the old consumer's fetcher: KD201
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            candidates = newconsumer.busy_workers(dump, {thread.name})
             workers = newconsumer.related_workers(
-                thread, [w for w in candidates if not newconsumer.looks_like_poll_thread(w, polled)]
+                thread, [w for w in candidates(dump, polled) if w.name != thread.name]
             )
             evidence = [context.header(thread), context.frame(thread, put_index)]
             caller = stacks.first_application_frame(thread, put_index)
