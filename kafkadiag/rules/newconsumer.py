@@ -89,3 +89,8 @@ def related_workers(poll_thread: Thread, workers: list[Thread]) -> list[Thread]:
         return workers
     related = [worker for worker in workers if worker.name.startswith(family.group(1))]
     return related or workers
+
+
+def worker_candidates(dump: ThreadDump, polled: frozenset[tuple[str, int | None]]) -> list[Thread]:
+    """Busy threads of a dump that are not poll threads themselves: the possible workers."""
+    return [thread for thread in busy_workers(dump, set()) if not looks_like_poll_thread(thread, polled)]
