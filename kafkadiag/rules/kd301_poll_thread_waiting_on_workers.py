@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.model import Thread
 from kafkadiag.rules import newconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -35,17 +36,20 @@ batch, knowing it also delays the detection of a dead consumer.
         polled = frozenset().union(
             *(context.cached("pollers", d, newconsumer.pollers) for d in context.series)
         )
-        # Computed once per dump, whatever the number of poll threads in it.
-        candidates = context.cached(
-            "worker-candidates", dump, lambda d: newconsumer.worker_candidates(d, polled)
-        )
+
+        def candidates() -> list[Thread]:
+            # Computed once per dump, and only when a poll thread is found.
+            return context.cached(
+                "worker-candidates", dump, lambda d: newconsumer.worker_candidates(d, polled)
+            )
+
         for thread in dump.threads:
             wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
             if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
                 continue
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            workers = newconsumer.related_workers(thread, [w for w in candidates if w.name != thread.name])
+            workers = newconsumer.workers_of(thread, dump, polled, candidates)
             waited = HIDDEN_WAITS[thread.frames[wait_index].function]
             evidence = [context.header(thread), context.frame(thread, wait_index)]
             caller = stacks.first_application_frame(thread, wait_index)

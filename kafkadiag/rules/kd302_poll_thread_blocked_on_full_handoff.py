@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.model import Thread
 from kafkadiag.rules import newconsumer, oldconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -43,10 +44,13 @@ timeouts; size the queue for bursts, not for stalls.
         polled = frozenset().union(
             *(context.cached("pollers", d, newconsumer.pollers) for d in context.series)
         )
-        # Computed once per dump, whatever the number of poll threads in it.
-        candidates = context.cached(
-            "worker-candidates", dump, lambda d: newconsumer.worker_candidates(d, polled)
-        )
+
+        def candidates() -> list[Thread]:
+            # Computed once per dump, and only when a poll thread is found.
+            return context.cached(
+                "worker-candidates", dump, lambda d: newconsumer.worker_candidates(d, polled)
+            )
+
         for thread in dump.threads:
             put_index = stacks.index_of(thread, *QUEUE_PUTS, suffix=True)
             if put_index is None or thread.status not in stacks.WAITING_STATUSES:
@@ -55,7 +59,7 @@ timeouts; size the queue for bursts, not for stalls.
                 continue  # the old consumer's fetcher: KD201
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            workers = newconsumer.related_workers(thread, [w for w in candidates if w.name != thread.name])
+            workers = newconsumer.workers_of(thread, dump, polled, candidates)
             evidence = [context.header(thread), context.frame(thread, put_index)]
             caller = stacks.first_application_frame(thread, put_index)
             if caller is not None:

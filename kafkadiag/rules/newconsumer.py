@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from kafkadiag.model import Thread, ThreadDump
 from kafkadiag.rules import stacks
@@ -60,6 +61,10 @@ def looks_like_poll_thread(thread: Thread, polled: frozenset[tuple[str, int | No
 
 
 def busy_workers(dump: ThreadDump, exclude: set[str]) -> list[Thread]:
+    return busy_workers_among([thread for thread in dump.threads if thread.name not in exclude])
+
+
+def busy_workers_among(threads: list[Thread]) -> list[Thread]:
     """Application threads busy with something other than waiting for work: candidate workers.
 
     Pool threads not waiting for their next task, and plain threads in application code that
@@ -67,8 +72,8 @@ def busy_workers(dump: ThreadDump, exclude: set[str]) -> list[Thread]:
     process's lifetime are left out.
     """
     busy = []
-    for thread in dump.threads:
-        if thread.name in exclude or is_heartbeat(thread) or not thread.frames:
+    for thread in threads:
+        if not thread.frames or is_heartbeat(thread):
             continue
         if stacks.is_idle_wait(thread) or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
             continue
@@ -81,14 +86,26 @@ def busy_workers(dump: ThreadDump, exclude: set[str]) -> list[Thread]:
     return busy
 
 
-def related_workers(poll_thread: Thread, workers: list[Thread]) -> list[Thread]:
-    """The workers that belong to this poll thread, when names tell ("payments-poll-0" and
-    "payments-worker-1" share "payments"); all of them when names do not."""
+def workers_of(
+    poll_thread: Thread,
+    dump: ThreadDump,
+    polled: frozenset[tuple[str, int | None]],
+    all_candidates: Callable[[], list[Thread]],
+) -> list[Thread]:
+    """The busy workers that belong to this poll thread.
+
+    When names tell ("payments-poll-0" and "payments-worker-1" share "payments"), only that
+    family is examined - cheap on a dump of thousands of threads; otherwise every busy thread that
+    is not a poll thread itself (`all_candidates`, computed once per dump by the caller).
+    """
     family = NAME_FAMILY.match(poll_thread.name)
-    if family is None:
-        return workers
-    related = [worker for worker in workers if worker.name.startswith(family.group(1))]
-    return related or workers
+    if family is not None:
+        prefix = family.group(1)
+        kin = [t for t in dump.threads if t.name.startswith(prefix) and t.name != poll_thread.name]
+        related = [t for t in busy_workers_among(kin) if not looks_like_poll_thread(t, polled)]
+        if related:
+            return related
+    return [t for t in all_candidates() if t.name != poll_thread.name]
 
 
 def worker_candidates(dump: ThreadDump, polled: frozenset[tuple[str, int | None]]) -> list[Thread]:
