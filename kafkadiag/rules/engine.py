@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from kafkadiag.model import ThreadDump
+from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext, available_requirements
 from kafkadiag.rules.registry import RULES, RuleCrashed
@@ -118,6 +119,7 @@ def analyze(dumps: Iterable[ThreadDump], select: Sequence[str] = (), ignore: Seq
             skipped.setdefault(rule.code, rule)
     for code in ran:
         skipped.pop(code, None)
+    stacks.forget_stacks()
     ordered = sorted(findings, key=_finding_order)
     return Report(
         verdict=compose_verdict(ordered, summaries),
