@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 from kafkadiag.errors import InputUnreadableError
 
-CHUNK_BYTES = 1 << 20
 # Longer lines are cut: no real dump line comes close (the longest are SMR address lists and
 # py-spy --locals reprs, which py-spy itself truncates), and garbage must not grow unbounded.
-MAX_LINE_CHARS = 64 * 1024
+# A line within one chunk is shorter than the chunk anyway; only a line that runs on across
+# chunks needs cutting, which keeps the per-line check out of the reading loop.
+MAX_LINE_CHARS = CHUNK_BYTES = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 STDIN_NAME = "-"
 
@@ -140,23 +141,19 @@ def _split(
             stats.cut_lines += 1
             lines.append(carry[:MAX_LINE_CHARS])
             carry = ""
-        yield _capped(lines, stats)
+        # Only the first line can have grown past the cap (it starts with the carry); every other
+        # line lies within one chunk.
+        if lines and len(lines[0]) > MAX_LINE_CHARS:
+            stats.cut_lines += 1
+            lines[0] = lines[0][:MAX_LINE_CHARS]
+        yield lines
         chunk = _read(stream, CHUNK_BYTES, name)
     tail = carry + decoder.decode(b"", final=True)
     if tail:
-        yield _capped([tail], stats)
-
-
-def _capped(lines: list[str], stats: ReadStats) -> list[str]:
-    if not lines or len(max(lines, key=len)) <= MAX_LINE_CHARS:
-        return lines
-    capped = []
-    for line in lines:
-        if len(line) > MAX_LINE_CHARS:
+        if len(tail) > MAX_LINE_CHARS:
             stats.cut_lines += 1
-            line = line[:MAX_LINE_CHARS]
-        capped.append(line)
-    return capped
+            tail = tail[:MAX_LINE_CHARS]
+        yield [tail]
 
 
 class _Prepended(io.RawIOBase):
