@@ -357,6 +357,6 @@ def _reading(
         system_properties=tuple(sorted(document.get("system_properties", {}).items())),
         threads=tuple((thread["name"], thread.get("state", "")) for thread in document.get("threads", ())),
         vm=tuple(sorted((document.get("vm") or {}).items())),
-        notes=tuple(notes),
+        notes=tuple(notes) + tuple(document.get("notes", ())),
         timings=tuple(timings),
     )

@@ -83,6 +83,7 @@ public class JmxDump {
             }
             long connected = System.nanoTime();
             StringBuilder out = new StringBuilder(8192);
+            List<String> notes = new ArrayList<>();
             try {
                 MBeanServerConnection server = connector.getMBeanServerConnection();
                 out.append("{\"client\":\"kafkadiag-jmxdump\",\"version\":1,\"url\":").append(json(url));
@@ -98,11 +99,25 @@ public class JmxDump {
                 out.append("],\"system_properties\":");
                 writeSystemProperties(out, server, properties);
                 out.append(",\"threads\":");
-                writeThreads(out, server, threadPrefixes);
+                StringBuilder threads = new StringBuilder();
+                try {
+                    writeThreads(threads, server, threadPrefixes);
+                } catch (SecurityException e) {
+                    // A "readonly" JMX role may read attributes but not call getThreadInfo.
+                    threads.setLength(0);
+                    threads.append("[]");
+                    notes.add("thread names not read: " + describe(e));
+                }
+                out.append(threads);
                 out.append(",\"vm\":");
                 writeVm(out, server);
+                out.append(",\"notes\":[");
+                for (int i = 0; i < notes.size(); i++) out.append(i > 0 ? "," : "").append(json(notes.get(i)));
+                out.append(']');
             } catch (IOException e) {
                 fail(EXIT_BROKEN, "broken", describe(e), e);
+            } catch (SecurityException e) {
+                fail(EXIT_AUTH, "auth", describe(e), e);
             } catch (Exception e) {
                 // An undeclared RMI failure (UnmarshalException wraps the peer closing the socket).
                 fail(rootIsIo(e) ? EXIT_BROKEN : EXIT_CONNECT, rootIsIo(e) ? "broken" : "connect", describe(e), e);
