@@ -248,7 +248,7 @@ def report_error(error: KafkadiagError) -> None:
         click.echo(f"kafkadiag: what to do: {error.help_text}", err=True)
 
 
-# ---- lag and check: committed offsets against high watermarks --------------------------------------------------------------
+# ---- lag and check: committed offsets against high watermarks -------------------------------
 # Connection options follow Kafka's tools (--bootstrap-server, --zookeeper, --command-config,
 # --group, --all-groups, --topic); each has a KAFKADIAG_* environment variable as its default.
 
