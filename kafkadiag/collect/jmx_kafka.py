@@ -1,0 +1,422 @@
+"""What a consumer JVM's MBeans say, per client: the Kafka meaning of their names, and settings.
+
+Old (ZooKeeper) consumer, Kafka 0.8.2 to 0.11 (KafkaMetricsGroup names; every gauge's attribute
+is `Value`, every meter's `Count`/`OneMinuteRate`):
+
+    kafka.consumer:type=ConsumerFetcherManager,name=MaxLag,clientId=C          max over the fetcher's lags
+    kafka.consumer:type=ConsumerFetcherManager,name=MinFetchRate,clientId=C
+    kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId=C,topic=T,partition=P
+                                                      hw - fetch offset at the last fetch (-1 before one)
+    kafka.consumer:type=ZookeeperConsumerConnector,name=FetchQueueSize,clientId=C,topic=T,threadId=N
+                                                      chunks in stream N's queue
+    kafka.consumer:type=ConsumerTopicMetrics,name=MessagesPerSec|BytesPerSec,clientId=C[,topic=T]
+
+Kafka 0.8.0/0.8.1 (Yammer 2.2 MetricName: every part quoted, the tags folded into the name):
+`"kafka.consumer":type="ConsumerFetcherManager",name="C-MaxLag"`,
+`"kafka.server":type="FetcherLagMetrics",name="C-host_H-port_P-T-P-ConsumerLag"`,
+`"kafka.consumer":type="ZookeeperConsumerConnector",name="C-G-T-<consumerId>-N-FetchQueueSize"`,
+`"kafka.consumer":type="ConsumerTopicMetrics",name="C-AllTopicsMessagesPerSec"`.
+
+New consumer (Kafka 0.9+): `kafka.consumer:type=consumer-fetch-manager-metrics,client-id=C` with
+`records-lag-max`, `records-consumed-rate`, `bytes-consumed-rate`, and per partition either
+`kafka.consumer:type=consumer-fetch-manager-metrics,client-id=C,topic=T,partition=P` /
+`records-lag` (Kafka 1.1+) or the client bean's `T-P.records-lag` attribute (0.10.x to 1.0).
+
+Nothing is judged here; `kafkadiag.maxlag` compares.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafkadiag.collect.jmx import MBeanReading, MetricsReading
+
+OLD_CONSUMER = "old"
+NEW_CONSUMER = "new"
+NAMING_082 = "kafka-0.8.2+"
+NAMING_081 = "kafka-0.8.1"
+NAMING_NEW = "new-consumer"
+
+_LAG_081 = re.compile(
+    r"^(?P<client>.*)-host_(?P<host>.*)-port_(?P<port>\d+)-(?P<topic>.+)-(?P<partition>\d+)-ConsumerLag$"
+)
+_QUEUE_081 = re.compile(r"^(?P<group>.+?)-(?P<topic>.+)-(?P=group)_(?P<ident>.+)-(?P<thread>\d+)$")
+_RECORDS_LAG_010 = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)\.records-lag$")
+
+
+@dataclass(frozen=True)
+class FetcherPartitionLag:
+    """One partition as the consumer's fetcher sees it."""
+
+    topic: str
+    partition: int
+    lag: int | None  # hw - fetch offset at the last fetch; None: never fetched (the gauge reads -1)
+    source: str  # the MBean (or metric) it was read from
+
+
+@dataclass(frozen=True)
+class StreamQueue:
+    """One stream's chunk queue (old consumer): what the fetcher put and the stream did not take."""
+
+    topic: str
+    thread_id: str  # the consumer thread number: owner "<consumerId>-<thread_id>" in ZooKeeper
+    size: int | None
+    source: str
+    consumer_id: str | None = None  # only Kafka 0.8.1 names carry it
+
+
+@dataclass(frozen=True)
+class ClientMetrics:
+    """One consumer client (client.id) of the JVM, as its metrics describe it."""
+
+    client_id: str
+    consumer: str  # old | new
+    naming: str  # kafka-0.8.2+ | kafka-0.8.1 | new-consumer
+    max_lag: int | None = None
+    max_lag_source: str | None = None
+    min_fetch_rate: float | None = None
+    partitions: tuple[FetcherPartitionLag, ...] = ()
+    queues: tuple[StreamQueue, ...] = ()
+    # Old consumer: MessagesPerSec counts records handed to the application, BytesPerSec bytes
+    # enqueued by the fetcher (Kafka 0.8.2 PartitionTopicInfo.enqueue / ConsumerIterator.next).
+    records_consumed: int | None = None
+    bytes_fetched: int | None = None
+    consume_rate: float | None = None  # records/s, one-minute rate
+    bytes_rate: float | None = None  # bytes/s (new consumer: bytes-consumed-rate)
+    fetcher_threads: tuple[tuple[str, str], ...] = ()  # (name, state), when thread names were read
+    sources: tuple[str, ...] = field(default=())  # every MBean or metric used
+
+    @property
+    def average_record_bytes(self) -> float | None:
+        if self.records_consumed and self.bytes_fetched:
+            return self.bytes_fetched / self.records_consumed
+        if self.consume_rate and self.bytes_rate:
+            return self.bytes_rate / self.consume_rate
+        return None
+
+    @property
+    def has_fetcher_metrics(self) -> bool:
+        return self.max_lag is not None or bool(self.partitions)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(float(value)) else None
+    try:
+        parsed = float(str(value))
+    except ValueError:
+        return None
+    return parsed if math.isfinite(parsed) else None
+
+
+def _integer(value: Any) -> int | None:
+    number = _number(value)
+    return None if number is None else int(round(number))
+
+
+@dataclass
+class _Client:
+    client_id: str
+    consumer: str = OLD_CONSUMER
+    naming: str = NAMING_082
+    max_lag: int | None = None
+    max_lag_source: str | None = None
+    min_fetch_rate: float | None = None
+    partitions: dict[tuple[str, int], FetcherPartitionLag] = field(default_factory=dict)
+    queues: dict[tuple[str, str], StreamQueue] = field(default_factory=dict)
+    all_topics: dict[str, MBeanReading] = field(default_factory=dict)  # MessagesPerSec/BytesPerSec
+    per_topic: dict[str, list[MBeanReading]] = field(default_factory=lambda: defaultdict(list))
+    consume_rate: float | None = None
+    bytes_rate: float | None = None
+    sources: list[str] = field(default_factory=list)
+
+
+def _partition_lag(topic: str, partition: int, value: Any, source: str) -> FetcherPartitionLag:
+    lag = _integer(value)
+    # FetcherLagMetrics starts at -1 and is set on the first fetch response for the partition.
+    return FetcherPartitionLag(topic, partition, None if lag is None or lag < 0 else lag, source)
+
+
+def extract_clients(reading: MetricsReading) -> list[ClientMetrics]:
+    """Every consumer client found in the reading, sorted by client id."""
+    clients: dict[str, _Client] = {}
+
+    def client(client_id: str, naming: str, consumer: str = OLD_CONSUMER) -> _Client:
+        found = clients.get(client_id)
+        if found is None:
+            found = clients[client_id] = _Client(client_id, consumer, naming)
+        return found
+
+    quoted_081: list[MBeanReading] = []
+    for bean in reading.beans:
+        kind = bean.property("type")
+        name = bean.property("name")
+        client_id = bean.property("clientId")
+        if kind == "consumer-fetch-manager-metrics":
+            _new_consumer_bean(bean, client)
+            continue
+        if client_id is None:
+            quoted_081.append(bean)
+            continue
+        if kind == "ConsumerFetcherManager" and name == "MaxLag":
+            entry = client(client_id, NAMING_082)
+            entry.max_lag = _integer(bean.attribute("Value"))
+            entry.max_lag_source = bean.name
+        elif kind == "ConsumerFetcherManager" and name == "MinFetchRate":
+            client(client_id, NAMING_082).min_fetch_rate = _number(bean.attribute("Value"))
+        elif kind == "FetcherLagMetrics" and name == "ConsumerLag":
+            topic, partition = bean.property("topic"), bean.property("partition")
+            if topic is None or partition is None or not partition.isdigit():
+                continue
+            entry = client(client_id, NAMING_082)
+            entry.partitions[(topic, int(partition))] = _partition_lag(
+                topic, int(partition), bean.attribute("Value"), bean.name
+            )
+        elif kind == "ZookeeperConsumerConnector" and name == "FetchQueueSize":
+            topic, thread = bean.property("topic"), bean.property("threadId")
+            if topic is None or thread is None:
+                continue
+            size = _integer(bean.attribute("Value"))
+            client(client_id, NAMING_082).queues[(topic, thread)] = StreamQueue(
+                topic, thread, size, bean.name
+            )
+        elif kind == "ConsumerTopicMetrics" and name in ("MessagesPerSec", "BytesPerSec"):
+            entry = client(client_id, NAMING_082)
+            topic = bean.property("topic")
+            if topic is None:
+                entry.all_topics[name] = bean
+            else:
+                entry.per_topic[name].append(bean)
+        else:
+            continue
+        clients[client_id].sources.append(bean.name)
+    _kafka_081_beans(quoted_081, clients, client)
+    return [_finish(entry, reading) for _, entry in sorted(clients.items())]
+
+
+def _kafka_081_beans(beans: list[MBeanReading], clients: dict[str, _Client], client: Any) -> None:
+    """Kafka 0.8.0/0.8.1 names: the client id is a prefix of the name, known from MaxLag first."""
+    for bean in beans:
+        name = bean.property("name") or ""
+        if bean.property("type") == "ConsumerFetcherManager" and name.endswith("-MaxLag"):
+            entry = client(name[: -len("-MaxLag")], NAMING_081)
+            entry.max_lag = _integer(bean.attribute("Value"))
+            entry.max_lag_source = bean.name
+            entry.sources.append(bean.name)
+        elif bean.property("type") == "ConsumerFetcherManager" and name.endswith("-MinFetchRate"):
+            entry = client(name[: -len("-MinFetchRate")], NAMING_081)
+            entry.min_fetch_rate = _number(bean.attribute("Value"))
+            entry.sources.append(bean.name)
+    known = sorted(clients, key=len, reverse=True)
+    for bean in beans:
+        name = bean.property("name") or ""
+        kind = bean.property("type")
+        owner = next((client_id for client_id in known if name.startswith(client_id + "-")), None)
+        if kind == "FetcherLagMetrics" and name.endswith("-ConsumerLag"):
+            match = _LAG_081.match(name)
+            if match is None:
+                continue
+            client_id = owner if owner is not None and name.startswith(owner + "-host_") else match["client"]
+            rest = _LAG_081.match(name[len(client_id) :]) if owner is not None else match
+            if rest is None:
+                continue
+            entry = client(client_id, NAMING_081)
+            key = (rest["topic"], int(rest["partition"]))
+            entry.partitions[key] = _partition_lag(key[0], key[1], bean.attribute("Value"), bean.name)
+            entry.sources.append(bean.name)
+        elif kind == "ZookeeperConsumerConnector" and name.endswith("-FetchQueueSize") and owner is not None:
+            match = _QUEUE_081.match(name[len(owner) + 1 : -len("-FetchQueueSize")])
+            if match is None:
+                continue
+            entry = client(owner, NAMING_081)
+            consumer_id = f"{match['group']}_{match['ident']}"
+            entry.queues[(match["topic"], match["thread"])] = StreamQueue(
+                match["topic"], match["thread"], _integer(bean.attribute("Value")), bean.name, consumer_id
+            )
+            entry.sources.append(bean.name)
+        elif kind == "ConsumerTopicMetrics" and owner is not None:
+            for metric in ("MessagesPerSec", "BytesPerSec"):
+                if name == f"{owner}-AllTopics{metric}":
+                    entry = client(owner, NAMING_081)
+                    entry.all_topics[metric] = bean
+                    entry.sources.append(bean.name)
+
+
+def _new_consumer_bean(bean: MBeanReading, client: Any) -> None:
+    client_id = bean.property("client-id")
+    if client_id is None:
+        return
+    entry = client(client_id, NAMING_NEW, NEW_CONSUMER)
+    entry.consumer, entry.naming = NEW_CONSUMER, NAMING_NEW
+    topic, partition = bean.property("topic"), bean.property("partition")
+    if topic is not None and partition is not None and partition.isdigit():
+        value = bean.attribute("records-lag")
+        if value is not None:
+            entry.partitions[(topic, int(partition))] = _partition_lag(
+                topic, int(partition), value, bean.name
+            )
+            entry.sources.append(bean.name)
+        return
+    if topic is not None:
+        return
+    used = False
+    for attribute, value in bean.attributes:
+        match = _RECORDS_LAG_010.match(attribute)
+        if match is not None:
+            key = (match["topic"], int(match["partition"]))
+            entry.partitions.setdefault(
+                key, _partition_lag(key[0], key[1], value, f"{bean.name} attribute {attribute}")
+            )
+            used = True
+    max_lag = _number(bean.attribute("records-lag-max"))
+    if max_lag is not None:
+        # -Infinity/NaN before the first fetch arrive as None.
+        entry.max_lag = int(max_lag) if max_lag >= 0 else None
+        entry.max_lag_source = f"{bean.name} attribute records-lag-max"
+        used = True
+    rate = _number(bean.attribute("records-consumed-rate"))
+    if rate is not None:
+        entry.consume_rate = rate
+    byte_rate = _number(bean.attribute("bytes-consumed-rate"))
+    if byte_rate is not None:
+        entry.bytes_rate = byte_rate
+    if used:
+        entry.sources.append(bean.name)
+
+
+def _finish(entry: _Client, reading: MetricsReading) -> ClientMetrics:
+    records = bytes_ = None
+    rate = entry.consume_rate
+    messages = entry.all_topics.get("MessagesPerSec")
+    if messages is not None:
+        records = _integer(messages.attribute("Count"))
+        rate = _number(messages.attribute("OneMinuteRate"))
+    elif entry.per_topic.get("MessagesPerSec"):
+        counts = [_integer(bean.attribute("Count")) for bean in entry.per_topic["MessagesPerSec"]]
+        records = sum(count for count in counts if count is not None)
+        rates = [_number(bean.attribute("OneMinuteRate")) for bean in entry.per_topic["MessagesPerSec"]]
+        rate = (
+            sum(value for value in rates if value is not None) if any(v is not None for v in rates) else None
+        )
+    byte_meter = entry.all_topics.get("BytesPerSec")
+    if byte_meter is not None:
+        bytes_ = _integer(byte_meter.attribute("Count"))
+    elif entry.per_topic.get("BytesPerSec"):
+        counts = [_integer(bean.attribute("Count")) for bean in entry.per_topic["BytesPerSec"]]
+        bytes_ = sum(count for count in counts if count is not None)
+    for meter in [*entry.all_topics.values(), *(b for beans in entry.per_topic.values() for b in beans)]:
+        entry.sources.append(meter.name)
+    return ClientMetrics(
+        client_id=entry.client_id,
+        consumer=entry.consumer,
+        naming=entry.naming,
+        max_lag=entry.max_lag,
+        max_lag_source=entry.max_lag_source,
+        min_fetch_rate=entry.min_fetch_rate,
+        partitions=tuple(entry.partitions[key] for key in sorted(entry.partitions)),
+        queues=tuple(
+            entry.queues[key]
+            for key in sorted(entry.queues, key=lambda k: (k[0], int(k[1]) if k[1].isdigit() else 0))
+        ),
+        records_consumed=records,
+        bytes_fetched=bytes_,
+        consume_rate=rate,
+        bytes_rate=entry.bytes_rate,
+        fetcher_threads=_fetcher_threads(entry, reading),
+        sources=tuple(dict.fromkeys(entry.sources)),
+    )
+
+
+def _fetcher_threads(entry: _Client, reading: MetricsReading) -> tuple[tuple[str, str], ...]:
+    """The old consumer's fetcher threads of this client: ConsumerFetcherThread-<consumerId>-F-B,
+    where consumerId starts with "<group>_" and client.id defaults to group.id."""
+    if entry.consumer != OLD_CONSUMER:
+        return ()
+    threads = [(name, state) for name, state in reading.threads if name.startswith("ConsumerFetcherThread-")]
+    mine = [thread for thread in threads if thread[0].startswith(f"ConsumerFetcherThread-{entry.client_id}_")]
+    return tuple(mine)
+
+
+# ---- settings -------------------------------------------------------------------------------
+
+# Kafka 0.8.2 ConsumerConfig defaults (0.8.0/0.8.1 queued 10 chunks; 0.8.2 to 0.11 queue 2).
+OLD_CONSUMER_DEFAULTS = {
+    "queued.max.message.chunks": "2",
+    "fetch.message.max.bytes": str(1024 * 1024),
+    "auto.commit.enable": "true",
+    "auto.commit.interval.ms": "60000",
+    "num.consumer.fetchers": "1",
+}
+# KafkaConsumer defaults (Kafka 0.10.1+: max.poll.records 500, 1 MiB per partition fetch).
+NEW_CONSUMER_DEFAULTS = {
+    "max.partition.fetch.bytes": str(1024 * 1024),
+    "enable.auto.commit": "true",
+    "auto.commit.interval.ms": "5000",
+    "max.poll.records": "500",
+}
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    value: str
+    source: str  # "consumer config FILE", "JVM system property", "Kafka 0.8.2 default" ...
+
+    @property
+    def as_int(self) -> int | None:
+        try:
+            return int(self.value.strip())
+        except ValueError:
+            return None
+
+    @property
+    def as_bool(self) -> bool:
+        return self.value.strip().lower() == "true"
+
+
+@dataclass(frozen=True)
+class ConsumerSettings:
+    settings: tuple[Setting, ...]
+    problems: tuple[str, ...] = ()
+
+    def get(self, name: str) -> Setting | None:
+        for setting in self.settings:
+            if setting.name == name:
+                return setting
+        return None
+
+
+def consumer_settings(
+    consumer: str,
+    system_properties: dict[str, str],
+    config: dict[str, str] | None = None,
+    config_path: str | None = None,
+) -> ConsumerSettings:
+    """Each setting from the user's consumer config file, else the JVM's system properties, else
+    Kafka's default, with where it came from."""
+    defaults = OLD_CONSUMER_DEFAULTS if consumer == OLD_CONSUMER else NEW_CONSUMER_DEFAULTS
+    default_source = "Kafka 0.8.2 default" if consumer == OLD_CONSUMER else "KafkaConsumer default"
+    settings = []
+    problems = []
+    for name, default in defaults.items():
+        if config is not None and name in config:
+            setting = Setting(name, config[name], f"consumer config {config_path}")
+        elif name in system_properties:
+            setting = Setting(name, system_properties[name], "JVM system property")
+        else:
+            setting = Setting(name, default, default_source)
+        if name != "auto.commit.enable" and name != "enable.auto.commit":
+            number = setting.as_int
+            if number is None or number <= 0:
+                problems.append(
+                    f"{name}={setting.value!r} ({setting.source}) is not a positive number: ignored"
+                )
+                setting = Setting(name, default, default_source)
+        settings.append(setting)
+    return ConsumerSettings(tuple(settings), tuple(problems))
