@@ -164,6 +164,8 @@ class Collector:
                 stats["kafka_requests"] += kafka_scan.requests
                 stats["kafka_round_trips"] += kafka_scan.round_trips
 
+        if target.zookeeper and zk_groups:
+            partitions = _with_zookeeper_states(target.zookeeper, partitions, needed, target.timeout_s)
         groups = _merge_groups(wanted_groups, zk_groups, kafka_groups)
         for topic in topic_filter or ():
             known = [layout for layout in topics if layout.topic == topic]
@@ -179,6 +181,34 @@ class Collector:
             errors=tuple(errors),
             stats=tuple(sorted(stats.items())),
         )
+
+
+# Quoting ZooKeeper's view of leaderless partitions is evidence, not a scan: bounded.
+STATE_EVIDENCE_LIMIT = 1000
+
+
+def _with_zookeeper_states(
+    zookeeper: str, partitions: list[BrokerPartition], needed: dict[str, set[int]], timeout_s: float
+) -> list[BrokerPartition]:
+    """Add ZooKeeper's partition state to old-consumer partitions whose watermarks are unknown."""
+    import dataclasses
+
+    missing = [
+        (partition.topic, partition.partition)
+        for partition in partitions
+        if partition.error is not None and partition.partition in needed.get(partition.topic, ())
+    ][:STATE_EVIDENCE_LIMIT]
+    states = zookeeper_collector.partition_states(zookeeper, missing, timeout_s) if missing else {}
+    if not states:
+        return partitions
+    return [
+        dataclasses.replace(
+            partition, error=f"{partition.error}; {states[(partition.topic, partition.partition)]}"
+        )
+        if (partition.topic, partition.partition) in states
+        else partition
+        for partition in partitions
+    ]
 
 
 def _merge_groups(

@@ -470,3 +470,41 @@ def topics_of(groups: Iterable[GroupSnapshot]) -> set[str]:
     return {offset.topic for group in groups for offset in group.offsets} | {
         topic for group in groups for member in group.members for topic, _ in member.subscription
     }
+
+
+def partition_states(
+    zookeeper: str, partitions: Sequence[tuple[str, int]], timeout_s: float
+) -> dict[tuple[str, int], str]:
+    """What ZooKeeper says about partitions whose leader the brokers could not give: each
+    `/brokers/topics/<t>/partitions/<p>/state` in one wave, as evidence ("leader -1, isr []").
+    Best effort: an unreachable ZooKeeper gives an empty answer, never an error."""
+    if not partitions:
+        return {}
+    try:
+        connection = connect(zookeeper, timeout_s)
+    except ZooKeeperUnreachableError:
+        return {}
+    reader = _WaveReader(connection, time.monotonic() + timeout_s)
+    try:
+        paths = {
+            f"/brokers/topics/{topic}/partitions/{partition}/state": (topic, partition)
+            for topic, partition in partitions
+        }
+        answers = reader.data(list(paths))
+    finally:
+        reader.close()
+    states: dict[tuple[str, int], str] = {}
+    for path, key in paths.items():
+        value = answers.get(path)
+        if value is MISSING:
+            states[key] = f"ZooKeeper has no {path}"
+        elif isinstance(value, tuple):
+            raw = _text(value[0])
+            document = _json_or_none(raw)
+            if isinstance(document, dict) and "leader" in document:
+                leader = document.get("leader")
+                described = "no leader" if leader == -1 else f"leader {leader}"
+                states[key] = f"ZooKeeper {path}: {described}, isr {document.get('isr')}"
+            else:
+                states[key] = f"ZooKeeper {path} = {raw[:120]!r}"
+    return states

@@ -184,11 +184,14 @@ def test_malformed_znodes_are_flagged_per_partition_and_the_rest_is_read(cluster
 
 def test_partition_without_a_leader_is_flagged_and_the_others_are_exact(cluster: Cluster) -> None:
     # GIVEN a topic ZooKeeper registers with 3 partitions, of which the brokers know only 2
-    # (partition 2 has no leader in the cluster's metadata)
+    # (partition 2 has no leader in the cluster's metadata, and ZooKeeper's state says leader -1)
     topic = workload.unique("leaderless")
     workload.create_topic(cluster.bootstrap, topic, 2)
     workload.produce(cluster.bootstrap, topic, {0: 5, 1: 5})
     workload.register_topic(cluster.client, topic, 3, cluster.broker_id)
+    # as the controller records an offline partition
+    offline = json.dumps({"controller_epoch": 1, "leader": -1, "version": 1, "leader_epoch": 1, "isr": []})
+    cluster.client.set(f"/brokers/topics/{topic}/partitions/2/state", offline.encode())
     group = cluster.old_group()
     group.commit({(topic, 0): 2, (topic, 1): 5, (topic, 2): 1})
     # WHEN kafkadiag reads it
@@ -201,8 +204,10 @@ def test_partition_without_a_leader_is_flagged_and_the_others_are_exact(cluster:
     assert partitions[(topic, 0)]["lag"] == 3 and partitions[(topic, 1)]["lag"] == 0
     leaderless = partitions[(topic, 2)]
     assert leaderless["committed_offset"] == 1 and leaderless["lag"] is None
+    # with ZooKeeper's own record of the partition as evidence
     assert leaderless["problems"] == [
-        "watermarks unknown: partition unknown to the brokers' metadata (no leader)"
+        "watermarks unknown: partition unknown to the brokers' metadata (no leader); "
+        f"ZooKeeper /brokers/topics/{topic}/partitions/2/state: no leader, isr []"
     ]
 
 
