@@ -113,7 +113,10 @@ def _check_group(group: GroupLag, policy: CheckPolicy, samples: int) -> GroupVer
         thresholds = policy.for_group(group.group, partition.topic)
         where = f"{partition.topic}/{partition.partition}"
         if partition.lag is None:
-            unchecked.append(f"{where}: lag unknown ({'; '.join(partition.problems) or 'no numbers'})")
+            if partition.problems:
+                unchecked.append(f"{where}: lag unknown ({'; '.join(partition.problems)})")
+            # else: nothing committed yet (an owned partition without an offset): no lag to check,
+            # and not a failure to read; the finding owned-without-offset says so.
             continue
         if thresholds.max_total_lag is not None:
             totals[thresholds] = totals.get(thresholds, 0) + max(partition.lag, 0)

@@ -18,6 +18,8 @@ def duration(seconds: float | None, at_least: bool = False) -> str:
     if seconds is None:
         return NONE
     prefix = "≥" if at_least else ""
+    if seconds < 10:
+        return f"{prefix}{seconds:.1f}s"
     if seconds < 120:
         return f"{prefix}{seconds:.0f}s"
     if seconds < 7200:
@@ -57,7 +59,7 @@ def render_lag(stream: TextIO, report: LagReport) -> None:
             ]
         row.append(_group_notes(group))
         rows.append(row)
-    window = f", {report.samples} samples over {report.window_s:.0f}s" if sampled else ""
+    window = f", {report.samples} samples over {duration(report.window_s)}" if sampled else ""
     render_table(
         stream,
         f"Consumer groups ({len(report.groups)}{window})",

@@ -22,10 +22,11 @@ def report(lags: dict[tuple[str, str], int | None]):  # type: ignore[no-untyped-
     groups = {}
     partitions = []
     for index, ((group, topic), lag) in enumerate(sorted(lags.items())):
-        groups.setdefault(group, []).append(
-            CommittedOffset(topic, index, offset=100 if lag is not None else None)
-        )
-        partitions.append(BrokerPartition(topic, index, leader=1, high_watermark=100 + (lag or 0)))
+        groups.setdefault(group, []).append(CommittedOffset(topic, index, offset=100))
+        if lag is None:  # the lag is unknown: the leader did not answer
+            partitions.append(BrokerPartition(topic, index, leader=1, error="leader 1 did not answer"))
+        else:
+            partitions.append(BrokerPartition(topic, index, leader=1, high_watermark=100 + lag))
     snapshot = Snapshot(
         taken_at_ms=0,
         groups=tuple(
@@ -68,6 +69,15 @@ def test_options_override_the_file() -> None:
 
 def test_unknown_lag_is_not_checked_and_violations_win() -> None:
     policy = CheckPolicy(Thresholds(max_lag=10))
+    # a partition with nothing committed yet is neither a violation nor a gap
+    nothing_committed = compute_lag(
+        Snapshot(
+            taken_at_ms=0,
+            groups=(GroupSnapshot("g", SOURCE_KAFKA, offsets=(CommittedOffset("t", 0, owner="member-1"),)),),
+            partitions=(BrokerPartition("t", 0, leader=1, high_watermark=5),),
+        )
+    )
+    assert check_report(nothing_committed, policy).verdict == HEALTHY
     assert check_report(report({("g", "t"): None}), policy).verdict == UNCHECKED
     assert check_report(report({("g", "t"): None, ("h", "t"): 11}), policy).verdict == UNHEALTHY
 
