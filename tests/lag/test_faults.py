@@ -263,3 +263,20 @@ def test_broker_unreachable_keeps_the_zookeeper_offsets(cluster: Cluster) -> Non
     entry = partitions_of(json.loads(out), group.group)[(topic, 0)]
     assert entry["committed_offset"] == 2 and entry["lag"] is None and entry["partial"]
     assert "cannot reach a Kafka broker" in err and seconds < BOUND_S
+
+
+def test_a_dead_host_in_the_zookeeper_list_is_skipped(cluster: Cluster) -> None:
+    # GIVEN a connect string whose first host answers nothing, as when one ensemble member is down
+    topic = cluster.topic(1, {0: 4})
+    group = cluster.old_group()
+    group.commit({(topic, 0): 1})
+    dead = f"127.0.0.1:{free_port()}"
+    connect = f"{dead},{cluster.zookeeper}"  # the chroot goes at the end of the whole list
+    # WHEN kafkadiag reads through it
+    code, out, err, seconds = timed(
+        ["lag", "--zookeeper", connect, "--group", group.group, "--format", "json"]
+    )
+    # THEN the live host serves the read
+    assert code == ExitCode.OK, (out, err)
+    assert partitions_of(json.loads(out), group.group)[(topic, 0)]["lag"] == 3
+    assert seconds < BOUND_S
