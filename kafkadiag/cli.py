@@ -480,3 +480,104 @@ def check_command(
     policy = with_overrides(policy, overrides, fields)
     target = _lag_target(**connection)
     return run_check(target, policy, output_format, output, junit_path, samples, interval)
+
+
+# ---- maxlag (issue #5) ---------------------------------------------------------------------
+# One metrics source (--pid, --jmx, --jolokia, --prometheus) plus, for the checker lag, the lag
+# engine's connection options. Full documentation: docs/maxlag.md.
+
+
+def _metrics_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--pid", type=int, default=None, help="A local JVM by process id (same user, or root)."),
+        click.option(
+            "--jmx",
+            "jmx_target",
+            default=None,
+            help="Remote JMX: host:port (com.sun.management.jmxremote.port) or a service:jmx: URL. "
+            "Credentials: KAFKADIAG_JMX_USER / KAFKADIAG_JMX_PASSWORD.",
+        ),
+        click.option("--jolokia", default=None, help="A Jolokia agent's URL, e.g. http://host:8778/jolokia."),
+        click.option(
+            "--prometheus",
+            default=None,
+            help="A Prometheus JMX exporter's /metrics URL, or a file holding its text exposition.",
+        ),
+        click.option(
+            "--no-start-agent",
+            is_flag=True,
+            help="With --pid: do not start the JDK's local management agent (fail if it does not run).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@cli.command("maxlag")
+@_metrics_source_options
+@_connection_options
+@click.option(
+    "--consumer-config",
+    default=None,
+    help="The consumer's properties file (queued.max.message.chunks, fetch.message.max.bytes, "
+    "auto.commit.interval.ms); overrides the JVM's -D settings and Kafka's defaults.",
+)
+@click.option("--client-id", "client_ids", multiple=True, help="Only these clients (repeatable).")
+@click.option(
+    "--lag-threshold",
+    type=int,
+    default=None,
+    help="Records of fetcher lag that count as behind [default: what one fetch brings per partition].",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+def maxlag_command(
+    pid: int | None,
+    jmx_target: str | None,
+    jolokia: str | None,
+    prometheus: str | None,
+    no_start_agent: bool,
+    consumer_config: str | None,
+    client_ids: tuple[str, ...],
+    lag_threshold: int | None,
+    output_format: str,
+    output: str | None,
+    **connection: Any,
+) -> int:
+    """The consumer's fetcher MaxLag against the checker's lag, and what the gap means.
+
+    Reads the consumer's own metrics (MaxLag, per-partition fetcher lag, each stream's queue fill)
+    from one source, the committed-offset lag from ZooKeeper/brokers, and per client says: healthy,
+    streams not draining (a full queue, named), fetch-bound, or fetcher metrics stale/absent.
+    Exit 0 healthy, 1 unhealthy, 3 could not read.
+    """
+    from kafkadiag.commands.maxlag import CheckerTarget, MaxLagOptions, MetricsSource, run_maxlag
+
+    timeout = connection.pop("timeout")
+    source = MetricsSource(
+        pid=pid,
+        jmx=jmx_target,
+        jolokia=jolokia,
+        prometheus=prometheus,
+        start_agent=not no_start_agent,
+        timeout_s=timeout,
+    )
+    checker = CheckerTarget(
+        bootstrap_servers=connection["bootstrap_server"],
+        zookeeper=connection["zookeeper"],
+        command_config=connection["command_config"],
+        groups=connection["groups"],
+        all_groups=connection["all_groups"],
+        topics=connection["topics"],
+        timeout_s=timeout,
+    )
+    options = MaxLagOptions(source, checker, consumer_config, client_ids, lag_threshold)
+    return reader_may_leave(lambda: run_maxlag(options, output_format, output))

@@ -169,7 +169,10 @@ def compare_client(
     group: GroupLag | None,
     lag_threshold: int | None = None,
     thread_names_read: bool = False,
+    checker_requested: bool = True,
 ) -> ClientComparison:
+    """Compare one client; `checker_requested` False means the user named no cluster (metrics only),
+    so missing checker lag does not make the result incomplete."""
     notes: list[str] = list(settings.problems)
     complete = True
     threshold, threshold_source = lag_threshold_for(metrics, settings, lag_threshold)
@@ -278,9 +281,11 @@ def compare_client(
         notes.append("fetcher threads not read: the bound assumes 1 fetcher")
 
     if group is None:
-        complete = False
+        complete = not checker_requested
         notes.append(
-            "no checker lag: name the group with --group and its cluster with --zookeeper/--bootstrap-server"
+            "no checker lag: name the cluster (--zookeeper / --bootstrap-server) and the group (--group)"
+            if not checker_requested
+            else f"no checker lag: no group read for client {metrics.client_id} (name it with --group)"
         )
     elif not group.exists:
         complete = False
@@ -540,6 +545,7 @@ def compare(
     lag_report: LagReport | None,
     lag_threshold: int | None = None,
     thread_names_read: bool = False,
+    checker_requested: bool = True,
     expected_clients: Sequence[str] = (),
     metrics_source_kind: str = "",
     metrics_source: str = "",
@@ -565,6 +571,7 @@ def compare(
                 group_for_client(metrics.client_id, groups),
                 lag_threshold,
                 thread_names_read,
+                checker_requested,
             )
         )
     return MaxLagReport(

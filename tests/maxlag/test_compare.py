@@ -251,6 +251,8 @@ def test_a_client_without_fetcher_metrics_is_absent() -> None:
     result = compare_client(ClientMetrics("g", "old", "none"), SETTINGS, None)
     assert result.verdict == VERDICT_FETCHER_ABSENT and not result.healthy
     assert not result.complete and any("--group" in note for note in result.notes)
+    metrics_only = compare_client(ClientMetrics("g", "old", "none"), SETTINGS, None, checker_requested=False)
+    assert metrics_only.complete and any("--zookeeper" in note for note in metrics_only.notes)
 
 
 def test_without_checker_lag_the_fetcher_side_still_gives_a_verdict_marked_incomplete() -> None:

@@ -1,0 +1,320 @@
+"""`kafkadiag maxlag` end to end: the reproducer JVM read by PID and over remote JMX, checker lag
+from the real ZooKeeper (offsets, owners) and the real broker (high watermarks).
+
+What is real: the JVM and its platform MBean server, the MBean names and the way their values move
+(the reproducer's fetcher and stream threads run the old consumer's algorithm over bounded
+LinkedBlockingQueues), jcmd, the JDK's JMX agents, ZooKeeper, the Kafka-protocol broker and the
+records in it. What is simulated: the reproducer does not fetch from the broker; the test tells it
+each partition's high watermark after producing the same records into the broker.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafkadiag.exitcodes import ExitCode
+from tests.infra.cli import run
+from tests.infra.servers import free_port
+from tests.maxlag.scenario import Deployment, all_committed, deploy
+from tests.maxlag.test_jmx_remote import remote_jmx_options
+
+INTERVAL_MS = 200
+# 1500 bytes per fetch / 100-byte records: at most 15 records per chunk.
+SETTINGS = {
+    "queued.max.message.chunks": "2",
+    "fetch.message.max.bytes": "1500",
+    "auto.commit.interval.ms": str(INTERVAL_MS),
+}
+
+
+def maxlag(args: list[str], expect: int) -> dict[str, Any]:
+    code, out, err = run(["maxlag", *args, "--format", "json"])
+    assert code == expect, f"exit {code}, expected {expect}\nstdout:\n{out}\nstderr:\n{err}"
+    document: dict[str, Any] = json.loads(out)
+    assert document["schema"] == "kafkadiag.maxlag" and document["version"] == 1
+    return document
+
+
+def only_client(document: dict[str, Any]) -> dict[str, Any]:
+    (client,) = document["clients"]
+    return client
+
+
+def catch_up(deployment: Deployment, records: int = 10) -> None:
+    deployment.produce({p: records for p in range(deployment.partitions)})
+    deployment.wait_for(all_committed(deployment), "everything consumed and committed")
+    deployment.sync_commits()
+
+
+def drive_to_stall(deployment: Deployment) -> dict[str, Any]:
+    """Stream 0's handler stops; records keep coming until its queue is full and the fetcher is
+    blocked in put(); then two more rounds arrive that the blocked fetcher never sees."""
+    catch_up(deployment)
+    deployment.consumer.command(f"stall {deployment.topic} 0")
+    for _ in range(10):
+        deployment.produce({0: 5, 1: 5})
+
+        def fetched_or_blocked(status: dict[str, Any]) -> bool:
+            first = status["partitions"][0]
+            return first["fetch_offset"] == first["log_end"] or status["queues"][0]["fetcher_blocked_in_put"]
+
+        status = deployment.wait_for(fetched_or_blocked, "the fetcher took the round or blocked")
+        if status["queues"][0]["fetcher_blocked_in_put"]:
+            break
+    else:
+        raise AssertionError(f"the fetcher never blocked: {deployment.status()}")
+    deployment.produce({0: 5, 1: 5})
+    deployment.produce({0: 5, 1: 5})
+    deployment.settle_commits(INTERVAL_MS)
+    status = deployment.status()
+    assert status["queues"][0]["size"] == 2 and status["queues"][1]["size"] == 0, status
+    return status
+
+
+def assert_partition_numbers(client: dict[str, Any], deployment: Deployment, status: dict[str, Any]) -> None:
+    """Every number in the report is the real one: fetcher lag from the JVM, checker lag from the
+    broker's high watermark minus the offset in ZooKeeper, gap = their difference."""
+    by_partition = {entry["partition"]: entry for entry in status["partitions"]}
+    for row in client["partitions"]:
+        truth = by_partition[row["partition"]]
+        assert row["fetcher_lag"] == truth["fetcher_lag"], row
+        assert row["high_watermark"] == deployment.produced[row["partition"]], row
+        assert row["committed_offset"] == truth["committed_offset"], row
+        assert row["checker_lag"] == deployment.produced[row["partition"]] - truth["committed_offset"], row
+        assert row["gap"] == row["checker_lag"] - row["fetcher_lag"], row
+
+
+@pytest.mark.parametrize(
+    "source, naming",
+    [("pid", "0.8.2"), ("jmx", "0.8.2"), ("pid", "0.8.1")],
+    ids=["by-pid", "over-remote-jmx", "kafka-0.8.1-names"],
+)
+def test_stalled_stream_is_named_full_and_the_starving_one_empty(
+    cluster, start, source: str, naming: str
+) -> None:
+    # GIVEN a consumer whose stream 0 stopped draining: its queue full, the fetcher blocked in put()
+    port = free_port()
+    deployment = deploy(
+        cluster,
+        start,
+        SETTINGS,
+        extra_args=["--metric-names", naming],
+        jvm_options=remote_jmx_options(port) if source == "jmx" else [],
+    )
+    status = drive_to_stall(deployment)
+    metrics = ["--pid", str(deployment.pid)] if source == "pid" else ["--jmx", f"127.0.0.1:{port}"]
+    # WHEN kafkadiag compares its metrics with the checker lag
+    document = maxlag([*metrics, *deployment.cli_args()], expect=ExitCode.FINDINGS)
+    client = only_client(document)
+    # THEN the verdict is streams-not-draining, the full queue and the starving one named
+    assert client["verdict"] == "streams-not-draining", client["summary"]
+    consumer = deployment.consumer.consumer_id
+    assert [
+        (s["thread_id"], s["state"], s["queue_size"], s["partitions"], s["owner"]) for s in client["streams"]
+    ] == [
+        ("0", "full", 2, [0], f"{consumer}-0"),
+        ("1", "empty", 0, [1], f"{consumer}-1"),
+    ]
+    assert f"{deployment.topic} thread 0 (partitions 0)" in client["summary"]
+    assert f"empty (starving): {deployment.topic} thread 1" in client["summary"]
+    # ... MaxLag stayed small (frozen at the last fetch) while the committed offsets fell behind
+    assert client["max_lag"] is not None and client["max_lag"] < 15
+    assert client["checker_lag_total"] >= 2 * 10
+    assert_partition_numbers(client, deployment, status)
+    assert client["group"] == deployment.group.group and client["complete"]
+    assert "jstack -l PID" in client["remedy"] and f"{consumer}-0" in client["remedy"]
+
+
+def test_stalled_table_names_the_stream_for_people(cluster, start) -> None:
+    deployment = deploy(cluster, start, SETTINGS)
+    drive_to_stall(deployment)
+    code, out, err = run(["maxlag", "--pid", str(deployment.pid), *deployment.cli_args()])
+    assert code == ExitCode.FINDINGS, out + err
+    assert "Streams not draining: a full chunk queue blocks the fetcher -- client " in out
+    consumer = deployment.consumer.consumer_id
+    assert re.search(rf"{deployment.topic} +0 +2 +2 +full +0 +{consumer}-0\n", out), out
+    assert re.search(rf"{deployment.topic} +1 +0 +2 +empty +1 +{consumer}-1\n", out), out
+    assert "What to do" in out and "jstack -l PID" in out
+
+
+def test_healthy_consumer_and_the_bound_computed_from_its_real_settings(
+    cluster, start, tmp_path: Path
+) -> None:
+    # GIVEN a caught-up consumer started with -Dqueued.max.message.chunks=3 -Dfetch.message.max.bytes=1500
+    settings = {**SETTINGS, "queued.max.message.chunks": "3"}
+    deployment = deploy(cluster, start, settings)
+    catch_up(deployment, 30)
+    # WHEN kafkadiag compares
+    document = maxlag(["--pid", str(deployment.pid), *deployment.cli_args()], expect=ExitCode.OK)
+    client = only_client(document)
+    # THEN both lags are zero and the verdict is healthy
+    assert client["verdict"] == "healthy" and client["healthy"] and document["healthy"]
+    assert (client["max_lag"], client["fetcher_lag_total"], client["checker_lag_total"]) == (0, 0, 0)
+    # ... and the bound comes from the JVM's own settings: 2 streams x 3 chunks x 1500 bytes = 9000
+    # queued; 2 x (3 + 1) + 1 fetcher = 9 chunks = 13500 bytes = 135 records of 100 bytes
+    bound = client["bound"]
+    assert (bound["streams"], bound["queued_max_message_chunks"], bound["fetch_message_max_bytes"]) == (
+        2,
+        3,
+        1500,
+    )
+    assert (bound["queued_bytes"], bound["in_flight_chunks"], bound["in_flight_bytes"]) == (9000, 9, 13500)
+    assert (bound["average_record_bytes"], bound["in_flight_records"]) == (100.0, 135)
+    assert bound["auto_commit_interval_ms"] == INTERVAL_MS
+    assert bound["records"] == 135 + bound["uncommitted_records"]
+    sources = {s["name"]: (s["value"], s["source"]) for s in client["settings"]}
+    assert sources["queued.max.message.chunks"] == ("3", "JVM system property")
+    assert sources["fetch.message.max.bytes"] == ("1500", "JVM system property")
+    assert client["lag_threshold"] == 15  # one fetch: 1500 bytes / 100 bytes per record
+
+    # WHEN the user's consumer config file says otherwise, it wins and says where it came from
+    config = tmp_path / "consumer.properties"
+    config.write_text("queued.max.message.chunks=5\nfetch.message.max.bytes=3000\n")
+    document = maxlag(
+        ["--pid", str(deployment.pid), *deployment.cli_args(), "--consumer-config", str(config)],
+        expect=ExitCode.OK,
+    )
+    bound = only_client(document)["bound"]
+    # 2 x (5 + 1) + 1 = 13 chunks x 3000 bytes = 39000 bytes = 390 records
+    assert (bound["in_flight_chunks"], bound["in_flight_bytes"], bound["in_flight_records"]) == (
+        13,
+        39000,
+        390,
+    )
+    sources = {s["name"]: s["source"] for s in only_client(document)["settings"]}
+    assert sources["queued.max.message.chunks"] == f"consumer config {config}"
+
+
+def test_slow_fetcher_is_fetch_bound_with_empty_queues(cluster, start) -> None:
+    # GIVEN a caught-up consumer whose fetch requests then take 2 s each (15 records per fetch)
+    deployment = deploy(cluster, start, SETTINGS)
+    catch_up(deployment)
+    deployment.consumer.command("slow-fetch 2000")
+    deployment.produce({0: 150, 1: 150})
+    status = deployment.wait_for(
+        lambda s: all(10 < p["fetch_offset"] and 15 < p["fetcher_lag"] for p in s["partitions"]),
+        "one slow fetch done, still far behind",
+    )
+    deployment.settle_commits(INTERVAL_MS)
+    # WHEN kafkadiag compares
+    document = maxlag(["--pid", str(deployment.pid), *deployment.cli_args()], expect=ExitCode.FINDINGS)
+    client = only_client(document)
+    # THEN it is fetch-bound: MaxLag above one fetch, no queue full, the gap small
+    assert client["verdict"] == "fetch-bound", client["summary"]
+    assert client["max_lag"] > client["lag_threshold"] == 15
+    assert all(s["state"] != "full" for s in client["streams"])
+    assert all(row["gap"] is not None and row["gap"] <= 15 for row in client["partitions"]), client[
+        "partitions"
+    ]
+    assert status["fetches"] >= 1 and "fetch.message.max.bytes=1500" in client["remedy"]
+
+
+def test_stopped_fetcher_is_stale(cluster, start) -> None:
+    # GIVEN a consumer whose fetcher shut down (closeAllFetchers); records keep arriving
+    deployment = deploy(cluster, start, SETTINGS)
+    catch_up(deployment)
+    deployment.consumer.command("stop-fetcher")
+    deployment.produce({0: 100, 1: 100})
+    deployment.settle_commits(INTERVAL_MS)
+    # WHEN kafkadiag compares
+    document = maxlag(["--pid", str(deployment.pid), *deployment.cli_args()], expect=ExitCode.FINDINGS)
+    client = only_client(document)
+    # THEN the fetcher metrics are stale: MaxLag 0, no fetcher thread, committed offsets 200 behind
+    assert client["verdict"] == "fetcher-stale", client["summary"]
+    assert client["max_lag"] == 0 and client["fetcher_threads"] == []
+    assert client["checker_lag_total"] == 200 and client["gap_total"] == 200
+    assert "no ConsumerFetcherThread-" in client["summary"]
+    assert "more than the consumer can hold" in client["summary"]
+
+
+def test_fetcher_blind_to_new_records_is_stale_by_the_bound(cluster, start) -> None:
+    # GIVEN a running fetcher that never sees the records the broker got (it reads a stale log)
+    deployment = deploy(cluster, start, SETTINGS)
+    catch_up(deployment)
+    deployment.produce({0: 150, 1: 150}, tell_consumer=False)
+    deployment.settle_commits(INTERVAL_MS)
+    # WHEN kafkadiag compares
+    document = maxlag(["--pid", str(deployment.pid), *deployment.cli_args()], expect=ExitCode.FINDINGS)
+    client = only_client(document)
+    # THEN its fetcher thread runs and reports lag 0, but the gap exceeds what the consumer can hold
+    assert client["verdict"] == "fetcher-stale", client["summary"]
+    assert len(client["fetcher_threads"]) == 1 and client["max_lag"] == 0
+    assert client["gap_total"] == 300 > client["bound"]["records"]
+
+
+def test_a_jvm_without_a_consumer_is_absent(cluster, start, tmp_path: Path) -> None:
+    # GIVEN a real JVM that runs no Kafka consumer, and the group it was supposed to serve
+    import subprocess
+    import sys
+
+    deployment = deploy(cluster, start, SETTINGS)
+    catch_up(deployment)
+    source = tmp_path / "Idle.java"
+    source.write_text(
+        "public class Idle { public static void main(String[] a) throws Exception {"
+        ' System.out.println("READY"); Thread.sleep(600000); } }'
+    )
+    idle = subprocess.Popen(["java", "-Xmx32m", str(source)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert idle.stdout is not None and idle.stdout.readline().strip() == "READY"
+        # WHEN kafkadiag reads that JVM for the group
+        document = maxlag(["--pid", str(idle.pid), *deployment.cli_args()], expect=ExitCode.FINDINGS)
+        # THEN the group's client is reported absent from the JVM's metrics
+        client = only_client(document)
+        assert client["client_id"] == deployment.group.group
+        assert client["verdict"] == "fetcher-absent", client["summary"]
+    finally:
+        idle.kill()
+        idle.wait()
+    del sys
+
+
+def test_metrics_only_without_a_cluster_exits_by_the_verdict(start) -> None:
+    from tests.infra.workload import unique
+
+    consumer = start(unique("alone"), ["orders:1:1"], SETTINGS, ["--hw", "orders:0:5"])
+    consumer.wait_for(lambda s: s["partitions"][0]["committed_offset"] == 5, "committed")
+    document = maxlag(["--pid", str(consumer.pid)], expect=ExitCode.OK)
+    client = only_client(document)
+    assert client["verdict"] == "healthy" and client["complete"] and client["checker_lag_total"] is None
+    assert any("--zookeeper" in note for note in client["notes"])
+
+
+def test_usage_and_unreadable_sources_exit_with_what_to_do(cluster, start) -> None:
+    # Two sources: a usage error (2)
+    code, _, err = run(["maxlag", "--pid", "1", "--jmx", "127.0.0.1:1"])
+    assert code == ExitCode.USAGE and "exactly one metrics source" in err
+    # No source at all
+    code, _, err = run(["maxlag"])
+    assert code == ExitCode.USAGE and "--pid PID" in err
+    # A PID without a process (3) with what to do
+    code, _, err = run(["maxlag", "--pid", "999999999"])
+    assert code == ExitCode.INPUT_UNREADABLE and "no process with PID 999999999" in err and "jcmd -l" in err
+    # A remote JMX port nothing listens on (3)
+    port = free_port()
+    code, _, err = run(["maxlag", "--jmx", f"127.0.0.1:{port}", "--timeout", "5"])
+    assert code == ExitCode.INPUT_UNREADABLE and "cannot connect" in err and "what to do" in err
+    # Metrics readable, ZooKeeper unreachable: the fetcher side is reported, the gap is missing (3)
+    deployment = deploy(cluster, start, SETTINGS)
+    catch_up(deployment)
+    dead = free_port()
+    code, out, err = run(
+        [
+            "maxlag",
+            "--pid",
+            str(deployment.pid),
+            "--zookeeper",
+            f"127.0.0.1:{dead}",
+            "--group",
+            "g",
+            "--timeout",
+            "2",
+        ]
+    )
+    assert code == ExitCode.INPUT_UNREADABLE, out + err
+    assert "ZooKeeper" in err and "what to do" in err and "the comparison is incomplete" in err
