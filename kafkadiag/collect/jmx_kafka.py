@@ -85,7 +85,7 @@ class ClientMetrics:
     # enqueued by the fetcher (Kafka 0.8.2 PartitionTopicInfo.enqueue / ConsumerIterator.next).
     records_consumed: int | None = None
     bytes_fetched: int | None = None
-    consume_rate: float | None = None  # records/s, one-minute rate
+    consume_rate: float | None = None  # records/s: max(one-minute, mean) rate of MessagesPerSec
     bytes_rate: float | None = None  # bytes/s (new consumer: bytes-consumed-rate)
     fetcher_threads: tuple[tuple[str, str], ...] = ()  # (name, state), when thread names were read
     sources: tuple[str, ...] = field(default=())  # every MBean or metric used
@@ -296,11 +296,11 @@ def _finish(entry: _Client, reading: MetricsReading) -> ClientMetrics:
     messages = entry.all_topics.get("MessagesPerSec")
     if messages is not None:
         records = _integer(messages.attribute("Count"))
-        rate = _number(messages.attribute("OneMinuteRate"))
+        rate = _meter_rate(messages)
     elif entry.per_topic.get("MessagesPerSec"):
         counts = [_integer(bean.attribute("Count")) for bean in entry.per_topic["MessagesPerSec"]]
         records = sum(count for count in counts if count is not None)
-        rates = [_number(bean.attribute("OneMinuteRate")) for bean in entry.per_topic["MessagesPerSec"]]
+        rates = [_meter_rate(bean) for bean in entry.per_topic["MessagesPerSec"]]
         rate = (
             sum(value for value in rates if value is not None) if any(v is not None for v in rates) else None
         )
@@ -331,6 +331,15 @@ def _finish(entry: _Client, reading: MetricsReading) -> ClientMetrics:
         fetcher_threads=_fetcher_threads(entry, reading),
         sources=tuple(dict.fromkeys(entry.sources)),
     )
+
+
+def _meter_rate(meter: MBeanReading) -> float | None:
+    """Records/s: the larger of the one-minute and the mean rate. Yammer's one-minute rate reads 0
+    until its first 5 s tick and lags bursts; taking the larger keeps the bound on uncommitted
+    work an upper bound rather than an underestimate."""
+    rates = [_number(meter.attribute(name)) for name in ("OneMinuteRate", "MeanRate")]
+    known = [rate for rate in rates if rate is not None]
+    return max(known) if known else None
 
 
 def _fetcher_threads(entry: _Client, reading: MetricsReading) -> tuple[tuple[str, str], ...]:
