@@ -63,6 +63,20 @@ KAFKA_PATTERNS = (
     '"kafka.consumer":type="ZookeeperConsumerConnector",*',
     '"kafka.consumer":type="ConsumerTopicMetrics",*',
 )
+# Yammer gauges have `Value`, meters `Count` and rates: asked for by name, one getAttributes call
+# per MBean reads them (getMBeanInfo first would double the calls). The new consumer's
+# consumer-fetch-manager-metrics has per-partition attribute names (T-P.records-lag), so all of its
+# attributes are read.
+YAMMER_ATTRIBUTES = ("Value", "Count", "OneMinuteRate", "MeanRate", "FiveMinuteRate", "FifteenMinuteRate")
+
+
+def client_patterns() -> list[tuple[str, tuple[str, ...] | None]]:
+    return [
+        (pattern, None if "consumer-fetch-manager-metrics" in pattern else YAMMER_ATTRIBUTES)
+        for pattern in KAFKA_PATTERNS
+    ]
+
+
 # The consumer settings that bound what it buffers, when the application passes them as -D
 # system properties (old consumer, then new consumer names).
 SETTING_PROPERTIES = (
@@ -284,7 +298,7 @@ def read_local_jvm(pid: int, timeout_s: float = 10.0, start_agent: bool = True) 
     try:
         run = run_client(
             address,
-            list(KAFKA_PATTERNS),
+            client_patterns(),
             list(SETTING_PROPERTIES),
             [FETCHER_THREAD_PREFIX],
             timeout_s,
@@ -321,7 +335,7 @@ def read_remote_jmx(target: str, timeout_s: float = 10.0) -> MetricsReading:
     started = time.monotonic()
     run = run_client(
         url,
-        list(KAFKA_PATTERNS),
+        client_patterns(),
         list(SETTING_PROPERTIES),
         [FETCHER_THREAD_PREFIX],
         timeout_s,

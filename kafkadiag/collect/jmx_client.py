@@ -108,21 +108,22 @@ def _compile(javac: str, source: bytes, directory: str) -> None:
 
 def run_client(
     url: str,
-    patterns: list[str],
+    patterns: list[tuple[str, tuple[str, ...] | None]],
     system_properties: list[str],
     thread_prefixes: list[str],
     timeout_s: float,
     describe: str,
 ) -> ClientRun:
-    """Read `url` with JmxDump; raise a MetricsSourceError saying what failed and what to do."""
+    """Read `url` with JmxDump: each pattern with the attributes to read (None: all); raise a
+    MetricsSourceError saying what failed and what to do."""
     import time
 
     java = java_tool("java")
     if java is None:
         raise JavaNotFoundError("no java found on PATH or in $JAVA_HOME/bin")
     argv = client_command(java) + ["--url", url, "--timeout-ms", str(int(timeout_s * 1000))]
-    for pattern in patterns:
-        argv += ["--pattern", pattern]
+    for pattern, attributes in patterns:
+        argv += ["--attributes", ",".join(attributes) if attributes else "*", "--pattern", pattern]
     for name in system_properties:
         argv += ["--system-property", name]
     for prefix in thread_prefixes:

@@ -318,3 +318,39 @@ def test_usage_and_unreadable_sources_exit_with_what_to_do(cluster, start) -> No
     )
     assert code == ExitCode.INPUT_UNREADABLE, out + err
     assert "ZooKeeper" in err and "what to do" in err and "the comparison is incomplete" in err
+
+
+def test_attach_failures_exit_3_with_what_to_do(start) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.infra.workload import unique
+
+    # Attach disabled (-XX:+DisableAttachMechanism)
+    disabled = start(unique("noattach"), ["orders:1:1"], SETTINGS, jvm_options=["-XX:+DisableAttachMechanism"])
+    code, _, err = run(["maxlag", "--pid", str(disabled.pid)])
+    assert code == ExitCode.INPUT_UNREADABLE and "attach is disabled" in err and "--jolokia" in err
+    # Another user's JVM: kafkadiag run as nobody against root's JVM, as a whole process
+    owned = start(unique("rootjvm"), ["orders:1:1"], SETTINGS)
+    completed = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        + [sys.executable, "-m", "kafkadiag", "maxlag", "--pid", str(owned.pid)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/tmp",
+        env={**os.environ, "HOME": "/tmp", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert completed.returncode == ExitCode.INPUT_UNREADABLE, completed.stderr
+    assert "runs as user root, kafkadiag as nobody" in completed.stderr
+    assert "kafkadiag: what to do: " in completed.stderr and "sudo -u USER" in completed.stderr
+    # The JVM goes away in the middle of the read
+    dying = start(unique("dying"), ["orders:1:1"], SETTINGS)
+    dying.command("die-on-read")
+    code, _, err = run(["maxlag", "--pid", str(dying.pid)])
+    assert code == ExitCode.INPUT_UNREADABLE and "broke during the read" in err and "exited" in err
+    # --no-start-agent on a JVM whose agent does not run
+    idle = start(unique("noagent"), ["orders:1:1"], SETTINGS)
+    code, _, err = run(["maxlag", "--pid", str(idle.pid), "--no-start-agent"])
+    assert code == ExitCode.INPUT_UNREADABLE and "--no-start-agent forbids" in err

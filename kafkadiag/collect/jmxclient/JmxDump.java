@@ -7,7 +7,10 @@
  * sets an attribute or invokes any other operation.
  *
  *   --url URL            service:jmx:... (a local connector address, or rmi:///jndi/rmi://host:port/jmxrmi)
- *   --pattern P          an ObjectName pattern to read every readable attribute of (repeatable)
+ *   --attributes A,B     read only these attributes of the MBeans of the following --pattern options
+ *                        (one getAttributes call per MBean); "*" (the default) reads every readable
+ *                        attribute (getMBeanInfo first, so two calls per MBean)
+ *   --pattern P          an ObjectName pattern (repeatable)
  *   --system-property N  a system property of the target JVM to report (repeatable; via java.lang:type=Runtime)
  *   --thread-prefix P    report the names of the target's threads starting with P (repeatable)
  *   --timeout-ms N       connect and per-call timeout for RMI (default 10000)
@@ -44,14 +47,18 @@ public class JmxDump {
 
     public static void main(String[] args) {
         String url = null;
-        List<String> patterns = new ArrayList<>();
+        Map<String, String[]> patterns = new LinkedHashMap<>(); // pattern -> attributes, null: all
+        String[] attributes = null;
         List<String> properties = new ArrayList<>();
         List<String> threadPrefixes = new ArrayList<>();
         long timeoutMs = 10_000;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--url": url = args[i + 1]; break;
-                case "--pattern": patterns.add(args[i + 1]); break;
+                case "--attributes":
+                    attributes = args[i + 1].equals("*") ? null : args[i + 1].split(",");
+                    break;
+                case "--pattern": patterns.put(args[i + 1], attributes); break;
                 case "--system-property": properties.add(args[i + 1]); break;
                 case "--thread-prefix": threadPrefixes.add(args[i + 1]); break;
                 case "--timeout-ms": timeoutMs = Long.parseLong(args[i + 1]); break;
@@ -88,13 +95,15 @@ public class JmxDump {
                 MBeanServerConnection server = connector.getMBeanServerConnection();
                 out.append("{\"client\":\"kafkadiag-jmxdump\",\"version\":1,\"url\":").append(json(url));
                 out.append(",\"beans\":[");
-                Set<ObjectName> names = new TreeSet<>();
-                for (String pattern : patterns) names.addAll(server.queryNames(new ObjectName(pattern), null));
+                Map<ObjectName, String[]> names = new java.util.TreeMap<>();
+                for (Map.Entry<String, String[]> pattern : patterns.entrySet())
+                    for (ObjectName name : server.queryNames(new ObjectName(pattern.getKey()), null))
+                        names.putIfAbsent(name, pattern.getValue());
                 boolean first = true;
-                for (ObjectName name : names) {
+                for (Map.Entry<ObjectName, String[]> name : names.entrySet()) {
                     if (!first) out.append(',');
                     first = false;
-                    writeBean(out, server, name);
+                    writeBean(out, server, name.getKey(), name.getValue());
                 }
                 out.append("],\"system_properties\":");
                 writeSystemProperties(out, server, properties);
@@ -139,18 +148,25 @@ public class JmxDump {
         System.exit(0);
     }
 
-    static void writeBean(StringBuilder out, MBeanServerConnection server, ObjectName name) throws Exception {
+    static void writeBean(StringBuilder out, MBeanServerConnection server, ObjectName name, String[] wanted)
+            throws Exception {
         out.append("{\"name\":").append(json(name.toString()))
                 .append(",\"domain\":").append(json(name.getDomain()))
                 .append(",\"key_properties\":").append(json(name.getKeyPropertyListString()))
                 .append(",\"attributes\":{");
         Map<String, String> errors = new LinkedHashMap<>();
         List<String> readable = new ArrayList<>();
-        try {
-            for (MBeanAttributeInfo info : server.getMBeanInfo(name).getAttributes())
-                if (info.isReadable()) readable.add(info.getName());
-        } catch (javax.management.InstanceNotFoundException e) {
-            errors.put("*", "unregistered while being read");
+        if (wanted != null) {
+            // Known attribute names (Yammer gauges and meters): getAttributes leaves out the ones a
+            // bean does not have, so one call per bean is enough.
+            readable.addAll(java.util.Arrays.asList(wanted));
+        } else {
+            try {
+                for (MBeanAttributeInfo info : server.getMBeanInfo(name).getAttributes())
+                    if (info.isReadable()) readable.add(info.getName());
+            } catch (javax.management.InstanceNotFoundException e) {
+                errors.put("*", "unregistered while being read");
+            }
         }
         boolean first = true;
         if (!readable.isEmpty()) {
@@ -164,8 +180,10 @@ public class JmxDump {
                     out.append(json(attribute.getName())).append(':');
                     writeValue(out, attribute.getValue(), 0);
                 }
-                for (String attribute : readable)
-                    if (!got.contains(attribute)) errors.put(attribute, "not readable");
+                if (wanted == null) {
+                    for (String attribute : readable)
+                        if (!got.contains(attribute)) errors.put(attribute, "not readable");
+                }
             } catch (javax.management.InstanceNotFoundException e) {
                 errors.put("*", "unregistered while being read");
             }
