@@ -88,6 +88,9 @@ class ClientMetrics:
     consume_rate: float | None = None  # records/s: max(one-minute, mean) rate of MessagesPerSec
     bytes_rate: float | None = None  # bytes/s (new consumer: bytes-consumed-rate)
     fetcher_threads: tuple[tuple[str, str], ...] = ()  # (name, state), when thread names were read
+    # Whether `fetcher_threads` are known to be this client's (and all of them): False when several
+    # clients share the JVM and the thread names cannot be told apart.
+    fetcher_threads_attributed: bool = False
     sources: tuple[str, ...] = field(default=())  # every MBean or metric used
 
     @property
@@ -197,7 +200,8 @@ def extract_clients(reading: MetricsReading) -> list[ClientMetrics]:
             continue
         clients[client_id].sources.append(bean.name)
     _kafka_081_beans(quoted_081, clients, client)
-    return [_finish(entry, reading) for _, entry in sorted(clients.items())]
+    old_clients = sum(1 for entry in clients.values() if entry.consumer == OLD_CONSUMER)
+    return [_finish(entry, reading, old_clients) for _, entry in sorted(clients.items())]
 
 
 def _kafka_081_beans(beans: list[MBeanReading], clients: dict[str, _Client], client: Any) -> None:
@@ -290,7 +294,8 @@ def _new_consumer_bean(bean: MBeanReading, client: Any) -> None:
         entry.sources.append(bean.name)
 
 
-def _finish(entry: _Client, reading: MetricsReading) -> ClientMetrics:
+def _finish(entry: _Client, reading: MetricsReading, old_clients: int) -> ClientMetrics:
+    threads, attributed = _fetcher_threads(entry, reading, old_clients)
     records = bytes_ = None
     rate = entry.consume_rate
     messages = entry.all_topics.get("MessagesPerSec")
@@ -328,7 +333,8 @@ def _finish(entry: _Client, reading: MetricsReading) -> ClientMetrics:
         bytes_fetched=bytes_,
         consume_rate=rate,
         bytes_rate=entry.bytes_rate,
-        fetcher_threads=_fetcher_threads(entry, reading),
+        fetcher_threads=threads,
+        fetcher_threads_attributed=attributed,
         sources=tuple(dict.fromkeys(entry.sources)),
     )
 
@@ -342,14 +348,19 @@ def _meter_rate(meter: MBeanReading) -> float | None:
     return max(known) if known else None
 
 
-def _fetcher_threads(entry: _Client, reading: MetricsReading) -> tuple[tuple[str, str], ...]:
-    """The old consumer's fetcher threads of this client: ConsumerFetcherThread-<consumerId>-F-B,
-    where consumerId starts with "<group>_" and client.id defaults to group.id."""
+def _fetcher_threads(
+    entry: _Client, reading: MetricsReading, old_clients: int
+) -> tuple[tuple[tuple[str, str], ...], bool]:
+    """The old consumer's fetcher threads of this client (ConsumerFetcherThread-<consumerId>-F-B)
+    and whether they could be told apart from other clients' threads: the only old client owns
+    them all; otherwise a consumerId starts with "<group>_", and client.id defaults to group.id."""
     if entry.consumer != OLD_CONSUMER:
-        return ()
+        return (), False
     threads = [(name, state) for name, state in reading.threads if name.startswith("ConsumerFetcherThread-")]
+    if old_clients == 1:
+        return tuple(threads), True
     mine = [thread for thread in threads if thread[0].startswith(f"ConsumerFetcherThread-{entry.client_id}_")]
-    return tuple(mine)
+    return tuple(mine), bool(mine) or not threads
 
 
 # ---- settings -------------------------------------------------------------------------------

@@ -478,8 +478,13 @@ def _verdict(
         return VERDICT_FETCH_BOUND, summary, _limited(evidence), remedy
 
     stale: list[str] = []
-    if thread_names_read and metrics.consumer != NEW_CONSUMER and not metrics.fetcher_threads:
-        stale.append(f"no {FETCHER_THREAD_PREFIX}{client}_... thread runs in the JVM")
+    if (
+        thread_names_read
+        and metrics.consumer != NEW_CONSUMER
+        and metrics.fetcher_threads_attributed
+        and not metrics.fetcher_threads
+    ):
+        stale.append(f"no {FETCHER_THREAD_PREFIX}* thread runs in the JVM")
     never = [p for p in partitions if p.fetcher_source is not None and not p.fetched]
     if never and len(never) == len([p for p in partitions if p.fetcher_source is not None]):
         stale.append(f"the fetcher never fetched any of its {len(never)} partition(s) (ConsumerLag = -1)")

@@ -77,6 +77,7 @@ def client(
         bytes_fetched=4000,
         consume_rate=5.0,
         fetcher_threads=threads,
+        fetcher_threads_attributed=True,
     )
 
 
@@ -228,7 +229,7 @@ def test_no_fetcher_thread_or_never_fetched_is_stale_even_within_the_bound() -> 
         client(0, (0, 0), (0, 0), threads=()), SETTINGS, group((5, 5), (5, 5)), None, True
     )
     assert no_thread.verdict == VERDICT_FETCHER_STALE
-    assert "no ConsumerFetcherThread-g_... thread runs" in no_thread.summary
+    assert "no ConsumerFetcherThread-* thread runs" in no_thread.summary
     # GIVEN every partition's ConsumerLag still reads -1 (never fetched)
     never = compare_client(client(0, (None, None), (0, 0)), SETTINGS, group((5, 5), (5, 5)))
     assert (
@@ -332,7 +333,7 @@ def test_extracts_kafka_0_8_2_names() -> None:
                 "kafka.consumer:type=ConsumerTopicMetrics,name=BytesPerSec,clientId=g,topic=orders",
                 Count=6000,
             ),
-            threads=((FETCHER, "WAITING"), ("ConsumerFetcherThread-other_h-1-x-0-0", "RUNNABLE")),
+            threads=((FETCHER, "WAITING"), ("main", "RUNNABLE")),
         )
     )
     assert (metrics.client_id, metrics.naming, metrics.max_lag, metrics.min_fetch_rate) == (
@@ -351,6 +352,27 @@ def test_extracts_kafka_0_8_2_names() -> None:
     )
     assert metrics.consume_rate == 2.5
     assert metrics.fetcher_threads == ((FETCHER, "WAITING"),)
+
+
+def test_fetcher_threads_belong_to_the_only_client_whatever_its_client_id() -> None:
+    # GIVEN client.id "app-1" for group "orders": the fetcher thread names the group, not the client
+    thread = ("ConsumerFetcherThread-orders_h-1700000000000-abcd1234-0-1", "WAITING")
+    lag = "kafka.consumer:type=ConsumerFetcherManager,name=MaxLag,clientId="
+    (only,) = extract_clients(reading(bean(lag + "app-1", Value=0), threads=(thread,)))
+    assert only.fetcher_threads == (thread,) and only.fetcher_threads_attributed
+    # GIVEN two clients in one JVM: threads go by group prefix, or stay unattributed
+    first, second = extract_clients(
+        reading(bean(lag + "app-1", Value=0), bean(lag + "orders", Value=0), threads=(thread,))
+    )
+    assert (first.client_id, first.fetcher_threads, first.fetcher_threads_attributed) == ("app-1", (), False)
+    assert (second.client_id, second.fetcher_threads, second.fetcher_threads_attributed) == (
+        "orders",
+        (thread,),
+        True,
+    )
+    # ... so the client whose threads cannot be told apart is not called stale for want of one
+    result = compare_client(first, SETTINGS, None, thread_names_read=True)
+    assert result.verdict == VERDICT_HEALTHY
 
 
 def test_extracts_kafka_0_8_1_quoted_names() -> None:
