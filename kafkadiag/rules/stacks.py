@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 
 from kafkadiag.model import Frame, Thread, ThreadStatus
@@ -123,10 +124,15 @@ def index_of(thread: Thread, *functions: str, suffix: bool = False) -> int | Non
 def has_frame(thread: Thread, *functions: str, suffix: bool = False) -> bool:
     if not thread.frames:
         return False
-    text = _functions(thread)
+    return any(map(_functions(thread).__contains__, _needles(functions, suffix)))
+
+
+@functools.lru_cache(maxsize=512)
+def _needles(functions: tuple[str, ...], suffix: bool) -> tuple[str, ...]:
+    """What to search the joined functions for: "X\n" matches a function ending in X."""
     if suffix:
-        return any(function + "\n" in text for function in functions)
-    return any("\n" + function + "\n" in text for function in functions)
+        return tuple(function + "\n" for function in functions)
+    return tuple("\n" + function + "\n" for function in functions)
 
 
 def index_where(thread: Thread, predicate: Callable[[Frame], bool]) -> int | None:
