@@ -49,7 +49,9 @@ batch, knowing it also delays the detection of a dead consumer.
                 continue
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            workers = newconsumer.workers_of(thread, dump, polled, candidates)
+            workers = newconsumer.workers_of(
+                thread, context.cached("families", dump, newconsumer.families), polled, candidates
+            )
             waited = HIDDEN_WAITS[thread.frames[wait_index].function]
             evidence = [context.header(thread), context.frame(thread, wait_index)]
             caller = stacks.first_application_frame(thread, wait_index)

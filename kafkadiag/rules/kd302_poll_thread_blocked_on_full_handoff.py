@@ -59,7 +59,9 @@ timeouts; size the queue for bursts, not for stalls.
                 continue  # the old consumer's fetcher: KD201
             if not newconsumer.looks_like_poll_thread(thread, polled):
                 continue
-            workers = newconsumer.workers_of(thread, dump, polled, candidates)
+            workers = newconsumer.workers_of(
+                thread, context.cached("families", dump, newconsumer.families), polled, candidates
+            )
             evidence = [context.header(thread), context.frame(thread, put_index)]
             caller = stacks.first_application_frame(thread, put_index)
             if caller is not None:

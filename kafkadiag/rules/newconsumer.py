@@ -86,9 +86,19 @@ def busy_workers_among(threads: list[Thread]) -> list[Thread]:
     return busy
 
 
+def families(dump: ThreadDump) -> dict[str, list[Thread]]:
+    """Threads by the first word of their name ("payments-" for "payments-worker-1")."""
+    grouped: dict[str, list[Thread]] = {}
+    for thread in dump.threads:
+        family = NAME_FAMILY.match(thread.name)
+        if family is not None:
+            grouped.setdefault(family.group(1), []).append(thread)
+    return grouped
+
+
 def workers_of(
     poll_thread: Thread,
-    dump: ThreadDump,
+    families: dict[str, list[Thread]],
     polled: frozenset[tuple[str, int | None]],
     all_candidates: Callable[[], list[Thread]],
 ) -> list[Thread]:
@@ -101,7 +111,7 @@ def workers_of(
     family = NAME_FAMILY.match(poll_thread.name)
     if family is not None:
         prefix = family.group(1)
-        kin = [t for t in dump.threads if t.name.startswith(prefix) and t.name != poll_thread.name]
+        kin = [t for t in families.get(prefix, ()) if t.name != poll_thread.name]
         related = [t for t in busy_workers_among(kin) if not looks_like_poll_thread(t, polled)]
         if related:
             return related
