@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.model import Thread
 from kafkadiag.rules import newconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -33,39 +32,17 @@ batch, knowing it also delays the detection of a dead consumer.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        polled = frozenset().union(
-            *(context.cached("pollers", d, newconsumer.pollers) for d in context.series)
-        )
-
-        def candidates() -> list[Thread]:
-            # Computed once per dump, and only when a poll thread is found.
-            return context.cached(
-                "worker-candidates", dump, lambda d: newconsumer.worker_candidates(d, polled)
-            )
-
+        poll_threads = newconsumer.PollThreads(context)
         for thread in dump.threads:
             wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
             if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
                 continue
-            if not newconsumer.looks_like_poll_thread(thread, polled):
+            if not poll_threads.is_poll_thread(thread):
                 continue
-            workers = newconsumer.workers_of(
-                thread, context.cached("families", dump, newconsumer.families), polled, candidates
-            )
+            workers = poll_threads.workers_of(thread)
             waited = HIDDEN_WAITS[thread.frames[wait_index].function]
-            evidence = [context.header(thread), context.frame(thread, wait_index)]
-            caller = stacks.first_application_frame(thread, wait_index)
-            if caller is not None:
-                evidence.append(context.frame(thread, caller))
-            for worker in workers[:5]:
-                evidence.append(context.header(worker))
-                if worker.frames:
-                    evidence.append(context.frame(worker, 0))
-            busy = (
-                f" Busy workers: {', '.join(f'{w.name} ({stacks.doing(w)})' for w in workers)}."
-                if workers
-                else ""
-            )
+            evidence = poll_threads.evidence(thread, wait_index, workers)
+            busy = f" Busy workers: {newconsumer.describe_workers(workers)}." if workers else ""
             yield self.finding(
                 f"Poll thread {thread.name} waits in {waited} instead of calling poll().{busy}",
                 [thread.name, *(worker.name for worker in workers)],

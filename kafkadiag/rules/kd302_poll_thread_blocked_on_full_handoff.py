@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.model import Thread
 from kafkadiag.rules import newconsumer, oldconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -41,37 +40,19 @@ timeouts; size the queue for bursts, not for stalls.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        polled = frozenset().union(
-            *(context.cached("pollers", d, newconsumer.pollers) for d in context.series)
-        )
-
-        def candidates() -> list[Thread]:
-            # Computed once per dump, and only when a poll thread is found.
-            return context.cached(
-                "worker-candidates", dump, lambda d: newconsumer.worker_candidates(d, polled)
-            )
-
+        poll_threads = newconsumer.PollThreads(context)
         for thread in dump.threads:
             put_index = stacks.index_of(thread, *QUEUE_PUTS, suffix=True)
             if put_index is None or thread.status not in stacks.WAITING_STATUSES:
                 continue
             if stacks.has_frame(thread, *oldconsumer.ENQUEUE, suffix=True):
                 continue  # the old consumer's fetcher: KD201
-            if not newconsumer.looks_like_poll_thread(thread, polled):
+            if not poll_threads.is_poll_thread(thread):
                 continue
-            workers = newconsumer.workers_of(
-                thread, context.cached("families", dump, newconsumer.families), polled, candidates
-            )
-            evidence = [context.header(thread), context.frame(thread, put_index)]
-            caller = stacks.first_application_frame(thread, put_index)
-            if caller is not None:
-                evidence.append(context.frame(thread, caller))
-            for worker in workers[:5]:
-                evidence.append(context.header(worker))
-                if worker.frames:
-                    evidence.append(context.frame(worker, 0))
+            workers = poll_threads.workers_of(thread)
+            evidence = poll_threads.evidence(thread, put_index, workers)
             busy = (
-                f" Workers not taking from it: {', '.join(f'{w.name} ({stacks.doing(w)})' for w in workers)}."
+                f" Workers not taking from it: {newconsumer.describe_workers(workers)}."
                 if workers
                 else " No pool worker in the dump is busy: they may have died."
             )

@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 from kafkadiag.model import Thread, ThreadDump
 from kafkadiag.rules import stacks
+from kafkadiag.rules.base import Evidence
+from kafkadiag.rules.context import AnalysisContext
 
 KAFKA_CONSUMER_POLL = ("KafkaConsumer.poll",)
 HEARTBEAT_NAME = re.compile(r"^kafka-coordinator-heartbeat-thread(?: \| (?P<group>.+))?$")
@@ -121,3 +123,43 @@ def workers_of(
 def worker_candidates(dump: ThreadDump, polled: frozenset[tuple[str, int | None]]) -> list[Thread]:
     """Busy threads of a dump that are not poll threads themselves: the possible workers."""
     return [thread for thread in busy_workers(dump, set()) if not looks_like_poll_thread(thread, polled)]
+
+
+class PollThreads:
+    """Answers KD301/KD302 share: is this a poll thread, which busy threads are its workers, and
+    the evidence that quotes them. Per-dump work is cached in the analysis context."""
+
+    def __init__(self, context: AnalysisContext) -> None:
+        self.context = context
+        self.dump = context.dump
+        self.polled = frozenset().union(*(context.cached("pollers", d, pollers) for d in context.series))
+
+    def is_poll_thread(self, thread: Thread) -> bool:
+        return looks_like_poll_thread(thread, self.polled)
+
+    def _candidates(self) -> list[Thread]:
+        # Computed once per dump, and only when a poll thread is found.
+        return self.context.cached(
+            "worker-candidates", self.dump, lambda d: worker_candidates(d, self.polled)
+        )
+
+    def workers_of(self, thread: Thread) -> list[Thread]:
+        return workers_of(
+            thread, self.context.cached("families", self.dump, families), self.polled, self._candidates
+        )
+
+    def evidence(self, thread: Thread, index: int, workers: list[Thread]) -> list[Evidence]:
+        """The poll thread's header and waiting frame, its caller, and each worker's top frame."""
+        evidence = [self.context.header(thread), self.context.frame(thread, index)]
+        caller = stacks.first_application_frame(thread, index)
+        if caller is not None:
+            evidence.append(self.context.frame(thread, caller))
+        for worker in workers[:5]:
+            evidence.append(self.context.header(worker))
+            if worker.frames:
+                evidence.append(self.context.frame(worker, 0))
+        return evidence
+
+
+def describe_workers(workers: list[Thread]) -> str:
+    return ", ".join(f"{worker.name} ({stacks.doing(worker)})" for worker in workers)
