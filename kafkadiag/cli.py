@@ -36,29 +36,40 @@ def cli() -> None:
     """
 
 
+def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The arguments and options every dump command takes: files, input format, output."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        command = click.option(
+            "--output", "-o", default=None, help="Write the report to this file (atomically)."
+        )(command)
+        command = click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(("table", "json")),
+            default="table",
+            show_default=True,
+            help=f"table for people, json for machines (schema {schema}, see README).",
+        )(command)
+        command = click.option(
+            "--input-format",
+            type=click.Choice(INPUT_FORMATS),
+            default="auto",
+            show_default=True,
+            help="Dump format; auto detects it from the first lines.",
+        )(command)
+        return click.argument("files", nargs=-1, required=True)(command)
+
+    return decorate
+
+
 @cli.group()
 def dump() -> None:
     """Parse and analyse thread dumps."""
 
 
 @dump.command("parse")
-@click.argument("files", nargs=-1, required=True)
-@click.option(
-    "--input-format",
-    type=click.Choice(INPUT_FORMATS),
-    default="auto",
-    show_default=True,
-    help="Dump format; auto detects it from the first lines.",
-)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(("table", "json")),
-    default="table",
-    show_default=True,
-    help="table for people, json for machines (schema kafkadiag.dumps, see README).",
-)
-@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@dump_inputs(schema="kafkadiag.dumps")
 def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, output: str | None) -> int:
     """Show what was understood in FILE... (use - for stdin; gzip is read transparently).
 
@@ -93,23 +104,7 @@ def reader_may_leave(command: Callable[[], int]) -> int:
 
 
 @dump.command("analyze")
-@click.argument("files", nargs=-1, required=True)
-@click.option(
-    "--input-format",
-    type=click.Choice(INPUT_FORMATS),
-    default="auto",
-    show_default=True,
-    help="Dump format; auto detects it from the first lines.",
-)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(("table", "json")),
-    default="table",
-    show_default=True,
-    help="table for people, json for machines (schema kafkadiag.analysis, see README).",
-)
-@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@dump_inputs(schema="kafkadiag.analysis")
 @click.option(
     "--fail-on",
     type=click.Choice(("error", "warning", "info")),
