@@ -67,10 +67,8 @@ def read_jolokia(url: str, timeout_s: float = 10.0) -> MetricsReading:
     started = time.monotonic()
     beans: list[MBeanReading] = []
     notes: list[str] = []
-    requests = 0
     for pattern in KAFKA_PATTERNS:
         document = _document(f"{base}/read/{escape_path_part(pattern)}", timeout_s)
-        requests += 1
         if _is_no_match(document):
             continue
         if document.get("status") != 200:
@@ -97,7 +95,6 @@ def read_jolokia(url: str, timeout_s: float = 10.0) -> MetricsReading:
     document = _document(
         f"{base}/read/{escape_path_part('java.lang:type=Runtime')}/SystemProperties", timeout_s
     )
-    requests += 1
     if document.get("status") == 200 and isinstance(document.get("value"), dict):
         system_properties = {
             key: str(value) for key, value in document["value"].items() if key in SETTING_PROPERTIES
@@ -114,7 +111,7 @@ def read_jolokia(url: str, timeout_s: float = 10.0) -> MetricsReading:
         beans=tuple(beans),
         system_properties=tuple(sorted(system_properties.items())),
         notes=tuple(notes),
-        timings=(("read_ms", round(duration_ms, 3)), ("requests", float(requests))),
+        timings=(("read_ms", round(duration_ms, 3)),),
     )
 
 
