@@ -48,15 +48,7 @@ timeout and keep polling in between.
         ]
         for thread, put_index in blocked:
             poll = python.looks_like_poll_loop(thread)
-            evidence = [context.header(thread), context.frame(thread, put_index)]
-            caller = python.first_application_frame(thread)
-            if caller is not None:
-                evidence.append(context.frame(thread, caller))
-            for worker in workers[:5]:
-                evidence.append(context.header(worker))
-                application = python.first_application_frame(worker)
-                if application is not None:
-                    evidence.append(context.frame(worker, application))
+            evidence = python.blocked_with_workers_evidence(context, thread, put_index, workers)
             who = "The poll loop" if poll else "The thread"
             stuck = (
                 f" Threads in application code instead of Queue.get (the likely stuck consumers of "

@@ -65,15 +65,7 @@ cover the slowest batch.
             and "Condition.wait" not in [f.function for _, f in python.python_frames(thread)[:1]]
         ]
         for thread, wait in waiting:
-            evidence = [context.header(thread), context.frame(thread, wait)]
-            caller = python.first_application_frame(thread)
-            if caller is not None:
-                evidence.append(context.frame(thread, caller))
-            for worker in workers[:5]:
-                evidence.append(context.header(worker))
-                application = python.first_application_frame(worker)
-                if application is not None:
-                    evidence.append(context.frame(worker, application))
+            evidence = python.blocked_with_workers_evidence(context, thread, wait, workers)
             stuck = f" Workers in application code: {', '.join(w.name for w in workers)}." if workers else ""
             yield self.finding(
                 f"Poll loop {thread.name} waits in {thread.frames[wait].function} for its workers instead "

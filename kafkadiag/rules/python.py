@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from kafkadiag.model import Frame, Thread
+from kafkadiag.rules.base import Evidence
+from kafkadiag.rules.context import AnalysisContext
 
 # Frames of the standard library and of kafka-python, skipped when naming application code.
 LIBRARY_FILES = ("threading.py", "queue.py", "selectors.py", "socket.py", "ssl.py", "concurrent/futures")
@@ -73,3 +75,19 @@ def self_address(frame: Frame) -> int | None:
             if match:
                 return int(match.group(1), 16)
     return None
+
+
+def blocked_with_workers_evidence(
+    context: AnalysisContext, thread: Thread, index: int, workers: list[Thread]
+) -> list[Evidence]:
+    """The blocked thread's header, blocking frame and caller, then each worker's own code."""
+    evidence = [context.header(thread), context.frame(thread, index)]
+    caller = first_application_frame(thread)
+    if caller is not None:
+        evidence.append(context.frame(thread, caller))
+    for worker in workers[:5]:
+        evidence.append(context.header(worker))
+        application = first_application_frame(worker)
+        if application is not None:
+            evidence.append(context.frame(worker, application))
+    return evidence
