@@ -205,6 +205,41 @@ def build_report(options: MaxLagOptions, reading: MetricsReading) -> MaxLagRepor
     )
 
 
+def compare_with_lag(
+    source: MetricsSource,
+    lag_report: Any,
+    consumer_config: str | None = None,
+    lag_threshold: int | None = None,
+) -> MaxLagReport:
+    """The comparison against a lag report already computed (no second read of ZooKeeper or the
+    brokers): the hook for `kafkadiag lag --metrics-pid/--jmx` to add the fetcher columns
+    (see `kafkadiag.report.maxlag_table.partition_columns`)."""
+    from kafkadiag.collect.jmx_kafka import consumer_settings, extract_clients
+    from kafkadiag.maxlag.compare import compare
+
+    reading = read_metrics(source)
+    clients = extract_clients(reading)
+    config = _consumer_config(consumer_config)
+    system_properties = dict(reading.system_properties)
+    settings_of = {
+        client.client_id: consumer_settings(client.consumer, system_properties, config, consumer_config)
+        for client in clients
+    }
+    return compare(
+        clients,
+        settings_of,
+        lag_report,
+        lag_threshold,
+        thread_names_read=reading.source_kind in (SOURCE_PID, SOURCE_JMX)
+        and not any("thread names not read" in note for note in reading.notes),
+        metrics_source_kind=reading.source_kind,
+        metrics_source=reading.source,
+        taken_at_ms=reading.read_at_ms,
+        notes=reading.notes,
+        timings=reading.timings,
+    )
+
+
 def write_report(stream: TextIO, report: MaxLagReport, output_format: str) -> None:
     if output_format == "json":
         from kafkadiag.report.maxlag_json import write_json

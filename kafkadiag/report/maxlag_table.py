@@ -175,3 +175,28 @@ def bound_lines(bound: BufferBound) -> list[str]:
         lines.append(f"total: {bound.records} records")
     lines += list(bound.notes)
     return lines
+
+
+FETCHER_COLUMNS = ("FETCHER-LAG", "GAP", "STREAM", "QUEUE", "VERDICT")
+
+
+def partition_columns(report: MaxLagReport) -> dict[tuple[str, str, int], dict[str, str]]:
+    """(group, topic, partition) -> the fetcher's columns, for a lag table that shows them next to
+    the checker lag: fetcher lag, gap, the stream the partition feeds, its queue fill, the client's
+    verdict."""
+    columns: dict[tuple[str, str, int], dict[str, str]] = {}
+    for client in report.clients:
+        if client.group is None:
+            continue
+        queues = {f"{s.topic}/{s.thread_id}": s for s in client.streams}
+        for p in client.partitions:
+            stream = queues.get(p.stream or "")
+            queue = f"{stream.queue_size}/{stream.capacity}" if stream is not None else NONE
+            columns[(client.group, p.topic, p.partition)] = {
+                "FETCHER-LAG": _number(p.fetcher_lag) if p.fetched or p.fetcher_source is None else "never",
+                "GAP": _number(p.gap),
+                "STREAM": p.stream or NONE,
+                "QUEUE": queue,
+                "VERDICT": client.verdict,
+            }
+    return columns

@@ -441,3 +441,21 @@ def test_lag_report_for_compare() -> None:
         and only.checker_lag_total == 0
         and report.lag_sources == (("zookeeper", "zk:2181"),)
     )
+
+
+def test_partition_columns_for_the_lag_table() -> None:
+    from kafkadiag.report.maxlag_table import FETCHER_COLUMNS, partition_columns
+
+    report = compare(
+        [client(0, (0, 0), (2, 0))], {"g": SETTINGS}, LagReport(0, (), (group((26, 7), (50, 20)),), (), ())
+    )
+    columns = partition_columns(report)
+    assert set(columns) == {("g", "orders", 0), ("g", "orders", 1)}
+    assert columns[("g", "orders", 0)] == {
+        "FETCHER-LAG": "0",
+        "GAP": "24",
+        "STREAM": "orders/0",
+        "QUEUE": "2/2",
+        "VERDICT": "streams-not-draining",
+    }
+    assert tuple(columns[("g", "orders", 1)]) == FETCHER_COLUMNS

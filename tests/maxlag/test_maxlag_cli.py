@@ -328,7 +328,9 @@ def test_attach_failures_exit_3_with_what_to_do(start) -> None:
     from tests.infra.workload import unique
 
     # Attach disabled (-XX:+DisableAttachMechanism)
-    disabled = start(unique("noattach"), ["orders:1:1"], SETTINGS, jvm_options=["-XX:+DisableAttachMechanism"])
+    disabled = start(
+        unique("noattach"), ["orders:1:1"], SETTINGS, jvm_options=["-XX:+DisableAttachMechanism"]
+    )
     code, _, err = run(["maxlag", "--pid", str(disabled.pid)])
     assert code == ExitCode.INPUT_UNREADABLE and "attach is disabled" in err and "--jolokia" in err
     # Another user's JVM: kafkadiag run as nobody against root's JVM, as a whole process
@@ -354,3 +356,26 @@ def test_attach_failures_exit_3_with_what_to_do(start) -> None:
     idle = start(unique("noagent"), ["orders:1:1"], SETTINGS)
     code, _, err = run(["maxlag", "--pid", str(idle.pid), "--no-start-agent"])
     assert code == ExitCode.INPUT_UNREADABLE and "--no-start-agent forbids" in err
+
+
+def test_the_lag_report_hook_adds_fetcher_columns_without_reading_zookeeper_again(cluster, start) -> None:
+    # GIVEN a stalled consumer and the lag engine's report of its group, computed once
+    from kafkadiag.collect.gather import Collector, LagTarget
+    from kafkadiag.commands.maxlag import MetricsSource, compare_with_lag
+    from kafkadiag.lag.compute import compute_lag
+    from kafkadiag.report.maxlag_table import partition_columns
+
+    deployment = deploy(cluster, start, SETTINGS)
+    drive_to_stall(deployment)
+    with Collector(LagTarget(zookeeper=cluster.zookeeper, groups=(deployment.group.group,))) as collector:
+        lag_report = compute_lag(collector.snapshot())
+    # WHEN the metrics are compared against that report
+    report = compare_with_lag(MetricsSource(pid=deployment.pid), lag_report)
+    columns = partition_columns(report)
+    # THEN each partition row of the lag table gets its fetcher lag, gap, stream and queue fill
+    topic, group = deployment.topic, deployment.group.group
+    assert (
+        columns[(group, topic, 0)]["QUEUE"] == "2/2" and columns[(group, topic, 0)]["STREAM"] == f"{topic}/0"
+    )
+    assert columns[(group, topic, 1)]["QUEUE"] == "0/2"
+    assert {row["VERDICT"] for row in columns.values()} == {"streams-not-draining"}
