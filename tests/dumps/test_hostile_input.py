@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -132,15 +132,24 @@ def _write_big_log(path: Path, corpus: Path, target_bytes: int) -> int:
     return dumps
 
 
-def _run_cli(args: list[str]) -> tuple[subprocess.CompletedProcess[str], int]:
-    """Run kafkadiag in a child process; return its result and its peak RSS in bytes."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    result = subprocess.run(
-        [sys.executable, "-m", "kafkadiag", *args], capture_output=True, text=True, timeout=600
+# Runs kafkadiag as the only child of a small wrapper, whose RUSAGE_CHILDREN peak is then exactly
+# kafkadiag's: the test process's own children (JVMs, servers of other tests) do not count.
+_MEASURE = (
+    "import json, resource, subprocess, sys\n"
+    "done = subprocess.run([sys.executable, '-m', 'kafkadiag', *sys.argv[1:]],\n"
+    "                      capture_output=True, text=True)\n"
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024\n"
+    "print(json.dumps({'code': done.returncode, 'stderr': done.stderr, 'peak': peak}))\n"
+)
+
+
+def _run_cli(args: list[str]) -> tuple[int, str, int]:
+    """Run kafkadiag in a child process; return its exit code, its stderr and its peak RSS in bytes."""
+    wrapper = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *args], capture_output=True, text=True, timeout=600, check=True
     )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss is the largest child so far (KiB on Linux); this test's child is by far the largest.
-    return result, max(after, before) * 1024
+    measured = json.loads(wrapper.stdout)
+    return measured["code"], measured["stderr"], measured["peak"]
 
 
 def test_200_mb_log_of_many_dumps_streams_in_bounded_memory(tmp_path: Path, corpus: Path) -> None:
@@ -148,11 +157,11 @@ def test_200_mb_log_of_many_dumps_streams_in_bounded_memory(tmp_path: Path, corp
     log = tmp_path / "huge.log"
     expected_dumps = _write_big_log(log, corpus, 200 * 1024 * 1024)
     # WHEN kafkadiag parses it to JSON
-    result, peak_rss = _run_cli(
+    code, stderr, peak_rss = _run_cli(
         ["dump", "parse", "--format", "json", "--output", str(tmp_path / "out.json"), str(log)]
     )
     # THEN it succeeds, reports every dump, and memory stays far below the input size
-    assert result.returncode == 0, result.stderr
+    assert code == 0, stderr
     with (tmp_path / "out.json").open(encoding="utf-8") as handle:
         dumps_seen = sum(1 for line in handle if line.startswith('{"source"'))
     assert dumps_seen == expected_dumps
