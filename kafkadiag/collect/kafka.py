@@ -424,9 +424,9 @@ def _committed_offsets(fetched_group: Any, topic_filter: set[str] | None) -> lis
                 committed = None
             offsets.append(
                 CommittedOffset(
-                    topic=topic.name,
-                    partition=partition.partition_index,
-                    offset=committed,
+                    topic.name,
+                    partition.partition_index,
+                    committed,
                     error=f"OffsetFetch: {error}" if error else None,
                 )
             )
@@ -435,12 +435,8 @@ def _committed_offsets(fetched_group: Any, topic_filter: set[str] | None) -> lis
 
 
 def _with_owners(offsets: list[CommittedOffset], owners: dict[tuple[str, int], str]) -> list[CommittedOffset]:
-    import dataclasses
-
     known = {(offset.topic, offset.partition) for offset in offsets}
-    updated = [
-        dataclasses.replace(offset, owner=owners.get((offset.topic, offset.partition))) for offset in offsets
-    ]
+    updated = [offset._replace(owner=owners.get((offset.topic, offset.partition))) for offset in offsets]
     # Assigned partitions with nothing committed yet are part of the group too.
     updated += [
         CommittedOffset(topic=topic, partition=partition, owner=owner)

@@ -52,15 +52,20 @@ def partition_lag(
     now_ms: int | None = None,
     offset_error: str | None = None,
 ) -> PartitionLag:
-    problems: list[str] = []
-    if offset_error:
-        problems.append(offset_error)
-    high_watermark = broker.high_watermark if broker is not None else None
-    log_start = broker.log_start_offset if broker is not None else None
+    # The common case (offset and watermarks known) allocates nothing but the result: a
+    # report can hold 10,000s of partitions.
     if broker is None:
-        problems.append("no watermarks read for this partition")
-    elif broker.error:
-        problems.append(f"watermarks unknown: {broker.error}")
+        high_watermark = log_start = leader = None
+        broker_problem: str | None = "no watermarks read for this partition"
+    else:
+        high_watermark = broker.high_watermark
+        log_start = broker.log_start_offset
+        leader = broker.leader
+        broker_problem = f"watermarks unknown: {broker.error}" if broker.error else None
+    if offset_error:
+        problems: tuple[str, ...] = (offset_error, broker_problem) if broker_problem else (offset_error,)
+    else:
+        problems = (broker_problem,) if broker_problem else ()
     lag = None
     if committed_offset is not None and high_watermark is not None:
         lag = high_watermark - committed_offset
@@ -68,18 +73,19 @@ def partition_lag(
     if commit_time_ms is not None and now_ms is not None:
         since = max(now_ms - commit_time_ms, 0) / 1000.0
     return PartitionLag(
-        group=group,
-        topic=topic,
-        partition=partition,
-        committed_offset=committed_offset,
-        high_watermark=high_watermark,
-        log_start_offset=log_start,
-        lag=lag,
-        owner=owner,
-        leader=broker.leader if broker is not None else None,
-        last_progress_ms=commit_time_ms,
-        since_progress_s=since,
-        problems=tuple(problems),
+        group,
+        topic,
+        partition,
+        committed_offset,
+        high_watermark,
+        log_start,
+        lag,
+        owner,
+        leader,
+        commit_time_ms,
+        since,
+        False,
+        problems,
     )
 
 
@@ -89,17 +95,19 @@ def _group_lag(
     layouts: dict[str, TopicLayout],
     now_ms: int,
 ) -> GroupLag:
+    name = group.group
+    watermark_of = watermarks.get
     partitions = [
         partition_lag(
-            group.group,
+            name,
             offset.topic,
             offset.partition,
             offset.offset,
-            watermarks.get((offset.topic, offset.partition)),
-            owner=offset.owner,
-            commit_time_ms=offset.commit_time_ms,
-            now_ms=now_ms,
-            offset_error=offset.error,
+            watermark_of((offset.topic, offset.partition)),
+            offset.owner,
+            offset.commit_time_ms,
+            now_ms,
+            offset.error,
         )
         for offset in group.offsets
     ]
