@@ -316,6 +316,50 @@ def _lag_target(
     return target
 
 
+# The consumer's own metrics, for `maxlag` and for the fetcher columns of `lag`. Full
+# documentation: docs/maxlag.md.
+
+
+def _metrics_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--pid", type=int, default=None, help="A local JVM by process id (same user, or root)."),
+        click.option(
+            "--jmx",
+            "jmx_target",
+            default=None,
+            help="Remote JMX: host:port (com.sun.management.jmxremote.port) or a service:jmx: URL. "
+            "Credentials: KAFKADIAG_JMX_USER / KAFKADIAG_JMX_PASSWORD.",
+        ),
+        click.option("--jolokia", default=None, help="A Jolokia agent's URL, e.g. http://host:8778/jolokia."),
+        click.option(
+            "--prometheus",
+            default=None,
+            help="A Prometheus JMX exporter's /metrics URL, or a file holding its text exposition.",
+        ),
+        click.option(
+            "--no-start-agent",
+            is_flag=True,
+            help="With --pid: do not start the JDK's local management agent (fail if it does not run).",
+        ),
+        click.option(
+            "--consumer-config",
+            default=None,
+            help="The consumer's properties file (queued.max.message.chunks, fetch.message.max.bytes, "
+            "auto.commit.interval.ms); overrides the JVM's -D settings and Kafka's defaults.",
+        ),
+        click.option(
+            "--lag-threshold",
+            type=int,
+            default=None,
+            help="Records of fetcher lag that count as behind "
+            "[default: what one fetch brings per partition].",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @cli.group("lag", invoke_without_command=True)
 @_connection_options
 @click.option(
@@ -342,6 +386,7 @@ def _lag_target(
     default=None,
     help="Append each snapshot as a JSON line to DIR/lag-snapshots.jsonl (see `lag history`).",
 )
+@_metrics_source_options
 @click.pass_context
 def lag_command(
     ctx: click.Context,
@@ -351,19 +396,46 @@ def lag_command(
     interval: float,
     watch: bool,
     record_dir: str | None,
+    pid: int | None,
+    jmx_target: str | None,
+    jolokia: str | None,
+    prometheus: str | None,
+    no_start_agent: bool,
+    consumer_config: str | None,
+    lag_threshold: int | None,
     **connection: Any,
 ) -> int | None:
     """Committed offsets, lag, owners and progress per group, topic and partition.
 
     Reads old-consumer groups from ZooKeeper (--zookeeper) and Kafka-stored groups from the
-    brokers (--bootstrap-server); read-only. Exit 0 when everything was read, 3 when something
-    could not be (flagged per partition in the report). Full documentation: docs/lag.md.
+    brokers (--bootstrap-server); read-only. With a metrics source (--pid, --jmx, --jolokia,
+    --prometheus) each partition also shows the consumer's own fetcher lag, the gap, its stream's
+    queue fill and the client's verdict (as `kafkadiag maxlag`). Exit 0 when everything was read,
+    3 when something could not be (flagged in the report). Full documentation: docs/lag.md.
     """
     if ctx.invoked_subcommand is not None:
         return None
-    from kafkadiag.commands.lag import run_lag
+    from kafkadiag.commands.lag import FetcherRequest, run_lag
 
     target = _lag_target(**connection)
+    fetcher_request = None
+    if any(value is not None for value in (pid, jmx_target, jolokia, prometheus)):
+        from kafkadiag.commands.maxlag import MetricsSource
+
+        source = MetricsSource(
+            pid=pid,
+            jmx=jmx_target,
+            jolokia=jolokia,
+            prometheus=prometheus,
+            start_agent=not no_start_agent,
+            timeout_s=target.timeout_s,
+        )
+        fetcher_request = FetcherRequest(source, consumer_config, lag_threshold)
+    elif consumer_config is not None or lag_threshold is not None or no_start_agent:
+        raise click.UsageError(
+            "--consumer-config, --lag-threshold and --no-start-agent need a metrics source: "
+            "--pid, --jmx, --jolokia or --prometheus"
+        )
     return reader_may_leave(
         lambda: run_lag(
             target,
@@ -373,6 +445,7 @@ def lag_command(
             interval_s=interval,
             watch=watch,
             record_dir=record_dir,
+            fetcher_request=fetcher_request,
         )
     )
 
@@ -477,54 +550,15 @@ def check_command(
     return run_check(target, policy, output_format, output, junit_path, samples, interval)
 
 
-# ---- maxlag (issue #5) ---------------------------------------------------------------------
+# ---- maxlag ---------------------------------------------------------------------------------
 # One metrics source (--pid, --jmx, --jolokia, --prometheus) plus, for the checker lag, the lag
 # engine's connection options. Full documentation: docs/maxlag.md.
-
-
-def _metrics_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
-        click.option("--pid", type=int, default=None, help="A local JVM by process id (same user, or root)."),
-        click.option(
-            "--jmx",
-            "jmx_target",
-            default=None,
-            help="Remote JMX: host:port (com.sun.management.jmxremote.port) or a service:jmx: URL. "
-            "Credentials: KAFKADIAG_JMX_USER / KAFKADIAG_JMX_PASSWORD.",
-        ),
-        click.option("--jolokia", default=None, help="A Jolokia agent's URL, e.g. http://host:8778/jolokia."),
-        click.option(
-            "--prometheus",
-            default=None,
-            help="A Prometheus JMX exporter's /metrics URL, or a file holding its text exposition.",
-        ),
-        click.option(
-            "--no-start-agent",
-            is_flag=True,
-            help="With --pid: do not start the JDK's local management agent (fail if it does not run).",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
 
 
 @cli.command("maxlag")
 @_metrics_source_options
 @_connection_options
-@click.option(
-    "--consumer-config",
-    default=None,
-    help="The consumer's properties file (queued.max.message.chunks, fetch.message.max.bytes, "
-    "auto.commit.interval.ms); overrides the JVM's -D settings and Kafka's defaults.",
-)
 @click.option("--client-id", "client_ids", multiple=True, help="Only these clients (repeatable).")
-@click.option(
-    "--lag-threshold",
-    type=int,
-    default=None,
-    help="Records of fetcher lag that count as behind [default: what one fetch brings per partition].",
-)
 @click.option(
     "--format",
     "output_format",

@@ -1,19 +1,24 @@
 """`kafkadiag lag` and `kafkadiag lag history`: snapshots -> evaluation -> reporter -> exit code.
 
 Exit codes: 0 everything was read; 3 something could not be (a source unreachable, a group or
-topic unknown, a partition whose lag is unknown): the report still shows what was read, with each
-gap flagged where it is.
+topic unknown, a partition whose lag is unknown, the consumer's metrics): the report still shows
+what was read, with each gap flagged where it is.
+
+With a metrics source (--pid, --jmx, --jolokia, --prometheus), the consumer's own fetcher metrics
+are compared against the lag just computed (no second read of ZooKeeper or the brokers) and each
+partition gets the fetcher's columns (kafkadiag.maxlag.columns).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kafkadiag.collect.errors import SnapshotReadError
 from kafkadiag.collect.gather import Collector, LagTarget
@@ -24,23 +29,60 @@ from kafkadiag.lag.model import LagReport
 from kafkadiag.lag.window import evaluate_window
 from kafkadiag.report.output import report_stream
 
+if TYPE_CHECKING:
+    from kafkadiag.commands.maxlag import MetricsSource
+    from kafkadiag.maxlag.model import MaxLagReport
+
 RECORD_FILE = "lag-snapshots.jsonl"
 FORMATS = ("table", "json", "prometheus")
 
 
-def write_report(stream: TextIO, report: LagReport, output_format: str) -> None:
+@dataclasses.dataclass(frozen=True)
+class FetcherRequest:
+    """Where the consumer's own metrics come from, to show the fetcher beside the checker lag."""
+
+    source: MetricsSource
+    consumer_config: str | None = None
+    lag_threshold: int | None = None
+
+    def validate(self) -> None:
+        self.source.kind()  # exactly one source, a positive timeout: UsageError otherwise
+        if self.lag_threshold is not None and self.lag_threshold < 0:
+            raise UsageError("--lag-threshold must not be negative")
+
+
+def write_report(
+    stream: TextIO, report: LagReport, output_format: str, fetcher: MaxLagReport | None = None
+) -> None:
     if output_format == "json":
         from kafkadiag.report.lag_json import write_json
 
-        write_json(stream, report)
+        write_json(stream, report, fetcher)
     elif output_format == "prometheus":
         from kafkadiag.report.lag_prometheus import write_prometheus
 
-        write_prometheus(stream, report)
+        write_prometheus(stream, report, fetcher)
     else:
         from kafkadiag.report.lag_table import render_lag
 
-        render_lag(stream, report)
+        render_lag(stream, report, fetcher)
+
+
+def with_fetcher(report: LagReport, request: FetcherRequest | None) -> tuple[LagReport, MaxLagReport | None]:
+    """The comparison of the consumer's metrics against `report`; when the metrics cannot be read,
+    the lag report is still whole and says why in its errors (exit 3)."""
+    if request is None:
+        return report, None
+    from kafkadiag.commands.maxlag import compare_with_lag
+
+    try:
+        fetcher = compare_with_lag(request.source, report, request.consumer_config, request.lag_threshold)
+    except InputUnreadableError as error:
+        problem = f"fetcher metrics not read: {error.message}"
+        if error.help_text:
+            problem += f" ({error.help_text})"
+        return dataclasses.replace(report, errors=(*report.errors, problem)), None
+    return report, fetcher
 
 
 def take_samples(
@@ -147,19 +189,23 @@ def run_lag(
     interval_s: float = 10.0,
     watch: bool = False,
     record_dir: str | None = None,
+    fetcher_request: FetcherRequest | None = None,
 ) -> int:
     if samples < 1:
         raise UsageError("--samples must be at least 1")
     if interval_s < 0:
         raise UsageError("--interval must not be negative")
+    if fetcher_request is not None:
+        fetcher_request.validate()
     with Collector(target) as collector:
         if watch:
-            return _watch(collector, output_format, max(samples, 2), interval_s, record_dir)
+            return _watch(collector, output_format, max(samples, 2), interval_s, record_dir, fetcher_request)
         with _SampleProgress(samples) as progress:
             snapshots = take_samples(collector, samples, interval_s, record_dir, on_sample=progress.update)
-    report = evaluate_window(snapshots)
+    # The metrics are read right after the last snapshot, so that both describe the same moment.
+    report, fetcher = with_fetcher(evaluate_window(snapshots), fetcher_request)
     with report_stream(output) as stream:
-        write_report(stream, report, output_format)
+        write_report(stream, report, output_format, fetcher)
     code = exit_code_of(report)
     if code:
         explain_partial(report)
@@ -242,7 +288,12 @@ class _SampleProgress:
 
 
 def _watch(
-    collector: Collector, output_format: str, window: int, interval_s: float, record_dir: str | None
+    collector: Collector,
+    output_format: str,
+    window: int,
+    interval_s: float,
+    record_dir: str | None,
+    fetcher_request: FetcherRequest | None = None,
 ) -> int:
     """Re-evaluate every interval over a sliding window of snapshots until interrupted."""
     import io
@@ -262,9 +313,10 @@ def _watch(
                 snapshots.append(snapshot)
                 if record_dir is not None:
                     record_snapshot(record_dir, snapshot)
-                report = evaluate_window(list(snapshots))
+                report, fetcher = with_fetcher(evaluate_window(list(snapshots)), fetcher_request)
                 buffer = io.StringIO()
-                write_report(buffer, report, "table" if output_format != "prometheus" else output_format)
+                shown = "table" if output_format != "prometheus" else output_format
+                write_report(buffer, report, shown, fetcher)
                 stamp = time.strftime("%H:%M:%S", time.localtime(snapshot.taken_at_ms / 1000))
                 header = f"kafkadiag lag --watch: {stamp}, every {interval_s:g}s, Ctrl-C to stop\n\n"
                 live.update(Text(header + buffer.getvalue()), refresh=True)

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kafkadiag.collect.snapshot import GroupMember
 from kafkadiag.lag.model import Finding, GroupLag, LagReport, PartitionLag
+
+if TYPE_CHECKING:
+    from kafkadiag.maxlag.columns import FetcherColumns, PartitionKey
+    from kafkadiag.maxlag.model import MaxLagReport
 
 SCHEMA = "kafkadiag.lag"
 VERSION = 1
@@ -49,15 +53,18 @@ def _finding(finding: Finding) -> dict[str, Any]:
 _PARTITION_KEYS = PartitionLag._fields[1:]
 
 
-def _partition(partition: PartitionLag) -> dict[str, Any]:
+def _partition(partition: PartitionLag, fetcher: FetcherColumns | None) -> dict[str, Any]:
     # Built by zip: 10,000 partitions are common and a literal of 20 attribute reads costs
     # several times as much. Tuples (problems) are written as JSON arrays.
-    document = dict(zip(_PARTITION_KEYS, partition[1:]))
+    document: dict[str, Any] = dict(zip(_PARTITION_KEYS, partition[1:]))
     document["partial"] = partition.partial
+    document["fetcher"] = fetcher._asdict() if fetcher is not None else None
     return document
 
 
-def group_document(group: GroupLag) -> dict[str, Any]:
+def group_document(
+    group: GroupLag, fetcher_of: dict[PartitionKey, FetcherColumns] | None = None
+) -> dict[str, Any]:
     return {
         "group": group.group,
         "source": group.source,
@@ -85,11 +92,44 @@ def group_document(group: GroupLag) -> dict[str, Any]:
             }
             for topic in group.topics
         ],
-        "partitions": [_partition(partition) for partition in group.partitions],
+        "partitions": _partitions(group, fetcher_of),
     }
 
 
-def lag_document(report: LagReport) -> dict[str, Any]:
+def _partitions(
+    group: GroupLag, fetcher_of: dict[PartitionKey, FetcherColumns] | None
+) -> list[dict[str, Any]]:
+    if not fetcher_of:
+        return [_partition(partition, None) for partition in group.partitions]
+    name = group.group
+    return [
+        _partition(partition, fetcher_of.get((name, partition.topic, partition.partition)))
+        for partition in group.partitions
+    ]
+
+
+def fetcher_document(fetcher: MaxLagReport | None) -> dict[str, Any] | None:
+    """The clients' verdicts when a metrics source was given (kafkadiag.maxlag's client objects)."""
+    if fetcher is None:
+        return None
+    from kafkadiag.report.maxlag_json import client_document
+
+    return {
+        "metrics_source": {"kind": fetcher.metrics_source_kind, "source": fetcher.metrics_source},
+        "taken_at_ms": fetcher.taken_at_ms,
+        "healthy": not fetcher.unhealthy,
+        "notes": list(fetcher.notes),
+        "errors": list(fetcher.errors),
+        "clients": [client_document(client) for client in fetcher.clients],
+    }
+
+
+def lag_document(report: LagReport, fetcher: MaxLagReport | None = None) -> dict[str, Any]:
+    fetcher_of = None
+    if fetcher is not None:
+        from kafkadiag.maxlag.columns import fetcher_columns
+
+        fetcher_of = fetcher_columns(fetcher)
     return {
         "schema": SCHEMA,
         "version": VERSION,
@@ -102,12 +142,13 @@ def lag_document(report: LagReport) -> dict[str, Any]:
         "partial": report.partial,
         "errors": list(report.errors),
         "stats": dict(report.stats),
-        "groups": [group_document(group) for group in report.groups],
+        "groups": [group_document(group, fetcher_of) for group in report.groups],
+        "fetcher": fetcher_document(fetcher),
     }
 
 
-def write_json(stream: TextIO, report: LagReport) -> None:
+def write_json(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None = None) -> None:
     # One compact line: json's C encoder does not indent, and 10,000 partitions indented by
     # the pure-Python encoder take seconds. Pipe through `jq .` to read it.
-    stream.write(json.dumps(lag_document(report), separators=(",", ":"), check_circular=False))
+    stream.write(json.dumps(lag_document(report, fetcher), separators=(",", ":"), check_circular=False))
     stream.write("\n")

@@ -7,10 +7,13 @@ exported as NaN, so alerts on `absent()` and on the value stay distinct.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kafkadiag.lag.burrow import GROUP_STATUS_VALUES, PARTITION_STATUSES
 from kafkadiag.lag.model import LagReport
+
+if TYPE_CHECKING:
+    from kafkadiag.maxlag.model import MaxLagReport
 
 PREFIX = "kafkadiag_lag_"
 
@@ -25,12 +28,16 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("partition_production_rate", "gauge", "Records per second the high watermark advanced."),
     ("partition_status", "gauge", "1 for the partition's Burrow status (label status)."),
     ("partition_unknown", "gauge", "1 when the partition's lag could not be computed."),
+    ("partition_fetcher_lag", "gauge", "The consumer's own fetcher lag: high watermark - fetch offset."),
+    ("partition_fetcher_gap", "gauge", "Checker lag - fetcher lag: held by the consumer, not committed."),
+    ("partition_stream_queue_chunks", "gauge", "Chunks in the queue of the stream the partition feeds."),
     ("group_total_lag", "gauge", "Sum of the group's positive partition lags."),
     ("group_max_lag", "gauge", "The group's largest partition lag."),
     ("group_members", "gauge", "Live members (old consumer: registered consumer instances)."),
     ("group_status", "gauge", "Burrow group status: 0 OK, 1 WARN, 2 ERR."),
     ("group_findings", "gauge", "Findings per code and severity."),
     ("group_exists", "gauge", "1 when the group was found."),
+    ("fetcher_verdict", "gauge", "1 for the client's fetcher verdict (label verdict; docs/maxlag.md)."),
     ("scrape_partial", "gauge", "1 when some data could not be read."),
     ("scrape_duration_seconds", "gauge", "Time spent reading the snapshot."),
     ("scrape_timestamp_seconds", "gauge", "When the snapshot was taken (Unix time)."),
@@ -52,8 +59,13 @@ def _value(value: float | int) -> str:
     return str(value)
 
 
-def write_prometheus(stream: TextIO, report: LagReport) -> None:
+def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None = None) -> None:
     samples: dict[str, list[str]] = {name: [] for name, _, _ in METRICS}
+    columns = {}
+    if fetcher is not None:
+        from kafkadiag.maxlag.columns import fetcher_columns
+
+        columns = fetcher_columns(fetcher)
 
     def add(name: str, labels: Iterable[tuple[str, object]], value: float | int | None) -> None:
         if value is not None:
@@ -85,6 +97,11 @@ def write_prometheus(stream: TextIO, report: LagReport) -> None:
             add("partition_consumption_rate", labels, partition.consumption_rate)
             add("partition_production_rate", labels, partition.production_rate)
             add("partition_unknown", labels, 1 if partition.lag is None else 0)
+            fetched = columns.get((group.group, partition.topic, partition.partition)) if columns else None
+            if fetched is not None:
+                add("partition_fetcher_lag", labels, fetched.fetcher_lag)
+                add("partition_fetcher_gap", labels, fetched.gap)
+                add("partition_stream_queue_chunks", labels, fetched.queue_size)
             if partition.status is not None:
                 for status in PARTITION_STATUSES:
                     add(
@@ -92,6 +109,9 @@ def write_prometheus(stream: TextIO, report: LagReport) -> None:
                         (*labels, ("status", status)),
                         1 if status == partition.status else 0,
                     )
+    for client in fetcher.clients if fetcher is not None else ():
+        client_labels = (("client_id", client.client_id), ("group", client.group or ""))
+        add("fetcher_verdict", (*client_labels, ("verdict", client.verdict)), 1)
     add("scrape_partial", (), 1 if report.partial else 0)
     add("scrape_duration_seconds", (), report.duration_ms / 1000)
     add("scrape_timestamp_seconds", (), report.taken_at_ms / 1000)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.report.texttable import render_table
+
+if TYPE_CHECKING:
+    from kafkadiag.maxlag.model import MaxLagReport
 
 NONE = "-"
 
@@ -33,7 +37,9 @@ def rate(value: float | None) -> str:
     return NONE if value is None else f"{value:.1f}/s"
 
 
-def render_lag(stream: TextIO, report: LagReport) -> None:
+def render_lag(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None = None) -> None:
+    """`fetcher`: the consumer's own metrics compared against this report (a metrics source was
+    given): each partition row gets the fetcher's columns, and the clients' verdicts follow."""
     sampled = report.samples > 1
     headers = ["GROUP", "SOURCE", "STATE", "MEMBERS", "PARTITIONS", "TOTAL-LAG", "MAX-LAG"]
     if sampled:
@@ -68,11 +74,16 @@ def render_lag(stream: TextIO, report: LagReport) -> None:
         caps=[60] * len(headers),
         right_aligned=(3, 4, 5, 6),
     )
+    fetcher_cells = _fetcher_cells(fetcher)
     for group in report.groups:
         if group.exists and group.partitions:
-            _render_partitions(stream, group, sampled)
+            _render_partitions(stream, group, sampled, fetcher_cells)
         if group.findings:
             _render_findings(stream, group)
+    if fetcher is not None:
+        from kafkadiag.report.maxlag_table import render_client_verdicts
+
+        render_client_verdicts(stream, fetcher)
     if report.errors:
         stream.write("Problems\n")
         for error in report.errors:
@@ -101,7 +112,23 @@ def _group_notes(group: GroupLag) -> str:
     return "; ".join(notes)
 
 
-def _render_partitions(stream: TextIO, group: GroupLag, sampled: bool) -> None:
+FetcherCells = Callable[[str, PartitionLag], list[str]]
+
+
+def _fetcher_cells(fetcher: MaxLagReport | None) -> FetcherCells | None:
+    """A partition's fetcher cells, or None when no metrics source was given (no such columns)."""
+    if fetcher is None:
+        return None
+    from kafkadiag.maxlag.columns import fetcher_columns
+    from kafkadiag.report.maxlag_table import fetcher_cells
+
+    columns = fetcher_columns(fetcher)
+    return lambda group, partition: fetcher_cells(columns.get((group, partition.topic, partition.partition)))
+
+
+def _render_partitions(
+    stream: TextIO, group: GroupLag, sampled: bool, fetcher_cells: FetcherCells | None = None
+) -> None:
     headers = [
         "TOPIC",
         "PARTITION",
@@ -114,6 +141,10 @@ def _render_partitions(stream: TextIO, group: GroupLag, sampled: bool) -> None:
     ]
     if sampled:
         headers += ["STATUS", "CONSUMED", "PRODUCED", "TIME-LAG", "CATCH-UP"]
+    if fetcher_cells is not None:
+        from kafkadiag.report.maxlag_table import FETCHER_COLUMNS
+
+        headers += FETCHER_COLUMNS
     headers.append("NOTES")
     rows = []
     for partition in group.partitions:
@@ -135,6 +166,8 @@ def _render_partitions(stream: TextIO, group: GroupLag, sampled: bool) -> None:
                 duration(partition.time_lag_s),
                 _catch_up(partition.catch_up_s, partition.lag),
             ]
+        if fetcher_cells is not None:
+            row += fetcher_cells(group.group, partition)
         row.append(_partition_notes(partition))
         rows.append(row)
     for topic in group.topics:
@@ -142,6 +175,8 @@ def _render_partitions(stream: TextIO, group: GroupLag, sampled: bool) -> None:
             row = [topic.topic, "total", "", "", str(topic.total_lag), "", "", ""]
             if sampled:
                 row += ["", "", "", "", ""]
+            if fetcher_cells is not None:
+                row += [""] * len(FETCHER_COLUMNS)
             row.append(f"{topic.unknown} unknown" if topic.unknown else "")
             rows.append(row)
     state = group.state or "state unknown"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from kafkadiag.maxlag.columns import FetcherColumns, fetcher_columns
 from kafkadiag.maxlag.model import BufferBound, ClientComparison, MaxLagReport
 from kafkadiag.report.texttable import render_table
 
@@ -180,23 +181,45 @@ def bound_lines(bound: BufferBound) -> list[str]:
 FETCHER_COLUMNS = ("FETCHER-LAG", "GAP", "STREAM", "QUEUE", "VERDICT")
 
 
+def fetcher_cells(columns: FetcherColumns | None) -> list[str]:
+    """The FETCHER_COLUMNS cells of one partition row ("-" where the fetcher says nothing)."""
+    if columns is None:
+        return [NONE] * len(FETCHER_COLUMNS)
+    never = columns.measured and not columns.fetched
+    queue = (
+        f"{_number(columns.queue_size)}/{_number(columns.queue_capacity)}"
+        if columns.queue_size is not None or columns.queue_capacity is not None
+        else NONE
+    )
+    return [
+        "never" if never else _number(columns.fetcher_lag),
+        _number(columns.gap),
+        columns.stream or NONE,
+        queue,
+        columns.verdict,
+    ]
+
+
 def partition_columns(report: MaxLagReport) -> dict[tuple[str, str, int], dict[str, str]]:
-    """(group, topic, partition) -> the fetcher's columns, for a lag table that shows them next to
-    the checker lag: fetcher lag, gap, the stream the partition feeds, its queue fill, the client's
-    verdict."""
-    columns: dict[tuple[str, str, int], dict[str, str]] = {}
+    """(group, topic, partition) -> the fetcher's cells by column name, for a lag table that shows
+    them next to the checker lag."""
+    return {
+        key: dict(zip(FETCHER_COLUMNS, fetcher_cells(columns)))
+        for key, columns in fetcher_columns(report).items()
+    }
+
+
+def render_client_verdicts(stream: TextIO, report: MaxLagReport) -> None:
+    """A short verdict per client: what `kafkadiag lag` prints under its tables."""
+    stream.write(f"Fetcher metrics from {report.metrics_source}\n")
+    if not report.clients:
+        stream.write("  no consumer fetcher metrics found\n")
     for client in report.clients:
-        if client.group is None:
-            continue
-        queues = {f"{s.topic}/{s.thread_id}": s for s in client.streams}
-        for p in client.partitions:
-            stream = queues.get(p.stream or "")
-            queue = f"{stream.queue_size}/{stream.capacity}" if stream is not None else NONE
-            columns[(client.group, p.topic, p.partition)] = {
-                "FETCHER-LAG": _number(p.fetcher_lag) if p.fetched or p.fetcher_source is None else "never",
-                "GAP": _number(p.gap),
-                "STREAM": p.stream or NONE,
-                "QUEUE": queue,
-                "VERDICT": client.verdict,
-            }
-    return columns
+        group = f"group {client.group}" if client.group else "no group matched"
+        stream.write(f"  {client.title} -- client {client.client_id} ({group})\n")
+        stream.write(f"    {client.summary}\n    what to do: {client.remedy}\n")
+    for error in report.errors:
+        stream.write(f"  problem: {error}\n")
+    for note in report.notes:
+        stream.write(f"  note: {note}\n")
+    stream.write("\n")

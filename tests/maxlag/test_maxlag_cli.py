@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kafkadiag.exitcodes import ExitCode
-from tests.infra.cli import run
+from tests.infra.cli import partitions_of, run, run_json
 from tests.infra.servers import free_port
 from tests.maxlag.scenario import Deployment, all_committed, deploy
 from tests.maxlag.test_jmx_remote import remote_jmx_options
@@ -358,24 +358,78 @@ def test_attach_failures_exit_3_with_what_to_do(start) -> None:
     assert code == ExitCode.INPUT_UNREADABLE and "--no-start-agent forbids" in err
 
 
-def test_the_lag_report_hook_adds_fetcher_columns_without_reading_zookeeper_again(cluster, start) -> None:
-    # GIVEN a stalled consumer and the lag engine's report of its group, computed once
-    from kafkadiag.collect.gather import Collector, LagTarget
-    from kafkadiag.commands.maxlag import MetricsSource, compare_with_lag
-    from kafkadiag.lag.compute import compute_lag
-    from kafkadiag.report.maxlag_table import partition_columns
-
+def test_lag_with_a_metrics_source_shows_the_fetcher_beside_the_checker_lag(cluster, start) -> None:
+    # GIVEN a consumer whose stream 0 stopped draining
     deployment = deploy(cluster, start, SETTINGS)
-    drive_to_stall(deployment)
-    with Collector(LagTarget(zookeeper=cluster.zookeeper, groups=(deployment.group.group,))) as collector:
-        lag_report = compute_lag(collector.snapshot())
-    # WHEN the metrics are compared against that report
-    report = compare_with_lag(MetricsSource(pid=deployment.pid), lag_report)
-    columns = partition_columns(report)
-    # THEN each partition row of the lag table gets its fetcher lag, gap, stream and queue fill
+    status = drive_to_stall(deployment)
     topic, group = deployment.topic, deployment.group.group
-    assert (
-        columns[(group, topic, 0)]["QUEUE"] == "2/2" and columns[(group, topic, 0)]["STREAM"] == f"{topic}/0"
+    by_partition = {entry["partition"]: entry for entry in status["partitions"]}
+    # WHEN `kafkadiag lag` is given the consumer's PID as a metrics source
+    document = run_json(["lag", *deployment.cli_args(), "--pid", str(deployment.pid)])
+    # THEN each partition carries the fetcher's numbers next to the checker lag, with the full
+    # queue named on the stalled stream's partition and the empty one on the starving partition
+    assert document["schema"] == "kafkadiag.lag" and not document["partial"]
+    rows = partitions_of(document, group)
+    for partition in (0, 1):
+        row = rows[(topic, partition)]
+        fetcher = row["fetcher"]
+        assert fetcher["client_id"] == group and fetcher["verdict"] == "streams-not-draining"
+        assert fetcher["fetcher_lag"] == by_partition[partition]["fetcher_lag"]
+        assert row["lag"] == deployment.produced[partition] - by_partition[partition]["committed_offset"]
+        assert fetcher["gap"] == row["lag"] - fetcher["fetcher_lag"]
+        assert fetcher["stream"] == f"{topic}/{partition}"
+    assert (rows[(topic, 0)]["fetcher"]["queue_size"], rows[(topic, 0)]["fetcher"]["queue_capacity"]) == (
+        2,
+        2,
     )
-    assert columns[(group, topic, 1)]["QUEUE"] == "0/2"
-    assert {row["VERDICT"] for row in columns.values()} == {"streams-not-draining"}
+    assert rows[(topic, 1)]["fetcher"]["queue_size"] == 0
+    (client,) = document["fetcher"]["clients"]
+    assert client["verdict"] == "streams-not-draining" and not document["fetcher"]["healthy"]
+    # AND the table shows the same columns and the verdict under the group's partitions
+    code, table, err = run(["lag", *deployment.cli_args(), "--pid", str(deployment.pid)])
+    assert code == ExitCode.OK, err
+    lines = [line.strip() for line in table.splitlines()]
+    header = next(line for line in lines if line.startswith("TOPIC"))
+    assert all(column in header for column in ("FETCHER-LAG", "GAP", "STREAM", "QUEUE", "VERDICT"))
+    stalled = next(line for line in lines if line.startswith(f"{topic} ") and " 2/2 " in line)
+    assert f"{topic}/0" in stalled and "streams-not-draining" in stalled
+    assert "Streams not draining" in table and f"client {group} (group {group})" in table
+    # AND the Prometheus exposition carries the fetcher gauges
+    code, exposition, err = run(
+        ["lag", *deployment.cli_args(), "--pid", str(deployment.pid), "--format", "prometheus"]
+    )
+    assert code == ExitCode.OK, err
+    labels = f'group="{group}",source="zookeeper",topic="{topic}",partition="0"'
+    assert f"kafkadiag_lag_partition_stream_queue_chunks{{{labels}}} 2" in exposition
+    verdict = 'verdict="streams-not-draining"'
+    assert f'kafkadiag_lag_fetcher_verdict{{client_id="{group}",group="{group}",{verdict}}} 1' in exposition
+
+
+def test_lag_without_a_metrics_source_has_no_fetcher_columns_and_a_dead_source_is_flagged(
+    cluster, start
+) -> None:
+    # GIVEN a healthy consumer
+    deployment = deploy(cluster, start, SETTINGS)
+    catch_up(deployment)
+    # WHEN lag runs without a metrics source THEN no fetcher column or object is there
+    plain = run_json(["lag", *deployment.cli_args()])
+    assert plain["fetcher"] is None
+    assert all(row["fetcher"] is None for row in partitions_of(plain, deployment.group.group).values())
+    code, table, _ = run(["lag", *deployment.cli_args()])
+    assert code == ExitCode.OK and "FETCHER-LAG" not in table
+    # WHEN the metrics source cannot be read (no JVM at that PID) THEN the lag is still reported
+    # whole, the problem is named with what to do, and the exit code says something was unreadable
+    gone = deployment.pid
+    deployment.consumer.stop()
+    code, out, err = run(["lag", *deployment.cli_args(), "--pid", str(gone), "--format", "json"])
+    assert code == ExitCode.INPUT_UNREADABLE, err
+    document = json.loads(out)
+    assert document["fetcher"] is None and document["partial"]
+    assert any(
+        error.startswith("fetcher metrics not read:") and str(gone) in error for error in document["errors"]
+    )
+    assert all(row["lag"] is not None for row in partitions_of(document, deployment.group.group).values())
+    assert "fetcher metrics not read" in err
+    # AND metrics options without a source are a usage error
+    code, _, err = run(["lag", *deployment.cli_args(), "--lag-threshold", "5"])
+    assert code == ExitCode.USAGE and "need a metrics source" in err
