@@ -1,6 +1,7 @@
 """Lag benchmark: a large old-consumer group in ZooKeeper and 1,000 groups on a broker.
 
-    .venv/bin/python bench/lag_bench.py [--partitions 10000] [--groups 1000] [--runs 5]
+    .venv/bin/python bench/lag_bench.py [--partitions 10000] [--groups 1000] [--runs 7]
+                                        [--only zk-scan,zk-lag,kafka-lag]
 
 Starts a real ZooKeeper (pyspark's jars) and a real Tansu broker on free 127.0.0.1 ports,
 writes the data, then times whole `kafkadiag` processes from a cold start (each run is a new
@@ -165,7 +166,16 @@ def main() -> None:
     )
     parser.add_argument("--groups", type=int, default=1_000, help="Kafka-stored groups, 10 partitions each")
     parser.add_argument("--runs", type=int, default=7, help="cold kafkadiag processes per scenario")
+    parser.add_argument(
+        "--only",
+        default="zk-scan,zk-lag,kafka-lag",
+        help="comma-separated scenarios to run (zk-scan, zk-lag, kafka-lag)",
+    )
     options = parser.parse_args()
+    chosen = {name.strip() for name in options.only.split(",") if name.strip()}
+    unknown = chosen - {"zk-scan", "zk-lag", "kafka-lag"}
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
 
     # An installed kafkadiag has its bytecode compiled (pip does it); an editable checkout under
     # PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every module in every timed process.
@@ -178,72 +188,80 @@ def main() -> None:
         print(f"# machine: {os.cpu_count()} cores; python {sys.version.split()[0]}", flush=True)
         topics = 100
         per_topic = options.partitions // topics
-        # --- ZooKeeper scan alone: offsets, no broker registered in this chroot
-        setup = time.perf_counter()
         root = workload.zk_client(zookeeper.address)
         root.ensure_path("/scan")
         root.ensure_path("/lag")
         root.stop()
         root.close()
-        group, made = write_zookeeper_group(zookeeper, "/scan", topics, per_topic, owners=False)
-        sessions += made
-        print(
-            f"# zk-scan setup: {options.partitions} offset znodes in {time.perf_counter() - setup:.1f}s",
-            flush=True,
-        )
-        timed_runs(
-            "zk-scan", ["lag", "--zookeeper", f"{zookeeper.address}/scan", "--group", group], options.runs
-        )
-        naive_seconds = naive_zookeeper_gets(zookeeper, "/scan")
-        naive = {"scenario": "zk-naive-sync-gets", "seconds": round(naive_seconds, 3)}
-        print(json.dumps({**naive, "round_trips": options.partitions + topics + 1}), flush=True)
-
-        # --- ZooKeeper lag: offsets + owners + registrations + watermarks from the broker
-        setup = time.perf_counter()
-        names = [f"bench-topic-{index:03d}" for index in range(topics)]
-        for name in names:
-            workload.create_topic(broker.address, name, per_topic)
-        broker_id = workload.broker_node_id(broker.address)
-        registrar = workload.zk_client(zookeeper.address + "/lag")
-        sessions.append(registrar)
-        host, port = broker.address.rsplit(":", 1)
-        workload.register_broker(registrar, broker_id, host, int(port))
-        for name in names:
-            registrar.ensure_path("/brokers/topics")
-            layout = {"version": 1, "partitions": {str(p): [broker_id] for p in range(per_topic)}}
-            registrar.create(f"/brokers/topics/{name}", json.dumps(layout).encode())
-        group, made = write_zookeeper_group(zookeeper, "/lag", topics, per_topic, owners=True)
-        sessions += made
-        print(
-            f"# zk-lag setup: topics, owners and registrations in {time.perf_counter() - setup:.1f}s",
-            flush=True,
-        )
-        timed_runs(
-            "zk-lag", ["lag", "--zookeeper", f"{zookeeper.address}/lag", "--group", group], options.runs
-        )
-
-        # --- 1,000 Kafka-stored groups with 10 partitions each
-        setup = time.perf_counter()
-        group_topics = [f"bench-groups-{index:03d}" for index in range(100)]
-        for name in group_topics:
-            workload.create_topic(broker.address, name, 10)
-        from kafka import KafkaAdminClient, TopicPartition
-        from kafka.structs import OffsetAndMetadata
-
-        admin = KafkaAdminClient(bootstrap_servers=broker.address)
-        groups = [f"bench-group-{index:04d}" for index in range(options.groups)]
-        for index, name in enumerate(groups):
-            topic = group_topics[index % len(group_topics)]
-            admin.alter_group_offsets(
-                name,
-                {TopicPartition(topic, partition): OffsetAndMetadata(0, "", -1) for partition in range(10)},
+        if "zk-scan" in chosen:
+            setup = time.perf_counter()
+            group, made = write_zookeeper_group(zookeeper, "/scan", topics, per_topic, owners=False)
+            sessions += made
+            print(
+                f"# zk-scan setup: {options.partitions} offset znodes in {time.perf_counter() - setup:.1f}s",
+                flush=True,
             )
-        admin.close()
-        print(f"# kafka-lag setup: {options.groups} groups in {time.perf_counter() - setup:.1f}s", flush=True)
-        timed_runs("kafka-lag", ["lag", "--bootstrap-server", broker.address, "--all-groups"], options.runs)
-        print(json.dumps({"scenario": "kafka-naive-offset-fetch-per-group",
-                          "seconds": round(naive_offset_fetches(broker.address, groups), 3),
-                          "requests": options.groups}), flush=True)  # fmt: skip
+            timed_runs(
+                "zk-scan", ["lag", "--zookeeper", f"{zookeeper.address}/scan", "--group", group], options.runs
+            )
+            naive_seconds = naive_zookeeper_gets(zookeeper, "/scan")
+            naive = {"scenario": "zk-naive-sync-gets", "seconds": round(naive_seconds, 3)}
+            print(json.dumps({**naive, "round_trips": options.partitions + topics + 1}), flush=True)
+
+        if "zk-lag" in chosen:
+            setup = time.perf_counter()
+            names = [f"bench-topic-{index:03d}" for index in range(topics)]
+            for name in names:
+                workload.create_topic(broker.address, name, per_topic)
+            broker_id = workload.broker_node_id(broker.address)
+            registrar = workload.zk_client(zookeeper.address + "/lag")
+            sessions.append(registrar)
+            host, port = broker.address.rsplit(":", 1)
+            workload.register_broker(registrar, broker_id, host, int(port))
+            for name in names:
+                registrar.ensure_path("/brokers/topics")
+                layout = {"version": 1, "partitions": {str(p): [broker_id] for p in range(per_topic)}}
+                registrar.create(f"/brokers/topics/{name}", json.dumps(layout).encode())
+            group, made = write_zookeeper_group(zookeeper, "/lag", topics, per_topic, owners=True)
+            sessions += made
+            print(
+                f"# zk-lag setup: topics, owners and registrations in {time.perf_counter() - setup:.1f}s",
+                flush=True,
+            )
+            timed_runs(
+                "zk-lag", ["lag", "--zookeeper", f"{zookeeper.address}/lag", "--group", group], options.runs
+            )
+
+        if "kafka-lag" in chosen:
+            setup = time.perf_counter()
+            group_topics = [f"bench-groups-{index:03d}" for index in range(100)]
+            for name in group_topics:
+                workload.create_topic(broker.address, name, 10)
+            from kafka import KafkaAdminClient, TopicPartition
+            from kafka.structs import OffsetAndMetadata
+
+            admin = KafkaAdminClient(bootstrap_servers=broker.address)
+            groups = [f"bench-group-{index:04d}" for index in range(options.groups)]
+            for index, name in enumerate(groups):
+                topic = group_topics[index % len(group_topics)]
+                admin.alter_group_offsets(
+                    name,
+                    {
+                        TopicPartition(topic, partition): OffsetAndMetadata(0, "", -1)
+                        for partition in range(10)
+                    },
+                )
+            admin.close()
+            print(
+                f"# kafka-lag setup: {options.groups} groups in {time.perf_counter() - setup:.1f}s",
+                flush=True,
+            )
+            timed_runs(
+                "kafka-lag", ["lag", "--bootstrap-server", broker.address, "--all-groups"], options.runs
+            )
+            print(json.dumps({"scenario": "kafka-naive-offset-fetch-per-group",
+                              "seconds": round(naive_offset_fetches(broker.address, groups), 3),
+                              "requests": options.groups}), flush=True)  # fmt: skip
     finally:
         for session in sessions:
             try:

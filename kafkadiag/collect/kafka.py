@@ -50,14 +50,52 @@ class KafkaScan:
     round_trips: int = 0
 
 
+class _ConnectionErrors:
+    """Collects kafka-python's logged connection failures while bootstrapping: a bootstrap timeout
+    says only "Unable to bootstrap", while the cause (a TLS certificate not trusted, a reset
+    connection, an authentication failure) is only in its log."""
+
+    MARKERS = ("Connection failed: ", "Connection lost: ", "Authentication failed")
+
+    def __init__(self) -> None:
+        import logging
+
+        class Handler(logging.Handler):
+            def emit(inner, record: logging.LogRecord) -> None:  # noqa: N805 - nested handler
+                self.seen(record.getMessage())
+
+        self.causes: list[str] = []
+        self.handler = Handler(level=logging.ERROR)
+        self.logger = logging.getLogger("kafka")
+
+    def seen(self, message: str) -> None:
+        for marker in self.MARKERS:
+            if marker in message:
+                cause = message.split(marker, 1)[1] if marker.endswith(": ") else message
+                cause = cause.replace("KafkaConnectionError: ", "").split(" (_ssl.c:")[0].strip()
+                if cause and cause not in self.causes:
+                    self.causes.append(cause)
+
+    def __enter__(self) -> _ConnectionErrors:
+        import logging
+
+        # kafka-python logs every failed attempt at ERROR: kafkadiag reports the outcome, once.
+        self.logger.setLevel(logging.ERROR)
+        self.logger.propagate = False
+        self.logger.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import logging
+
+        self.logger.removeHandler(self.handler)
+        self.logger.setLevel(logging.CRITICAL)
+
+
 def open_admin(bootstrap_servers: str, client_config: dict[str, Any], timeout_s: float) -> Any:
     """A bootstrapped admin client, or BrokerUnreachableError within about timeout_s."""
-    import logging
-
     from kafka import KafkaAdminClient
 
-    # kafka-python logs every failed connection attempt at ERROR; kafkadiag reports the outcome.
-    logging.getLogger("kafka").setLevel(logging.CRITICAL)
     timeout_ms = max(int(timeout_s * 1000), 100)
     config = {
         "client_id": "kafkadiag",
@@ -68,13 +106,16 @@ def open_admin(bootstrap_servers: str, client_config: dict[str, Any], timeout_s:
         **client_config,
         "bootstrap_servers": bootstrap_servers,
     }
-    try:
-        return KafkaAdminClient(**config)
-    except Exception as error:  # noqa: BLE001 - timeouts, auth failures, bad addresses alike
-        reason = str(error).replace(f"{type(error).__name__}: ", "") or type(error).__name__
-        raise BrokerUnreachableError(
-            f"cannot reach a Kafka broker at {bootstrap_servers} within {timeout_s:g}s ({reason})"
-        ) from None
+    with _ConnectionErrors() as connection_errors:
+        try:
+            return KafkaAdminClient(**config)
+        except Exception as error:  # noqa: BLE001 - timeouts, auth failures, bad addresses alike
+            reason = str(error).replace(f"{type(error).__name__}: ", "") or type(error).__name__
+            if connection_errors.causes:
+                reason += "; last connection error: " + connection_errors.causes[-1]
+            raise BrokerUnreachableError(
+                f"cannot reach a Kafka broker at {bootstrap_servers} within {timeout_s:g}s ({reason})"
+            ) from None
 
 
 def close_admin(admin: Any) -> None:

