@@ -17,6 +17,14 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + ELLIPSIS
 
 
+def _column_width(header: str, cells: Sequence[str], cap: int) -> int:
+    if "\n" in "".join(cells):
+        widest = max((len(line) for cell in cells for line in cell.split("\n")), default=0)
+    else:
+        widest = max(map(len, cells), default=0)
+    return max(len(header), min(widest, cap))
+
+
 def render_table(
     out: TextIO,
     title: str,
@@ -30,27 +38,33 @@ def render_table(
     A cell may hold several lines ("\n"); they are printed under each other in its column.
     """
     caps = caps or [60] * len(headers)
-    split_rows = [[str(cell).split("\n") for cell in row] for row in rows]
-    widths = [len(header) for header in headers]
-    for row in split_rows:
-        for column, lines in enumerate(row):
-            widest = max((len(line) for line in lines), default=0)
-            widths[column] = max(widths[column], min(widest, caps[column]))
-    out.write(f"{title}\n")
+    cells = [[str(cell) for cell in row] for row in rows]
+    columns = list(zip(*cells)) if cells else [() for _ in headers]
+    widths = [_column_width(header, column, cap) for header, column, cap in zip(headers, columns, caps)]
+    # (width, right-aligned) per column: a table of 10,000 partitions formats 100,000s of cells.
+    layout = [(width, column in right_aligned) for column, width in enumerate(widths)]
 
-    def line_of(cells: Sequence[str]) -> str:
-        parts = []
-        for column, cell in enumerate(cells):
-            fitted = _fit(cell, widths[column])
-            parts.append(
-                fitted.rjust(widths[column]) if column in right_aligned else fitted.ljust(widths[column])
-            )
-        return "  ".join(parts).rstrip() + "\n"
+    def line_of(row: Sequence[str]) -> str:
+        return (
+            "  "
+            + "  ".join(
+                [
+                    (cell if len(cell) <= width else _fit(cell, width)).rjust(width)
+                    if right
+                    else (cell if len(cell) <= width else _fit(cell, width)).ljust(width)
+                    for cell, (width, right) in zip(row, layout)
+                ]
+            ).rstrip()
+            + "\n"
+        )
 
-    out.write("  " + line_of(headers))
-    out.write("  " + "  ".join("─" * width for width in widths) + "\n")
-    for row in split_rows:
-        height = max(len(lines) for lines in row)
-        for index in range(height):
-            out.write("  " + line_of([lines[index] if index < len(lines) else "" for lines in row]))
-    out.write("\n")
+    lines = [f"{title}\n", line_of(headers), "  " + "  ".join("─" * width for width in widths) + "\n"]
+    for row in cells:
+        if "\n" not in "".join(row):
+            lines.append(line_of(row))
+            continue
+        split = [cell.split("\n") for cell in row]
+        for index in range(max(len(parts) for parts in split)):
+            lines.append(line_of([parts[index] if index < len(parts) else "" for parts in split]))
+    lines.append("\n")
+    out.write("".join(lines))
