@@ -6,7 +6,9 @@
 Starts a real ZooKeeper (pyspark's jars) and a real Tansu broker on free 127.0.0.1 ports,
 writes the data, then times whole `kafkadiag` processes from a cold start (each run is a new
 process) and prints wall times with the request and round-trip counts kafkadiag reports in its
-JSON `stats`. For scale it also times the naive ways: one synchronous ZooKeeper get per znode,
+JSON `stats`, and the CPU seconds per run of kafkadiag and of the servers answering it. Before
+timing, it waits until the servers are idle (the setup's writes applied). For scale it also times
+the naive ways: one synchronous ZooKeeper get per znode,
 and one OffsetFetch per group.
 
 Scenarios:
@@ -55,15 +57,42 @@ def run_kafkadiag(args: list[str]) -> tuple[float, dict, int]:
     return elapsed, document, result.returncode
 
 
-def timed_runs(name: str, args: list[str], runs: int) -> dict:
+def cpu_seconds(pid: int) -> float:
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def settle(servers: list[ServerProcess], idle_cpu_s: float = 0.02, limit_s: float = 60.0) -> float:
+    """Wait until the servers use less than idle_cpu_s of CPU in a second: writes the setup made
+    may still be applied in the background, and the timings are of kafkadiag, not of that."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit_s:
+        before = sum(cpu_seconds(server.pid) for server in servers)
+        time.sleep(1.0)
+        if sum(cpu_seconds(server.pid) for server in servers) - before < idle_cpu_s:
+            break
+    return time.monotonic() - started
+
+
+def timed_runs(name: str, args: list[str], runs: int, servers: list[ServerProcess]) -> dict:
+    settled_s = settle(servers)
     times = []
     document: dict = {}
     code = 0
     # One run first, not counted: the servers' JVM/JIT and page cache warm up, as in production.
     run_kafkadiag(args)
+    children_before = os.times()
+    servers_before = sum(cpu_seconds(server.pid) for server in servers)
     for _ in range(runs):
         elapsed, document, code = run_kafkadiag(args)
         times.append(elapsed)
+    children_after = os.times()
+    servers_cpu = sum(cpu_seconds(server.pid) for server in servers) - servers_before
+    kafkadiag_cpu = (children_after.children_user - children_before.children_user) + (
+        children_after.children_system - children_before.children_system
+    )
     partitions = sum(len(group["partitions"]) for group in document["groups"])
     row = {
         "scenario": name,
@@ -75,6 +104,10 @@ def timed_runs(name: str, args: list[str], runs: int) -> dict:
         "groups": len(document["groups"]),
         "partitions": partitions,
         "in_process_ms": document["duration_ms"],
+        # CPU per run: kafkadiag's own process, and the servers answering it (same 2 cores).
+        "kafkadiag_cpu_s": round(kafkadiag_cpu / runs, 3),
+        "servers_cpu_s": round(servers_cpu / runs, 3),
+        "settled_s": round(settled_s, 1),
         **document["stats"],
     }
     print(json.dumps(row), flush=True)
@@ -202,7 +235,10 @@ def main() -> None:
                 flush=True,
             )
             timed_runs(
-                "zk-scan", ["lag", "--zookeeper", f"{zookeeper.address}/scan", "--group", group], options.runs
+                "zk-scan",
+                ["lag", "--zookeeper", f"{zookeeper.address}/scan", "--group", group],
+                options.runs,
+                [zookeeper],
             )
             naive_seconds = naive_zookeeper_gets(zookeeper, "/scan")
             naive = {"scenario": "zk-naive-sync-gets", "seconds": round(naive_seconds, 3)}
@@ -229,7 +265,10 @@ def main() -> None:
                 flush=True,
             )
             timed_runs(
-                "zk-lag", ["lag", "--zookeeper", f"{zookeeper.address}/lag", "--group", group], options.runs
+                "zk-lag",
+                ["lag", "--zookeeper", f"{zookeeper.address}/lag", "--group", group],
+                options.runs,
+                [zookeeper, broker],
             )
 
         if "kafka-lag" in chosen:
@@ -257,7 +296,10 @@ def main() -> None:
                 flush=True,
             )
             timed_runs(
-                "kafka-lag", ["lag", "--bootstrap-server", broker.address, "--all-groups"], options.runs
+                "kafka-lag",
+                ["lag", "--bootstrap-server", broker.address, "--all-groups"],
+                options.runs,
+                [broker],
             )
             print(json.dumps({"scenario": "kafka-naive-offset-fetch-per-group",
                               "seconds": round(naive_offset_fetches(broker.address, groups), 3),
