@@ -60,26 +60,33 @@ class _ConnectionErrors:
     def __init__(self) -> None:
         import logging
 
-        class Handler(logging.Handler):
-            def emit(inner, record: logging.LogRecord) -> None:  # noqa: N805 - nested handler
-                self.seen(record.getMessage())
+        collector = self
 
-        self.causes: list[str] = []
+        class Handler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                try:
+                    collector.seen(record.getMessage())
+                except Exception:  # noqa: BLE001 - never disturb kafka-python's I/O thread
+                    self.handleError(record)
+
+        self.last_cause: str | None = None
         self.handler = Handler(level=logging.ERROR)
         self.logger = logging.getLogger("kafka")
+        self.saved = (self.logger.level, self.logger.propagate)
 
     def seen(self, message: str) -> None:
         for marker in self.MARKERS:
             if marker in message:
                 cause = message.split(marker, 1)[1] if marker.endswith(": ") else message
                 cause = cause.replace("KafkaConnectionError: ", "").split(" (_ssl.c:")[0].strip()
-                if cause and cause not in self.causes:
-                    self.causes.append(cause)
+                if cause:
+                    self.last_cause = cause
 
     def __enter__(self) -> _ConnectionErrors:
         import logging
 
         # kafka-python logs every failed attempt at ERROR: kafkadiag reports the outcome, once.
+        self.saved = (self.logger.level, self.logger.propagate)
         self.logger.setLevel(logging.ERROR)
         self.logger.propagate = False
         self.logger.addHandler(self.handler)
@@ -89,7 +96,9 @@ class _ConnectionErrors:
         import logging
 
         self.logger.removeHandler(self.handler)
-        self.logger.setLevel(logging.CRITICAL)
+        self.logger.propagate = self.saved[1]
+        # Quiet afterwards too: the scan reports its own errors per group and partition.
+        self.logger.setLevel(max(self.saved[0], logging.CRITICAL))
 
 
 def open_admin(bootstrap_servers: str, client_config: dict[str, Any], timeout_s: float) -> Any:
@@ -111,8 +120,8 @@ def open_admin(bootstrap_servers: str, client_config: dict[str, Any], timeout_s:
             return KafkaAdminClient(**config)
         except Exception as error:  # noqa: BLE001 - timeouts, auth failures, bad addresses alike
             reason = str(error).replace(f"{type(error).__name__}: ", "") or type(error).__name__
-            if connection_errors.causes:
-                reason += "; last connection error: " + connection_errors.causes[-1]
+            if connection_errors.last_cause:
+                reason += "; last connection error: " + connection_errors.last_cause
             raise BrokerUnreachableError(
                 f"cannot reach a Kafka broker at {bootstrap_servers} within {timeout_s:g}s ({reason})"
             ) from None

@@ -61,6 +61,15 @@ class MetricsSource:
             )
         if self.timeout_s <= 0:
             raise UsageError("--timeout must be positive")
+        # The cheap checks of each source's syntax, before anything is read anywhere.
+        if self.pid is not None and self.pid <= 0:
+            raise MetricsSourceUsageError(f"--pid must be a process id, not {self.pid}")
+        if self.jmx is not None:
+            from kafkadiag.collect.jmx import jmx_service_url
+
+            jmx_service_url(self.jmx)
+        if self.jolokia is not None and not self.jolokia.startswith(("http://", "https://")):
+            raise MetricsSourceUsageError(f"--jolokia takes an http(s) URL, not {self.jolokia!r}")
         return given[0]
 
 

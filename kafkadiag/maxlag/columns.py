@@ -26,11 +26,13 @@ class FetcherColumns(NamedTuple):
     verdict: str  # the client's verdict (docs/maxlag.md)
 
 
-PartitionKey = tuple[str, str, int]  # (group, topic, partition)
+PartitionKey = tuple[str, str, str, int]  # (group, source, topic, partition)
 
 
 def fetcher_columns(report: MaxLagReport) -> dict[PartitionKey, FetcherColumns]:
-    """(group, topic, partition) -> the fetcher's numbers, for every client matched to a group."""
+    """(group, source, topic, partition) -> the fetcher's numbers, for every client matched to a
+    group. Keyed by source too: a group read from ZooKeeper and Kafka is two groups in a lag report,
+    and the gap was computed against one of them."""
     columns: dict[PartitionKey, FetcherColumns] = {}
     for client in report.clients:
         if client.group is None:
@@ -38,7 +40,8 @@ def fetcher_columns(report: MaxLagReport) -> dict[PartitionKey, FetcherColumns]:
         queues = {f"{stream.topic}/{stream.thread_id}": stream for stream in client.streams}
         for partition in client.partitions:
             queue = queues.get(partition.stream or "")
-            columns[(client.group, partition.topic, partition.partition)] = FetcherColumns(
+            key = (client.group, client.group_source or "", partition.topic, partition.partition)
+            columns[key] = FetcherColumns(
                 client_id=client.client_id,
                 fetcher_lag=partition.fetcher_lag,
                 fetched=partition.fetched,

@@ -312,6 +312,7 @@ def compare_client(
         consumer=metrics.consumer,
         naming=metrics.naming,
         group=group.group if group is not None else None,
+        group_source=group.source if group is not None else None,
         verdict=verdict,
         summary=summary,
         evidence=tuple(evidence),
@@ -529,18 +530,20 @@ def _verdict(
     )
 
 
-def group_for_client(client_id: str, groups: Sequence[GroupLag]) -> GroupLag | None:
+def group_for_client(client_id: str, groups: Sequence[GroupLag], consumer: str = "old") -> GroupLag | None:
     """The group whose checker lag belongs to a client: same name (client.id defaults to group.id),
-    else the only group named."""
-    existing = [group for group in groups]
-    for group in existing:
-        if group.group == client_id:
-            return group
-    names = {group.group for group in existing}
-    if len(names) == 1:
-        # One group for the client; if it was read from both ZooKeeper and Kafka, prefer the
-        # offsets the old consumer commits (ZooKeeper).
-        return sorted(existing, key=lambda group: group.source != "zookeeper")[0]
+    else the only group named. A group read from both ZooKeeper and Kafka (dual commit) counts
+    where the client commits: ZooKeeper for the old consumer, Kafka for the new one."""
+    preferred = "kafka" if consumer == NEW_CONSUMER else "zookeeper"
+
+    def best(candidates: list[GroupLag]) -> GroupLag:
+        return sorted(candidates, key=lambda group: group.source != preferred)[0]
+
+    named = [group for group in groups if group.group == client_id]
+    if named:
+        return best(named)
+    if len({group.group for group in groups}) == 1:
+        return best(list(groups))
     return None
 
 
@@ -573,7 +576,7 @@ def compare(
             compare_client(
                 metrics,
                 settings,
-                group_for_client(metrics.client_id, groups),
+                group_for_client(metrics.client_id, groups, metrics.consumer),
                 lag_threshold,
                 thread_names_read,
                 checker_requested,

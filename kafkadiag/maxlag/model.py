@@ -162,6 +162,8 @@ class ClientComparison:
     lag_threshold_source: str
     fetcher_threads: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    # Where the matched group's offsets were read: "zookeeper" or "kafka" (a group can be in both).
+    group_source: str | None = None
     # False when an input the verdict needs was missing (checker lag unknown ...): see notes.
     complete: bool = True
 

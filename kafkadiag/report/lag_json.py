@@ -101,9 +101,9 @@ def _partitions(
 ) -> list[dict[str, Any]]:
     if not fetcher_of:
         return [_partition(partition, None) for partition in group.partitions]
-    name = group.group
+    name, source = group.group, group.source
     return [
-        _partition(partition, fetcher_of.get((name, partition.topic, partition.partition)))
+        _partition(partition, fetcher_of.get((name, source, partition.topic, partition.partition)))
         for partition in group.partitions
     ]
 

@@ -97,7 +97,8 @@ def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | 
             add("partition_consumption_rate", labels, partition.consumption_rate)
             add("partition_production_rate", labels, partition.production_rate)
             add("partition_unknown", labels, 1 if partition.lag is None else 0)
-            fetched = columns.get((group.group, partition.topic, partition.partition)) if columns else None
+            key = (group.group, group.source, partition.topic, partition.partition)
+            fetched = columns.get(key) if columns else None
             if fetched is not None:
                 add("partition_fetcher_lag", labels, fetched.fetcher_lag)
                 add("partition_fetcher_gap", labels, fetched.gap)

@@ -112,7 +112,7 @@ def _group_notes(group: GroupLag) -> str:
     return "; ".join(notes)
 
 
-FetcherCells = Callable[[str, PartitionLag], list[str]]
+FetcherCells = Callable[[GroupLag, PartitionLag], list[str]]
 
 
 def _fetcher_cells(fetcher: MaxLagReport | None) -> FetcherCells | None:
@@ -123,7 +123,9 @@ def _fetcher_cells(fetcher: MaxLagReport | None) -> FetcherCells | None:
     from kafkadiag.report.maxlag_table import fetcher_cells
 
     columns = fetcher_columns(fetcher)
-    return lambda group, partition: fetcher_cells(columns.get((group, partition.topic, partition.partition)))
+    return lambda group, partition: fetcher_cells(
+        columns.get((group.group, group.source, partition.topic, partition.partition))
+    )
 
 
 def _render_partitions(
@@ -167,7 +169,7 @@ def _render_partitions(
                 _catch_up(partition.catch_up_s, partition.lag),
             ]
         if fetcher_cells is not None:
-            row += fetcher_cells(group.group, partition)
+            row += fetcher_cells(group, partition)
         row.append(_partition_notes(partition))
         rows.append(row)
     for topic in group.topics:

@@ -25,6 +25,7 @@ def client_document(client: ClientComparison) -> dict[str, Any]:
     return {
         "client_id": client.client_id,
         "group": client.group,
+        "group_source": client.group_source,
         "consumer": client.consumer,
         "naming": client.naming,
         "verdict": client.verdict,

@@ -200,9 +200,9 @@ def fetcher_cells(columns: FetcherColumns | None) -> list[str]:
     ]
 
 
-def partition_columns(report: MaxLagReport) -> dict[tuple[str, str, int], dict[str, str]]:
-    """(group, topic, partition) -> the fetcher's cells by column name, for a lag table that shows
-    them next to the checker lag."""
+def partition_columns(report: MaxLagReport) -> dict[tuple[str, str, str, int], dict[str, str]]:
+    """(group, source, topic, partition) -> the fetcher's cells by column name, for a lag table
+    that shows them next to the checker lag."""
     return {
         key: dict(zip(FETCHER_COLUMNS, fetcher_cells(columns)))
         for key, columns in fetcher_columns(report).items()

@@ -8,6 +8,7 @@ wider than its column's cap is cut with an ellipsis, so rows stay one line and g
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import zip_longest
 from typing import TextIO
 
 ELLIPSIS = "…"
@@ -37,9 +38,13 @@ def render_table(
 
     A cell may hold several lines ("\n"); they are printed under each other in its column.
     """
-    caps = caps or [60] * len(headers)
+    caps = list(caps or ()) + [60] * (len(headers) - len(caps or ()))
     cells = [[str(cell) for cell in row] for row in rows]
-    columns = list(zip(*cells)) if cells else [() for _ in headers]
+    if any(len(row) > len(headers) for row in cells):
+        raise ValueError(f"a row has more cells than the {len(headers)} headers of table {title!r}")
+    # A short row leaves its last columns empty.
+    columns = list(zip_longest(*cells, fillvalue="")) if cells else []
+    columns += [()] * (len(headers) - len(columns))
     widths = [_column_width(header, column, cap) for header, column, cap in zip(headers, columns, caps)]
     # (width, right-aligned) per column: a table of 10,000 partitions formats 100,000s of cells.
     layout = [(width, column in right_aligned) for column, width in enumerate(widths)]

@@ -113,7 +113,7 @@ class TlsRelay:
                 if not data:
                     break
                 target.sendall(data)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: the other direction closed the TLS socket
             pass
         finally:
             for end in (source, target):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -248,3 +249,19 @@ def test_watch_redraws_until_interrupted(cluster: Cluster) -> None:
     assert process.returncode == ExitCode.OK, err
     text = out.decode()
     assert "kafkadiag lag --watch" in text and f"Group {old}" in text and "STATUS" in text
+
+
+def test_a_malformed_metrics_source_is_refused_before_anything_is_read() -> None:
+    # GIVEN an unreachable cluster: reading it would take the whole --timeout and exit 3
+    unreachable = ["lag", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--timeout", "30"]
+    for source, message in (
+        (["--pid", "0"], "--pid must be a process id"),
+        (["--jmx", "not a target"], "--jmx takes host:port"),
+        (["--jolokia", "ftp://host/jolokia"], "--jolokia takes an http(s) URL"),
+        (["--pid", "1", "--jmx", "host:1"], "name exactly one metrics source"),
+    ):
+        # WHEN the metrics source is malformed THEN it is a usage error, at once
+        started = time.monotonic()
+        code, _, err = run([*unreachable, *source])
+        assert code == ExitCode.USAGE and message in err, (source, err)
+        assert time.monotonic() - started < 10

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from kafkadiag.collect.jmx import MBeanReading, MetricsReading
@@ -294,6 +296,23 @@ def test_a_client_maps_to_the_group_of_its_name_or_the_only_group() -> None:
     assert group_for_client("x", [g, other]) is None
 
 
+def test_a_group_in_zookeeper_and_kafka_counts_where_the_client_commits() -> None:
+    # GIVEN the same group read from both sources (an old consumer with dual commit), Kafka first
+    # as the lag report sorts them
+    in_zookeeper = group((0, 0), (0, 0))
+    in_kafka = dataclasses.replace(in_zookeeper, source="kafka")
+    groups = [in_kafka, in_zookeeper]
+    # THEN the old consumer's checker lag is ZooKeeper's, the new consumer's Kafka's, by name or not
+    assert group_for_client("g", groups) is in_zookeeper
+    assert group_for_client("g", groups, "new") is in_kafka
+    assert group_for_client("other", groups) is in_zookeeper
+    # AND the fetcher columns land on that group's rows only
+    from kafkadiag.maxlag.columns import fetcher_columns
+
+    report = compare([client(0, (0, 0), (2, 0))], {"g": SETTINGS}, LagReport(0, (), tuple(groups), (), ()))
+    assert {key[:2] for key in fetcher_columns(report)} == {("g", "zookeeper")}
+
+
 def test_compare_reports_an_expected_client_missing_from_the_metrics_as_absent() -> None:
     report = compare([client(0, (0, 0), (0, 0))], {"*": SETTINGS}, None, expected_clients=["g", "billing"])
     assert [(c.client_id, c.verdict) for c in report.clients] == [
@@ -450,12 +469,12 @@ def test_partition_columns_for_the_lag_table() -> None:
         [client(0, (0, 0), (2, 0))], {"g": SETTINGS}, LagReport(0, (), (group((26, 7), (50, 20)),), (), ())
     )
     columns = partition_columns(report)
-    assert set(columns) == {("g", "orders", 0), ("g", "orders", 1)}
-    assert columns[("g", "orders", 0)] == {
+    assert set(columns) == {("g", "zookeeper", "orders", 0), ("g", "zookeeper", "orders", 1)}
+    assert columns[("g", "zookeeper", "orders", 0)] == {
         "FETCHER-LAG": "0",
         "GAP": "24",
         "STREAM": "orders/0",
         "QUEUE": "2/2",
         "VERDICT": "streams-not-draining",
     }
-    assert tuple(columns[("g", "orders", 1)]) == FETCHER_COLUMNS
+    assert tuple(columns[("g", "zookeeper", "orders", 1)]) == FETCHER_COLUMNS
