@@ -360,6 +360,23 @@ def _metrics_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+def _metrics_source(options: dict[str, Any], timeout: float) -> Any:
+    """The MetricsSource named by the options of `_metrics_source_options`, taken out of `options`
+    (a command's **kwargs), or None when no source is named: then the metrics code is not even
+    imported, which keeps `kafkadiag lag` as quick to start as without it."""
+    pid, jmx, jolokia, prometheus = (
+        options.pop(name) for name in ("pid", "jmx_target", "jolokia", "prometheus")
+    )
+    start_agent = not options.pop("no_start_agent")
+    if pid is None and jmx is None and jolokia is None and prometheus is None:
+        return None
+    from kafkadiag.commands.maxlag import MetricsSource
+
+    return MetricsSource(
+        pid=pid, jmx=jmx, jolokia=jolokia, prometheus=prometheus, start_agent=start_agent, timeout_s=timeout
+    )
+
+
 @cli.group("lag", invoke_without_command=True)
 @_connection_options
 @click.option(
@@ -396,11 +413,6 @@ def lag_command(
     interval: float,
     watch: bool,
     record_dir: str | None,
-    pid: int | None,
-    jmx_target: str | None,
-    jolokia: str | None,
-    prometheus: str | None,
-    no_start_agent: bool,
     consumer_config: str | None,
     lag_threshold: int | None,
     **connection: Any,
@@ -417,19 +429,11 @@ def lag_command(
         return None
     from kafkadiag.commands.lag import FetcherRequest, run_lag
 
+    no_start_agent = connection["no_start_agent"]
+    source = _metrics_source(connection, connection["timeout"])
     target = _lag_target(**connection)
     fetcher_request = None
-    if any(value is not None for value in (pid, jmx_target, jolokia, prometheus)):
-        from kafkadiag.commands.maxlag import MetricsSource
-
-        source = MetricsSource(
-            pid=pid,
-            jmx=jmx_target,
-            jolokia=jolokia,
-            prometheus=prometheus,
-            start_agent=not no_start_agent,
-            timeout_s=target.timeout_s,
-        )
+    if source is not None:
         fetcher_request = FetcherRequest(source, consumer_config, lag_threshold)
     elif consumer_config is not None or lag_threshold is not None or no_start_agent:
         raise click.UsageError(
@@ -569,11 +573,6 @@ def check_command(
 )
 @click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
 def maxlag_command(
-    pid: int | None,
-    jmx_target: str | None,
-    jolokia: str | None,
-    prometheus: str | None,
-    no_start_agent: bool,
     consumer_config: str | None,
     client_ids: tuple[str, ...],
     lag_threshold: int | None,
@@ -591,14 +590,8 @@ def maxlag_command(
     from kafkadiag.commands.maxlag import CheckerTarget, MaxLagOptions, MetricsSource, run_maxlag
 
     timeout = connection.pop("timeout")
-    source = MetricsSource(
-        pid=pid,
-        jmx=jmx_target,
-        jolokia=jolokia,
-        prometheus=prometheus,
-        start_agent=not no_start_agent,
-        timeout_s=timeout,
-    )
+    # No source at all is refused by MetricsSource.kind, with the others' usage errors.
+    source = _metrics_source(connection, timeout) or MetricsSource(timeout_s=timeout)
     checker = CheckerTarget(
         bootstrap_servers=connection["bootstrap_server"],
         zookeeper=connection["zookeeper"],

@@ -221,8 +221,7 @@ def compare_with_lag(
     lag_threshold: int | None = None,
 ) -> MaxLagReport:
     """The comparison against a lag report already computed (no second read of ZooKeeper or the
-    brokers): the hook for `kafkadiag lag --metrics-pid/--jmx` to add the fetcher columns
-    (see `kafkadiag.report.maxlag_table.partition_columns`)."""
+    brokers): what `kafkadiag lag --pid/--jmx/--jolokia/--prometheus` adds to its report."""
     from kafkadiag.collect.jmx_kafka import consumer_settings, extract_clients
     from kafkadiag.maxlag.compare import compare
 

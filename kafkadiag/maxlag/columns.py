@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from kafkadiag.lag.model import GroupLag, PartitionLag
 from kafkadiag.maxlag.model import MaxLagReport
 
 
@@ -53,3 +54,10 @@ def fetcher_columns(report: MaxLagReport) -> dict[PartitionKey, FetcherColumns]:
                 verdict=client.verdict,
             )
     return columns
+
+
+def columns_of(
+    columns: dict[PartitionKey, FetcherColumns], group: GroupLag, partition: PartitionLag
+) -> FetcherColumns | None:
+    """The fetcher's numbers for one partition row of a lag report, if the fetcher has any."""
+    return columns.get((group.group, group.source, partition.topic, partition.partition))

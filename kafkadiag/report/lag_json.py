@@ -101,11 +101,9 @@ def _partitions(
 ) -> list[dict[str, Any]]:
     if not fetcher_of:
         return [_partition(partition, None) for partition in group.partitions]
-    name, source = group.group, group.source
-    return [
-        _partition(partition, fetcher_of.get((name, source, partition.topic, partition.partition)))
-        for partition in group.partitions
-    ]
+    from kafkadiag.maxlag.columns import columns_of
+
+    return [_partition(partition, columns_of(fetcher_of, group, partition)) for partition in group.partitions]
 
 
 def fetcher_document(fetcher: MaxLagReport | None) -> dict[str, Any] | None:

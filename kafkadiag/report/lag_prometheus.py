@@ -63,7 +63,7 @@ def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | 
     samples: dict[str, list[str]] = {name: [] for name, _, _ in METRICS}
     columns = {}
     if fetcher is not None:
-        from kafkadiag.maxlag.columns import fetcher_columns
+        from kafkadiag.maxlag.columns import columns_of, fetcher_columns
 
         columns = fetcher_columns(fetcher)
 
@@ -97,8 +97,7 @@ def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | 
             add("partition_consumption_rate", labels, partition.consumption_rate)
             add("partition_production_rate", labels, partition.production_rate)
             add("partition_unknown", labels, 1 if partition.lag is None else 0)
-            key = (group.group, group.source, partition.topic, partition.partition)
-            fetched = columns.get(key) if columns else None
+            fetched = columns_of(columns, group, partition) if columns else None
             if fetched is not None:
                 add("partition_fetcher_lag", labels, fetched.fetcher_lag)
                 add("partition_fetcher_gap", labels, fetched.gap)

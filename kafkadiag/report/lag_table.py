@@ -119,13 +119,11 @@ def _fetcher_cells(fetcher: MaxLagReport | None) -> FetcherCells | None:
     """A partition's fetcher cells, or None when no metrics source was given (no such columns)."""
     if fetcher is None:
         return None
-    from kafkadiag.maxlag.columns import fetcher_columns
+    from kafkadiag.maxlag.columns import columns_of, fetcher_columns
     from kafkadiag.report.maxlag_table import fetcher_cells
 
     columns = fetcher_columns(fetcher)
-    return lambda group, partition: fetcher_cells(
-        columns.get((group.group, group.source, partition.topic, partition.partition))
-    )
+    return lambda group, partition: fetcher_cells(columns_of(columns, group, partition))
 
 
 def _render_partitions(
@@ -143,10 +141,12 @@ def _render_partitions(
     ]
     if sampled:
         headers += ["STATUS", "CONSUMED", "PRODUCED", "TIME-LAG", "CATCH-UP"]
+    fetcher_headers: tuple[str, ...] = ()
     if fetcher_cells is not None:
         from kafkadiag.report.maxlag_table import FETCHER_COLUMNS
 
-        headers += FETCHER_COLUMNS
+        fetcher_headers = FETCHER_COLUMNS
+    headers += fetcher_headers
     headers.append("NOTES")
     rows = []
     for partition in group.partitions:
@@ -177,8 +177,7 @@ def _render_partitions(
             row = [topic.topic, "total", "", "", str(topic.total_lag), "", "", ""]
             if sampled:
                 row += ["", "", "", "", ""]
-            if fetcher_cells is not None:
-                row += [""] * len(FETCHER_COLUMNS)
+            row += [""] * len(fetcher_headers)
             row.append(f"{topic.unknown} unknown" if topic.unknown else "")
             rows.append(row)
     state = group.state or "state unknown"

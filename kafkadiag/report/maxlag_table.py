@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from kafkadiag.maxlag.columns import FetcherColumns, fetcher_columns
+from kafkadiag.maxlag.columns import FetcherColumns
 from kafkadiag.maxlag.model import BufferBound, ClientComparison, MaxLagReport
 from kafkadiag.report.texttable import render_table
 
@@ -198,15 +198,6 @@ def fetcher_cells(columns: FetcherColumns | None) -> list[str]:
         queue,
         columns.verdict,
     ]
-
-
-def partition_columns(report: MaxLagReport) -> dict[tuple[str, str, str, int], dict[str, str]]:
-    """(group, source, topic, partition) -> the fetcher's cells by column name, for a lag table
-    that shows them next to the checker lag."""
-    return {
-        key: dict(zip(FETCHER_COLUMNS, fetcher_cells(columns)))
-        for key, columns in fetcher_columns(report).items()
-    }
 
 
 def render_client_verdicts(stream: TextIO, report: MaxLagReport) -> None:

@@ -463,12 +463,16 @@ def test_lag_report_for_compare() -> None:
 
 
 def test_partition_columns_for_the_lag_table() -> None:
-    from kafkadiag.report.maxlag_table import FETCHER_COLUMNS, partition_columns
+    from kafkadiag.maxlag.columns import fetcher_columns
+    from kafkadiag.report.maxlag_table import FETCHER_COLUMNS, fetcher_cells
 
     report = compare(
         [client(0, (0, 0), (2, 0))], {"g": SETTINGS}, LagReport(0, (), (group((26, 7), (50, 20)),), (), ())
     )
-    columns = partition_columns(report)
+    columns = {
+        key: dict(zip(FETCHER_COLUMNS, fetcher_cells(numbers)))
+        for key, numbers in fetcher_columns(report).items()
+    }
     assert set(columns) == {("g", "zookeeper", "orders", 0), ("g", "zookeeper", "orders", 1)}
     assert columns[("g", "zookeeper", "orders", 0)] == {
         "FETCHER-LAG": "0",
