@@ -63,13 +63,13 @@ class Collector:
     def __init__(self, target: LagTarget) -> None:
         target.validate()
         self.target = target
-        self._admin: Any = None
-        self._admin_bootstrap: str | None = None
+        self._client: Any = None
+        self._client_bootstrap: str | None = None
 
     def close(self) -> None:
-        if self._admin is not None:
-            kafka_collector.close_admin(self._admin)
-            self._admin = None
+        if self._client is not None:
+            kafka_collector.close_client(self._client)
+            self._client = None
 
     def __enter__(self) -> Collector:
         return self
@@ -78,14 +78,14 @@ class Collector:
         self.close()
 
     def _kafka(self, bootstrap: str) -> Any:
-        if self._admin is None or self._admin_bootstrap != bootstrap:
-            if self._admin is not None:
-                kafka_collector.close_admin(self._admin)
-            self._admin = kafka_collector.open_admin(
+        if self._client is None or self._client_bootstrap != bootstrap:
+            if self._client is not None:
+                kafka_collector.close_client(self._client)
+            self._client = kafka_collector.open_client(
                 bootstrap, self.target.client_config, self.target.timeout_s
             )
-            self._admin_bootstrap = bootstrap
-        return self._admin
+            self._client_bootstrap = bootstrap
+        return self._client
 
     def snapshot(self) -> Snapshot:
         target = self.target
@@ -143,9 +143,9 @@ class Collector:
                 )
         else:
             try:
-                admin = self._kafka(bootstrap)
+                client = self._kafka(bootstrap)
                 kafka_scan = kafka_collector.scan(
-                    admin,
+                    client,
                     wanted_groups,
                     topic_filter,
                     needed,

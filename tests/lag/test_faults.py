@@ -178,7 +178,7 @@ def test_malformed_znodes_are_flagged_per_partition_and_the_rest_is_read(cluster
     member = group_of(document, group.group)["members"][0]
     assert "not a consumer registration" in member["error"]
     broken = partitions[(broken_topic, 0)]
-    assert broken["lag"] is None and any("UnknownTopicOrPartition" in p for p in broken["problems"])
+    assert broken["lag"] is None and any("UNKNOWN_TOPIC_OR_PARTITION" in p for p in broken["problems"])
     assert "results are partial" in err
 
 
@@ -232,7 +232,7 @@ def test_unknown_group_and_unknown_topic_exit_3(cluster: Cluster, broker: Server
         ["lag", "--bootstrap-server", broker.address, "--all-groups", "--topic", missing_topic]
     )
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
-    assert f"topic {missing_topic}" in err and "UnknownTopicOrPartition" in err
+    assert f"topic {missing_topic}" in err and "UNKNOWN_TOPIC_OR_PARTITION" in err
     from confluent_kafka.admin import AdminClient
 
     assert (

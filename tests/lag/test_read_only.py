@@ -145,11 +145,20 @@ def test_no_command_changes_zookeeper_or_any_group(
 
 
 def _guard(patch: pytest.MonkeyPatch) -> list[str]:
+    """Record every Kafka request kafkadiag frames, on its own client and on kafka-python's,
+    and make every ZooKeeper write through kazoo fail the test."""
     from kafka.net.manager import KafkaConnectionManager
     from kazoo.client import KazooClient
 
+    from kafkadiag.collect import kafka_wire
+
     sent: list[str] = []
+    original_encode = kafka_wire.encode_request
     original_send = KafkaConnectionManager.send
+
+    def recording_encode(request: Any, *args: Any, **kwargs: Any) -> bytes:
+        sent.append(type(request).__name__)
+        return original_encode(request, *args, **kwargs)
 
     def recording_send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         # The test's own consumer shares this process (and heartbeats): count kafkadiag's only.
@@ -157,6 +166,7 @@ def _guard(patch: pytest.MonkeyPatch) -> list[str]:
             sent.append(type(request).__name__)
         return original_send(self, request, *args, **kwargs)
 
+    patch.setattr(kafka_wire, "encode_request", recording_encode)
     patch.setattr(KafkaConnectionManager, "send", recording_send)
     for name in ZOOKEEPER_WRITES:
 
