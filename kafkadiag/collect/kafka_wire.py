@@ -38,6 +38,9 @@ from kafkadiag.collect.kafka_protocol import (
 
 NO_ANSWER = "no answer within --timeout"
 _READ_CHUNK = 1 << 20
+# Far above any answer to kafkadiag's requests, below a misread length: "HTTP" read as a
+# Kafka frame's size is 1.2 GB (TLS records are recognised by their first bytes).
+_MAX_FRAME = 1 << 30
 
 
 class ConnectError(Exception):
@@ -127,10 +130,13 @@ class WireClient:
         backoff = 0.05
         while True:
             for address in addresses:
+                connection = None
                 try:
                     connection = self._open(address, deadline)
                     metadata = self._exchange(connection, MetadataRequest(), deadline)
                 except ConnectError as error:
+                    if connection is not None:
+                        connection.close()
                     last_error = f"{address[0]}:{address[1]}: {error.reason}"
                     if error.final:
                         raise ConnectError(last_error, final=True) from None
@@ -224,7 +230,7 @@ class WireClient:
         try:
             sock.settimeout(max(deadline - time.monotonic(), 0.001))
             sock.sendall(encode_request(request, version, self._correlation_id, self.client_id))
-            size = int.from_bytes(_receive(sock, 4), "big", signed=True)
+            size = frame_size(_receive(sock, 4))
             payload = _receive(sock, size)
         except socket.timeout:
             raise ConnectError(NO_ANSWER) from None
@@ -386,7 +392,7 @@ class WireClient:
         incoming += data
         start = 0
         while len(incoming) - start >= 4:
-            size = int.from_bytes(incoming[start : start + 4], "big", signed=True)
+            size = frame_size(incoming[start : start + 4])
             if len(incoming) - start - 4 < size:
                 break
             payload = memoryview(incoming)[start + 4 : start + 4 + size]
@@ -422,6 +428,20 @@ class WireClient:
             self._any.close()
         self._connections.clear()
         self._any = None
+
+
+def frame_size(header: bytes | bytearray) -> int:
+    """The size a frame's first 4 bytes announce, or ConnectionAbortedError when they cannot be
+    the start of a Kafka answer: a TLS record (a TLS listener answering a plaintext client) or
+    a length beyond any answer."""
+    if header[0] in (0x15, 0x16) and header[1] == 0x03:
+        raise ConnectionAbortedError(
+            "the server answered in TLS: set security.protocol=SSL in --command-config"
+        )
+    size = int.from_bytes(header, "big", signed=True)
+    if not 4 <= size <= _MAX_FRAME:
+        raise ConnectionAbortedError(f"the server announced a {size}-byte answer: it does not speak Kafka")
+    return size
 
 
 def _receive(sock: Any, size: int) -> bytes:

@@ -125,7 +125,8 @@ def test_list_offsets_request_bytes(version: int, timestamp: int) -> None:
             topic_type(
                 name=name,
                 partitions=[
-                    partition_type(partition_index=p, current_leader_epoch=-1, timestamp=timestamp) for p in parts
+                    partition_type(partition_index=p, current_leader_epoch=-1, timestamp=timestamp)
+                    for p in parts
                 ],
             )
             for name, parts in (("a", [0, 3]), ("b", [1]))
@@ -268,7 +269,9 @@ def _assignment(version: int, pairs: dict[str, list[int]]) -> bytes:
 
     topic_partition = ConsumerProtocolAssignment.TopicPartition
     message = ConsumerProtocolAssignment(
-        assigned_partitions=[topic_partition(topic=topic, partitions=parts) for topic, parts in pairs.items()],
+        assigned_partitions=[
+            topic_partition(topic=topic, partitions=parts) for topic, parts in pairs.items()
+        ],
         user_data=None,
     )
     return bytes(message.encode(version=version))
@@ -297,7 +300,10 @@ def test_undecodable_member_bytes_are_refused() -> None:
 def test_describe_groups_response(version: int) -> None:
     from kafka.protocol.admin import DescribeGroupsResponse
 
-    group, member = DescribeGroupsResponse.DescribedGroup, DescribeGroupsResponse.DescribedGroup.DescribedGroupMember
+    group, member = (
+        DescribeGroupsResponse.DescribedGroup,
+        DescribeGroupsResponse.DescribedGroup.DescribedGroupMember,
+    )
     metadata, assignment = _subscription(1, ["orders"]), _assignment(1, {"orders": [0, 1]})
     response = DescribeGroupsResponse(
         throttle_time_ms=0,
@@ -334,7 +340,12 @@ def test_describe_groups_response(version: int) -> None:
     decoded = _decode_theirs(response, wire.DescribeGroupsRequest(("g", "secret")), version)
     assert decoded == [
         wire.DescribedGroup(
-            "g", 0, "Stable", "consumer", "range", [wire.DescribedMember("m-1", "c", "/10.0.0.1", metadata, assignment)]
+            "g",
+            0,
+            "Stable",
+            "consumer",
+            "range",
+            [wire.DescribedMember("m-1", "c", "/10.0.0.1", metadata, assignment)],
         ),
         wire.DescribedGroup("secret", 30, "", "", "", []),
     ]
@@ -346,7 +357,8 @@ def test_offset_fetch_response(version: int) -> None:
 
     rows = [("orders", [(0, 42, 0), (1, -1, 0)]), ("payments", [(3, -1, 3)])]
     expected_topics = [
-        wire.FetchedTopic(name, [wire.FetchedPartition(*row) for row in partitions]) for name, partitions in rows
+        wire.FetchedTopic(name, [wire.FetchedPartition(*row) for row in partitions])
+        for name, partitions in rows
     ]
     if version >= 8:
         group_type = OffsetFetchResponse.OffsetFetchResponseGroup
@@ -400,7 +412,9 @@ def test_list_offsets_response(version: int) -> None:
             topic_type(
                 name="a",
                 partitions=[
-                    partition_type(partition_index=0, error_code=0, timestamp=-1, offset=1234567890123, leader_epoch=3),
+                    partition_type(
+                        partition_index=0, error_code=0, timestamp=-1, offset=1234567890123, leader_epoch=3
+                    ),
                     partition_type(partition_index=3, error_code=6, timestamp=-1, offset=-1, leader_epoch=-1),
                 ],
             )
@@ -417,7 +431,11 @@ def test_api_versions_response() -> None:
 
     api = ApiVersionsResponse.ApiVersion
     response = ApiVersionsResponse(
-        error_code=0, api_keys=[api(api_key=3, min_version=0, max_version=12), api(api_key=9, min_version=1, max_version=9)]
+        error_code=0,
+        api_keys=[
+            api(api_key=3, min_version=0, max_version=12),
+            api(api_key=9, min_version=1, max_version=9),
+        ],
     )
     assert _decode_theirs(response, wire.ApiVersionsRequest(), 0) == (0, {3: (0, 12), 9: (1, 9)})
 
@@ -455,7 +473,9 @@ def test_a_truncated_response_is_a_clear_error_not_a_wrong_value() -> None:
     from kafka.protocol.admin import ListGroupsResponse
 
     group = ListGroupsResponse.ListedGroup
-    response = ListGroupsResponse(throttle_time_ms=0, error_code=0, groups=[group(group_id="a", protocol_type="c")])
+    response = ListGroupsResponse(
+        throttle_time_ms=0, error_code=0, groups=[group(group_id="a", protocol_type="c")]
+    )
     payload = _encode_theirs(response, 2, correlation_id=1)
     for cut in range(4, len(payload)):
         with pytest.raises(ValueError, match="malformed ListGroups v2 response"):

@@ -107,7 +107,9 @@ def test_brokers_before_3_0_are_asked_one_group_per_request(
     assert scan.round_trips == expected.round_trips
 
 
-def test_a_round_pipelines_many_requests_on_one_connection(broker: ServerProcess, groups_on_broker: Any) -> None:
+def test_a_round_pipelines_many_requests_on_one_connection(
+    broker: ServerProcess, groups_on_broker: Any
+) -> None:
     _, groups, _ = groups_on_broker
     client = WireClient(broker.address, {}, 10)
     try:
@@ -132,7 +134,9 @@ def test_a_broker_that_cannot_be_reached_fails_only_its_requests(broker: ServerP
         closed_port = free_port()
         client.add_broker(Broker(977, "127.0.0.1", closed_port))
         node = next(node for node in client.brokers if node != 977)
-        outcomes = client.round([(977, ListGroupsRequest()), (node, ListGroupsRequest())], time.monotonic() + 5)
+        outcomes = client.round(
+            [(977, ListGroupsRequest()), (node, ListGroupsRequest())], time.monotonic() + 5
+        )
         (missing, reason), (listing, ok) = outcomes
         assert missing is None and f"cannot connect to broker 977 (127.0.0.1:{closed_port})" in str(reason)
         assert "refused" in str(reason).lower()
@@ -150,7 +154,9 @@ def own_broker(tmp_path: Path) -> Iterator[ServerProcess]:
         server.stop()
 
 
-def test_a_broker_that_stops_answering_is_bounded_and_the_next_round_reconnects(own_broker: ServerProcess) -> None:
+def test_a_broker_that_stops_answering_is_bounded_and_the_next_round_reconnects(
+    own_broker: ServerProcess,
+) -> None:
     client = WireClient(own_broker.address, {}, 10)
     try:
         own_broker.pause()
@@ -201,3 +207,26 @@ def test_gssapi_and_oauthbearer_connect_through_kafka_python(monkeypatch: pytest
     ]:
         collector.open_client("h:9092", {"security_protocol": protocol, "sasl_mechanism": mechanism}, 1)
     assert opened == ["kafka-python", "kafka-python", "wire", "wire", "wire", "wire"]
+
+
+def test_zookeeper_given_as_the_bootstrap_server_is_refused_in_bounded_time(zookeeper: ServerProcess) -> None:
+    started = time.monotonic()
+    with pytest.raises(kafka_wire.ConnectError, match=zookeeper.address):
+        WireClient(zookeeper.address, {}, 1.0)
+    assert time.monotonic() - started < 2.5
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        (bytes([0x15, 0x03, 0x03, 0x00]), "answered in TLS"),  # a TLS alert record
+        (bytes([0x16, 0x03, 0x01, 0x00]), "answered in TLS"),  # a TLS handshake record
+        (b"HTTP", "does not speak Kafka"),
+        ((-1).to_bytes(4, "big", signed=True), "does not speak Kafka"),
+        ((2).to_bytes(4, "big"), "does not speak Kafka"),  # shorter than a correlation id
+    ],
+)
+def test_frames_that_cannot_be_kafka_answers_are_named(header: bytes, reason: str) -> None:
+    with pytest.raises(ConnectionAbortedError, match=reason):
+        kafka_wire.frame_size(header)
+    assert kafka_wire.frame_size((1234).to_bytes(4, "big")) == 1234
