@@ -12,6 +12,7 @@ agreed per connection with ApiVersions. Only the requests in `kafka_protocol` ex
 
 from __future__ import annotations
 
+import select
 import selectors
 import socket
 import ssl
@@ -112,6 +113,8 @@ class WireClient:
     def __init__(self, bootstrap_servers: str, config: dict[str, Any], timeout_s: float) -> None:
         self.config = config
         self.client_id = str(config.get("client_id", "kafkadiag"))
+        # request.timeout.ms bounds each round too (--timeout bounds the whole scan)
+        self.request_timeout_s = float(config.get("request_timeout_ms", 0)) / 1000 or None
         protocol = str(config.get("security_protocol", "PLAINTEXT")).upper()
         self.sasl_mechanism = config.get("sasl_mechanism") if protocol.startswith("SASL_") else None
         self.tls = tls_context(config) if protocol in ("SSL", "SASL_SSL") else None
@@ -310,8 +313,11 @@ class WireClient:
         outcomes: list[tuple[Any, str | None]] = [(None, NO_ANSWER)] * len(calls)
         if not calls:
             return outcomes
+        if self.request_timeout_s is not None:
+            deadline = min(deadline, time.monotonic() + self.request_timeout_s)
         self.requests += len(calls)
         self.round_trips += 1
+        self._drop_stale()
         failures = self._open_all({node for node, _ in calls}, deadline)
         active: list[_Connection] = []
         for index, (node, request) in enumerate(calls):
@@ -332,6 +338,18 @@ class WireClient:
                 active.append(connection)
         self._pump(active, outcomes, deadline)
         return outcomes
+
+    def _drop_stale(self) -> None:
+        """Close connections that became readable while idle between rounds: the broker closed
+        them (connections.max.idle.ms, a restart), so they are opened afresh instead of failing
+        the requests of a later sample."""
+        idle = {id(c): c for c in [*self._connections.values(), *([self._any] if self._any else [])]}
+        if not idle:
+            return
+        readable, _, _ = select.select([c.sock for c in idle.values()], [], [], 0)
+        for connection in idle.values():
+            if connection.sock in readable and _closed_or_out_of_step(connection):
+                self._fail(connection, [], "closed while idle")
 
     def _pump(
         self, active: list[_Connection], outcomes: list[tuple[Any, str | None]], deadline: float
@@ -452,6 +470,20 @@ def _receive(sock: Any, size: int) -> bytes:
             raise ConnectionResetError("connection closed by the broker")
         chunks += chunk
     return bytes(chunks)
+
+
+def _closed_or_out_of_step(connection: _Connection) -> bool:
+    """Whether a readable idle connection is unusable: closed, or holding bytes no request asked
+    for. TLS 1.3 brokers may send session tickets after the handshake; those are consumed here
+    and leave the connection usable."""
+    connection.sock.setblocking(False)
+    try:
+        connection.sock.recv(1)  # b"": closed; anything else: an answer nobody asked for
+    except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _tls_pending(connection: _Connection) -> bool:

@@ -173,6 +173,19 @@ def test_a_broker_that_stops_answering_is_bounded_and_the_next_round_reconnects(
         assert reason is None and answer.error_code == 0
     finally:
         client.close()
+    # request.timeout.ms from --command-config bounds a round within a longer --timeout
+    client = WireClient(own_broker.address, {"request_timeout_ms": 500}, 10)
+    try:
+        own_broker.pause()
+        try:
+            started = time.monotonic()
+            ((answer, reason),) = client.round([(None, MetadataRequest())], time.monotonic() + 10)
+            waited = time.monotonic() - started
+        finally:
+            own_broker.resume()
+        assert reason == NO_ANSWER and 0.4 < waited < 1.5
+    finally:
+        client.close()
 
 
 def test_bootstrap_failures_name_the_address_and_the_cause() -> None:

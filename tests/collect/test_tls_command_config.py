@@ -122,3 +122,30 @@ def test_wrong_ca_and_plaintext_against_tls_fail_clearly(tls_broker, tmp_path: P
     # WHEN a plaintext client talks to the TLS port THEN the same, within the timeout
     code, _, err = run(["lag", "--bootstrap-server", relay.address, "--group", "g", "--timeout", "3"])
     assert code == ExitCode.INPUT_UNREADABLE and f"cannot reach a Kafka broker at {relay.address}" in err
+
+
+def test_connections_closed_while_idle_are_opened_afresh(tls_broker) -> None:
+    from kafkadiag.collect.kafka_protocol import ListGroupsRequest
+    from kafkadiag.collect.kafka_wire import WireClient
+
+    relay, _, cafile = tls_broker
+    client = WireClient(relay.address, _ssl(cafile), 10)
+    try:
+
+        def list_groups() -> None:
+            ((answer, reason),) = client.round([(None, ListGroupsRequest())], time.monotonic() + 10)
+            assert reason is None and answer.error_code == 0
+
+        list_groups()
+        opened = relay.handshakes
+        # WHEN the connection stays idle (TLS 1.3 session tickets may arrive meanwhile) THEN it is reused
+        time.sleep(0.3)
+        list_groups()
+        assert relay.handshakes == opened
+        # WHEN the far end closes it between rounds THEN the next round opens a new one and succeeds
+        relay.drop_sessions()
+        time.sleep(0.3)
+        list_groups()
+        assert relay.handshakes == opened + 1
+    finally:
+        client.close()

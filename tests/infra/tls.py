@@ -120,6 +120,17 @@ class TlsRelay:
                 with contextlib.suppress(OSError):
                     end.shutdown(socket.SHUT_RDWR)
 
+    def drop_sessions(self) -> None:
+        """Close every relayed connection, as a broker closing idle connections does; new
+        connections are still accepted."""
+        with self._lock:
+            sessions, self._sockets = self._sockets, []
+        for end in sessions:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                end.close()
+
     def close(self) -> None:
         self._closing = True
         self._listener.close()
