@@ -137,7 +137,12 @@ def test_session_lost_mid_scan_flags_what_was_not_read(
         assert len(unread) > 300
         assert all(entry["partial"] and "ZooKeeper" in " ".join(entry["problems"]) for entry in unread)
         read = [entry for entry in partitions.values() if entry["committed_offset"] is not None]
-        assert all(entry["committed_offset"] in (1, 7) and not entry["partial"] for entry in read)
+        assert all(entry["committed_offset"] in (1, 7) for entry in read)
+        # (when SIGSTOP lands late, a later wave (owners, registrations) may be cut instead: a
+        # read offset is then flagged for that ZooKeeper reason, never for anything else)
+        assert all(not entry["partial"] or "ZooKeeper" in " ".join(entry["problems"]) for entry in read), [
+            entry["problems"] for entry in read if entry["partial"]
+        ][:3]
         assert "results are partial" in err
     finally:
         try:
