@@ -29,14 +29,11 @@ from kafkadiag.collect.kafka_protocol import (
     EARLIEST,
     LATEST,
     Broker,
-    ClusterMetadata,
     Coordinator,
     DescribedGroup,
     DescribeGroupsRequest,
     FetchedGroup,
     FindCoordinatorRequest,
-    GroupListing,
-    ListedOffset,
     ListGroupsRequest,
     ListOffsetsRequest,
     MetadataRequest,
@@ -45,6 +42,7 @@ from kafkadiag.collect.kafka_protocol import (
     by_topic,
     subscribed_topics,
 )
+from kafkadiag.collect.kafka_wire import WireClient, address_text
 from kafkadiag.collect.snapshot import (
     SOURCE_KAFKA,
     BrokerPartition,
@@ -78,8 +76,6 @@ def open_client(bootstrap_servers: str, client_config: dict[str, Any], timeout_s
             from kafkadiag.collect.kafka_python_client import KafkaPythonClient
 
             return KafkaPythonClient(bootstrap_servers, client_config, timeout_s)
-        from kafkadiag.collect.kafka_wire import WireClient
-
         return WireClient(bootstrap_servers, client_config, timeout_s)
     except ValueError as error:
         raise BrokerUnreachableError(f"--bootstrap-server {bootstrap_servers}: {error}") from None
@@ -157,7 +153,6 @@ def _list_groups(rounds: _Rounds, result: KafkaScan) -> list[str]:
         if problem:
             result.errors.append(f"cannot list groups on broker {broker}: {problem}")
             continue
-        assert isinstance(listing, GroupListing)
         for group in listing.groups:
             # "consumer" groups, and "" for groups that only ever committed offsets (no members).
             if group.protocol_type in ("consumer", ""):
@@ -230,7 +225,6 @@ def _read_groups(
             descriptions.update((described.group_id, described) for described in answer)
             continue
         for fetched in answer:
-            assert isinstance(fetched, FetchedGroup)
             if fetched.error_code:
                 group_errors[fetched.group_id].append(
                     f"cannot fetch committed offsets: {error_name(fetched.error_code)}"
@@ -363,7 +357,6 @@ def _metadata(rounds: _Rounds, result: KafkaScan, topics: set[str]) -> dict[str,
         for topic in topics:
             layouts[topic] = TopicLayout(topic, SOURCE_KAFKA, error=f"metadata: {reason}")
         return layouts
-    assert isinstance(metadata, ClusterMetadata)
     for broker in metadata.brokers:
         rounds.client.add_broker(broker)
     for described in metadata.topics:
@@ -418,14 +411,12 @@ def _read_watermarks(rounds: _Rounds, result: KafkaScan, wanted: dict[str, set[i
     found: dict[tuple[str, int], dict[int, int]] = defaultdict(dict)
     for (leader, timestamp), answer, reason in rounds.send(calls):
         if reason is not None:
-            address = rounds.client.brokers.get(leader)
-            where = f" ({address[0]}:{address[1]})" if address else ""
+            where = address_text(rounds.client.brokers.get(leader))
             kind = "high watermark" if timestamp == LATEST else "log-start offset"
             for key in by_leader[leader]:
                 problems.setdefault(key, f"leader {leader}{where} did not answer for the {kind}: {reason}")
             continue
         for listed in answer:
-            assert isinstance(listed, ListedOffset)
             key = (listed.topic, listed.partition_index)
             listed_error = error_name(listed.error_code)
             if listed_error:

@@ -61,7 +61,7 @@ class _Waiting:
     version: int
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: one object per socket
 class _Connection:
     address: tuple[str, int]
     sock: Any
@@ -322,7 +322,11 @@ class WireClient:
         active: list[_Connection] = []
         for index, (node, request) in enumerate(calls):
             if node in failures:
-                where = f"broker {node}" + _at(self.brokers.get(node)) if node is not None else "any broker"
+                where = (
+                    f"broker {node}" + address_text(self.brokers.get(node))
+                    if node is not None
+                    else "any broker"
+                )
                 outcomes[index] = (None, f"cannot connect to {where}: {failures[node]}")
                 continue
             connection = self._connection(node, deadline)
@@ -343,11 +347,11 @@ class WireClient:
         """Close connections that became readable while idle between rounds: the broker closed
         them (connections.max.idle.ms, a restart), so they are opened afresh instead of failing
         the requests of a later sample."""
-        idle = {id(c): c for c in [*self._connections.values(), *([self._any] if self._any else [])]}
+        idle = self._open_connections()
         if not idle:
             return
-        readable, _, _ = select.select([c.sock for c in idle.values()], [], [], 0)
-        for connection in idle.values():
+        readable, _, _ = select.select([c.sock for c in idle], [], [], 0)
+        for connection in idle:
             if connection.sock in readable and _closed_or_out_of_step(connection):
                 self._fail(connection, [], "closed while idle")
 
@@ -378,7 +382,7 @@ class WireClient:
                         self._fail(
                             connection,
                             outcomes,
-                            f"connection to {_at(connection.address).strip()} lost: {_os_reason(error)}",
+                            f"connection to{address_text(connection.address)} lost: {_os_reason(error)}",
                         )
                     if not connection.outgoing and connection.sock.fileno() >= 0:
                         selector.modify(connection.sock, selectors.EVENT_READ, connection)
@@ -438,12 +442,13 @@ class WireClient:
         if self._any is connection:
             self._any = next(iter(self._connections.values()), None)
 
+    def _open_connections(self) -> set[_Connection]:
+        """Every open connection once: the bootstrap one may serve no broker id, or several."""
+        return {*self._connections.values(), *([self._any] if self._any is not None else [])}
+
     def close(self) -> None:
-        closed = {id(connection) for connection in self._connections.values()}
-        for connection in self._connections.values():
+        for connection in self._open_connections():
             connection.close()
-        if self._any is not None and id(self._any) not in closed:
-            self._any.close()
         self._connections.clear()
         self._any = None
 
@@ -491,7 +496,8 @@ def _tls_pending(connection: _Connection) -> bool:
     return bool(pending and pending())
 
 
-def _at(address: tuple[str, int] | None) -> str:
+def address_text(address: tuple[str, int] | None) -> str:
+    """The ' (host:port)' appended to a broker's id in messages; '' when the address is unknown."""
     return f" ({address[0]}:{address[1]})" if address else ""
 
 

@@ -5,8 +5,6 @@ fail or stop answering, each reported per request within the deadline."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +15,7 @@ from kafkadiag.collect.kafka_protocol import Broker, ListGroupsRequest, Metadata
 from kafkadiag.collect.kafka_python_client import KafkaPythonClient
 from kafkadiag.collect.kafka_wire import NO_ANSWER, WireClient
 from tests.infra import workload
-from tests.infra.servers import ServerProcess, free_port, start_tansu
+from tests.infra.servers import ServerProcess, free_port
 
 
 @pytest.fixture(scope="module")
@@ -145,13 +143,17 @@ def test_a_broker_that_cannot_be_reached_fails_only_its_requests(broker: ServerP
         client.close()
 
 
-@pytest.fixture
-def own_broker(tmp_path: Path) -> Iterator[ServerProcess]:
-    server = start_tansu(tmp_path / "tansu")
+def _round_while_paused(
+    client: WireClient, broker: ServerProcess, deadline_s: float
+) -> tuple[Any, Any, float]:
+    """(answer, reason, seconds waited) of a Metadata round sent to a SIGSTOPped broker."""
+    broker.pause()
     try:
-        yield server
+        started = time.monotonic()
+        ((answer, reason),) = client.round([(None, MetadataRequest())], time.monotonic() + deadline_s)
+        return answer, reason, time.monotonic() - started
     finally:
-        server.stop()
+        broker.resume()
 
 
 def test_a_broker_that_stops_answering_is_bounded_and_the_next_round_reconnects(
@@ -159,13 +161,7 @@ def test_a_broker_that_stops_answering_is_bounded_and_the_next_round_reconnects(
 ) -> None:
     client = WireClient(own_broker.address, {}, 10)
     try:
-        own_broker.pause()
-        try:
-            started = time.monotonic()
-            ((answer, reason),) = client.round([(None, MetadataRequest())], time.monotonic() + 1.0)
-            waited = time.monotonic() - started
-        finally:
-            own_broker.resume()
+        answer, reason, waited = _round_while_paused(client, own_broker, 1.0)
         assert answer is None and reason == NO_ANSWER
         assert 0.9 < waited < 2.0
         # the late answer must not be read as the next request's: a fresh connection is used
@@ -176,13 +172,7 @@ def test_a_broker_that_stops_answering_is_bounded_and_the_next_round_reconnects(
     # request.timeout.ms from --command-config bounds a round within a longer --timeout
     client = WireClient(own_broker.address, {"request_timeout_ms": 500}, 10)
     try:
-        own_broker.pause()
-        try:
-            started = time.monotonic()
-            ((answer, reason),) = client.round([(None, MetadataRequest())], time.monotonic() + 10)
-            waited = time.monotonic() - started
-        finally:
-            own_broker.resume()
+        _, reason, waited = _round_while_paused(client, own_broker, 10.0)
         assert reason == NO_ANSWER and 0.4 < waited < 1.5
     finally:
         client.close()

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 from kafkadiag.exitcodes import ExitCode
 from tests.infra import workload
 from tests.infra.cli import group_of, partitions_of, run
-from tests.infra.servers import ServerProcess, free_port, start_tansu, start_zookeeper
+from tests.infra.servers import ServerProcess, free_port
 from tests.infra.workload import Cluster
 
 TIMEOUT_S = 2.0
@@ -50,24 +48,6 @@ def test_check_that_cannot_reach_anything_exits_3() -> None:
     )
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     assert seconds < BOUND_S
-
-
-@pytest.fixture
-def own_zookeeper(tmp_path: Path) -> Iterator[ServerProcess]:
-    server = start_zookeeper(tmp_path / "zookeeper")
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def own_broker(tmp_path: Path) -> Iterator[ServerProcess]:
-    server = start_tansu(tmp_path / "tansu")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_frozen_zookeeper_is_bounded(own_zookeeper: ServerProcess) -> None:
