@@ -55,6 +55,18 @@ class Sandbox:
         else:
             self.consumer.command("hang")
 
+    def wait_until_consuming(self, timeout_s: float = 30.0) -> dict[str, Any]:
+        """Wait until every partition has been consumed from and committed once: the healthy state."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            status = self.consumer.status()
+            if _consuming(self.scenario, status, self.topics):
+                # One more commit interval, so the committed offsets are recent.
+                time.sleep(1.2)
+                return self.consumer.status()
+            time.sleep(0.2)
+        raise SandboxError(f"the {self.scenario} consumer did not start consuming within {timeout_s:.0f} s")
+
     def wait_until_stalled(self, timeout_s: float = 30.0) -> dict[str, Any]:
         """Wait until the hand-off queue is full, then let the lag build up; return the status."""
         deadline = time.monotonic() + timeout_s
@@ -74,6 +86,12 @@ class Sandbox:
         ]
         lines += [f"            {key}: {value}" for key, value in self.consumer_details.items()]
         return lines
+
+
+def _consuming(scenario: str, status: dict[str, Any], topics: dict[str, int]) -> bool:
+    if scenario == "old-consumer":
+        return all(partition["consumed_offset"] > 0 for partition in status["partitions"])
+    return len(status["done"]) == sum(topics.values())
 
 
 def _queue_full(scenario: str, status: dict[str, Any]) -> bool:

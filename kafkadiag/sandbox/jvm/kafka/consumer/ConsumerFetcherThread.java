@@ -25,6 +25,6 @@ public final class ConsumerFetcherThread extends AbstractFetcherThread {
         PartitionTopicInfo pti = partitionMap.get(tp);
         if (pti.getFetchOffset() != fetchOffset)
             throw new IllegalStateException("Offset doesn't match for partition " + tp);
-        pti.enqueue(data.messageOffsets);
+        pti.enqueue(data.messageOffsets, data.bytes);
     }
 }

@@ -11,11 +11,14 @@ import kafka.utils.IteratorTemplate;
  *  can no longer deliver parks here. */
 public final class ConsumerIterator extends IteratorTemplate<MessageAndMetadata> {
     private final BlockingQueue<FetchedDataChunk> channel;
+    private final ConsumerTopicStats stats;
     private Iterator<Long> current = Collections.emptyIterator();
     private PartitionTopicInfo currentTopicInfo;
+    private long currentMessageBytes;
 
-    public ConsumerIterator(BlockingQueue<FetchedDataChunk> channel) {
+    public ConsumerIterator(BlockingQueue<FetchedDataChunk> channel, ConsumerTopicStats stats) {
         this.channel = channel;
+        this.stats = stats;
     }
 
     @Override
@@ -30,9 +33,11 @@ public final class ConsumerIterator extends IteratorTemplate<MessageAndMetadata>
             }
             currentTopicInfo = chunk.topicInfo();
             current = chunk.messageOffsets().iterator();
+            currentMessageBytes = chunk.bytes() / Math.max(1, chunk.messageOffsets().size());
         }
         long offset = current.next();
         currentTopicInfo.resetConsumeOffset(offset + 1);
+        stats.record(currentTopicInfo.topic, currentMessageBytes);
         return new MessageAndMetadata(currentTopicInfo.topic, currentTopicInfo.partitionId, offset);
     }
 }

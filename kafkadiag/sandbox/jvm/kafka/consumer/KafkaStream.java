@@ -11,11 +11,11 @@ public final class KafkaStream implements Iterable<MessageAndMetadata> {
     public final BlockingQueue<FetchedDataChunk> queue;
     private final ConsumerIterator iterator;
 
-    public KafkaStream(String topic, int threadId, BlockingQueue<FetchedDataChunk> queue) {
+    public KafkaStream(String topic, int threadId, BlockingQueue<FetchedDataChunk> queue, ConsumerTopicStats stats) {
         this.topic = topic;
         this.threadId = threadId;
         this.queue = queue;
-        this.iterator = new ConsumerIterator(queue);
+        this.iterator = new ConsumerIterator(queue, stats);
     }
 
     @Override

@@ -36,10 +36,10 @@ public final class PartitionTopicInfo {
     }
 
     /** Same order as 0.8.2: put the chunk, then advance fetchedOffset. */
-    public void enqueue(List<Long> messageOffsets) throws InterruptedException {
+    public void enqueue(List<Long> messageOffsets, int bytes) throws InterruptedException {
         if (messageOffsets.isEmpty()) return;
         long next = messageOffsets.get(messageOffsets.size() - 1) + 1;
-        chunkQueue.put(new FetchedDataChunk(messageOffsets, this, fetchedOffset.get()));
+        chunkQueue.put(new FetchedDataChunk(messageOffsets, bytes, this, fetchedOffset.get()));
         fetchedOffset.set(next);
     }
 }

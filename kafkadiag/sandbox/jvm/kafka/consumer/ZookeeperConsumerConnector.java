@@ -28,6 +28,7 @@ public final class ZookeeperConsumerConnector {
     private final Map<TopicAndPartition, PartitionTopicInfo> topicRegistry = new LinkedHashMap<>();
     private final Map<TopicAndPartition, Long> checkpointedOffsets = new LinkedHashMap<>();
     private final List<KafkaStream> streams = new ArrayList<>();
+    private final ConsumerTopicStats topicStats;
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kafka-consumer-scheduler-0");
         t.setDaemon(true);
@@ -41,6 +42,7 @@ public final class ZookeeperConsumerConnector {
         this.consumerIdString = config.groupId + "_" + InetAddress.getLocalHost().getHostName() + "-"
                 + System.currentTimeMillis() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.fetcherManager = new ConsumerFetcherManager(consumerIdString, config);
+        this.topicStats = new ConsumerTopicStats(config.clientId);
     }
 
     /** topicCountMap: topic -> number of streams (consumer threads). */
@@ -53,7 +55,7 @@ public final class ZookeeperConsumerConnector {
             List<KafkaStream> topicStreams = new ArrayList<>();
             for (int threadId = 0; threadId < topicCount.getValue(); threadId++) {
                 LinkedBlockingQueue<FetchedDataChunk> queue = new LinkedBlockingQueue<>(config.queuedMaxMessageChunks);
-                KafkaStream stream = new KafkaStream(topic, threadId, queue);
+                KafkaStream stream = new KafkaStream(topic, threadId, queue, topicStats);
                 topicStreams.add(stream);
                 streams.add(stream);
                 JmxReporter.gauge("kafka.consumer:type=ZookeeperConsumerConnector,name=FetchQueueSize,clientId="
