@@ -49,6 +49,35 @@ class Sandbox:
     def pid(self) -> int:
         return self.consumer.pid
 
+    @property
+    def incident(self) -> str:
+        if self.scenario == "old-consumer":
+            return f"the {HUNG_TOPIC} handler stops returning (its downstream call hangs)"
+        return "the payment gateway the billing workers call stops answering"
+
+    def diagnose_arguments(self) -> list[str]:
+        """What `kafkadiag diagnose` needs to look at this sandbox, as a user would type it."""
+        arguments = ["--bootstrap-server", self.broker.address, "--group", self.group, "--pid", str(self.pid)]
+        if self.scenario == "old-consumer":
+            arguments = ["--zookeeper", self.zookeeper.address, *arguments]
+        return arguments
+
+    def commands_to_try(self) -> list[str]:
+        diagnose = " ".join(["kafkadiag diagnose", *self.diagnose_arguments()])
+        if self.scenario == "old-consumer":
+            source = f"--zookeeper {self.zookeeper.address} --group {self.group}"
+            return [
+                diagnose,
+                f"kafkadiag lag {source}",
+                f"kafkadiag maxlag --pid {self.pid} {source}",
+                f"jstack -l {self.pid} > dump.txt && kafkadiag dump analyze dump.txt",
+            ]
+        return [
+            diagnose,
+            f"kafkadiag lag --bootstrap-server {self.broker.address} --group {self.group}",
+            f"py-spy dump --pid {self.pid} > dump.txt && kafkadiag dump analyze dump.txt",
+        ]
+
     def trigger_incident(self) -> None:
         if self.scenario == "old-consumer":
             self.consumer.command(f"hang {HUNG_TOPIC}")
