@@ -182,6 +182,37 @@ def explain_command(code: str) -> int:
     return int(ExitCode.OK)
 
 
+@cli.command("demo")
+@click.option(
+    "--scenario",
+    type=click.Choice(("old-consumer", "python")),
+    default="old-consumer",
+    show_default=True,
+    help="old-consumer: one connector over three topics, one handler hangs; "
+    "python: a kafka-python consumer whose workers hang.",
+)
+@click.option("--keep", is_flag=True, help="Leave the sandbox running after the diagnosis (Ctrl-C stops it).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="The diagnosis as `kafkadiag diagnose` prints it.",
+)
+def demo_command(scenario: str, keep: bool, output_format: str) -> int:
+    """Reproduce a consumer stall in an embedded sandbox and diagnose it.
+
+    Starts a real ZooKeeper, a real Kafka-protocol broker, live producers and a consumer on
+    127.0.0.1, shows them healthy, makes one handler hang, waits until the stall shows, runs
+    `kafkadiag diagnose` against it and stops every process. Needs a JDK and the sandbox extra
+    (pip install 'kafkadiag[sandbox]'). The diagnosis goes to stdout, progress to stderr.
+    """
+    from kafkadiag.commands.demo import run_demo
+
+    return run_demo(scenario, keep, output_format)
+
+
 def _wants_progress(files: tuple[str, ...]) -> bool:
     if not sys.stderr.isatty():
         return False

