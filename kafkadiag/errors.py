@@ -34,3 +34,13 @@ class NoDumpFoundError(InputUnreadableError):
         "`jstack -l PID > dump.txt` or `py-spy dump --pid PID > dump.txt`; if the file is one "
         "of those, name its format with --input-format."
     )
+
+
+class SparkUnavailableError(KafkadiagError):
+    """The batch pipeline could not start or reach Spark."""
+
+    exit_code = ExitCode.INPUT_UNREADABLE
+    HELP_TEXT = (
+        "Install the spark extra (pip install 'kafkadiag[spark]') and a JDK; with --master, check "
+        "that the cluster's master URL is reachable from this host."
+    )
