@@ -53,11 +53,11 @@ rated AS (
     CASE WHEN SIZE(with_offset) >= 2
               AND ELEMENT_AT(with_offset, -1).t > ELEMENT_AT(with_offset, 1).t
          THEN (ELEMENT_AT(with_offset, -1).o - ELEMENT_AT(with_offset, 1).o)
-              / ((ELEMENT_AT(with_offset, -1).t - ELEMENT_AT(with_offset, 1).t) / 1000.0) END
+              / ((ELEMENT_AT(with_offset, -1).t - ELEMENT_AT(with_offset, 1).t) / 1000D) END
       AS consumption_rate,
     CASE WHEN SIZE(with_mark) >= 2 AND ELEMENT_AT(with_mark, -1).t > ELEMENT_AT(with_mark, 1).t
          THEN (ELEMENT_AT(with_mark, -1).h - ELEMENT_AT(with_mark, 1).h)
-              / ((ELEMENT_AT(with_mark, -1).t - ELEMENT_AT(with_mark, 1).t) / 1000.0) END
+              / ((ELEMENT_AT(with_mark, -1).t - ELEMENT_AT(with_mark, 1).t) / 1000D) END
       AS production_rate,
     -- Burrow's observations: distinct commits stamped with their commit time where commit
     -- times are known, else every usable sample stamped with the sample's time.
@@ -72,9 +72,9 @@ rated AS (
 )
 SELECT unit, `group`, source, topic, `partition`, time_ms, committed, high_watermark, lag,
   consumption_rate, production_rate,
-  CASE WHEN lag IS NULL THEN NULL WHEN lag <= 0 THEN 0.0
+  CASE WHEN lag IS NULL THEN NULL WHEN lag <= 0 THEN 0D
        WHEN production_rate > 0 THEN lag / production_rate END AS time_lag_s,
-  CASE WHEN lag IS NULL THEN NULL WHEN lag <= 0 THEN 0.0
+  CASE WHEN lag IS NULL THEN NULL WHEN lag <= 0 THEN 0D
        WHEN consumption_rate > production_rate THEN lag / (consumption_rate - production_rate) END
     AS catch_up_s,
   CASE
