@@ -5,7 +5,8 @@ unit (a dump file, a capture bundle or a lag snapshot file), in at most four sli
 slice holds hundreds of small units and a task's start-up is paid once for many files. Each task
 parses and analyses its units with kafkadiag's own code (`work`); nothing but the results leaves
 the executors. The shuffles are small: stuck threads are re-partitioned by process (one row per
-stuck thread per dump), lag rows by (group, topic, partition). On a cluster, more executors take
+stuck thread per dump), lag rows by (group, topic, partition). Lag snapshot files are read by
+Spark's own JSON reader and evaluated in SQL: no Python runs on that path. On a cluster, more executors take
 more slices; the inputs must be readable from every executor (a shared filesystem, HDFS, S3).
 """
 
@@ -18,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kafkadiag.errors import InputUnreadableError, UsageError
+from kafkadiag.errors import UsageError
 from kafkadiag.pipeline import lag_sql, outputs
 from kafkadiag.pipeline.progress import SparkProgress
 from kafkadiag.pipeline.units import BUNDLE, DUMP, LAG, Unit, expand_local, is_url
-from kafkadiag.pipeline.work import analyze_remote_unit, analyze_unit, read_lag_rows
+from kafkadiag.pipeline.work import analyze_remote_unit, analyze_unit
 
 SLICES_PER_CORE = 4
 
@@ -161,13 +162,6 @@ def _analyse_dumps(
 
 def _read_lags(session: Any, units: list[Unit]) -> dict[str, Any]:
     if not units:
-        return {"rows": None, "quarantine": []}
-    context = session.sparkContext
-    local = [unit for unit in units if not is_url(unit.path)]
-    if len(local) != len(units):
-        raise InputUnreadableError("lag snapshot files are read from local or shared paths only")
-    read = context.parallelize(local, _slices(context, len(local))).map(read_lag_rows).cache()
-    quarantine = read.flatMap(lambda result: result["quarantine"]).collect()
-    rows = read.flatMap(lambda result: result["rows"])
-    frame = session.createDataFrame(rows, schema=lag_sql.RAW_SCHEMA) if not rows.isEmpty() else None
-    return {"rows": lag_sql.evaluate(session, frame) if frame is not None else None, "quarantine": quarantine}
+        return {"frame": None, "quarantine": []}
+    raw, problems = lag_sql.read_rows(session, units)
+    return {"frame": lag_sql.evaluate(session, raw), "quarantine": problems}

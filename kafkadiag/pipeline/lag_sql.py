@@ -12,23 +12,106 @@ WINDOW_SAMPLES snapshots (`lag history --samples`' default):
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote
+
+from kafkadiag.pipeline.units import Unit
+from kafkadiag.pipeline.work import quarantine
 
 WINDOW_SAMPLES = 10
-
-RAW_COLUMNS = (
-    ("unit", "string"),
-    ("time_ms", "long"),
-    ("group", "string"),
-    ("source", "string"),
-    ("topic", "string"),
-    ("partition", "int"),
-    ("committed", "long"),
-    ("commit_time_ms", "long"),
-    ("high_watermark", "long"),
-    ("lag", "long"),
+SNAPSHOT_SCHEMA_NAME = "kafkadiag.lag.snapshot"
+SNAPSHOT_VERSION = 1
+# The part of a recorded snapshot (kafkadiag.collect.snapshot.to_json) the evaluation reads.
+SNAPSHOT_SCHEMA = (
+    "`schema` string, version long, taken_at_ms long, "
+    "groups array<struct<`group`:string, source:string, "
+    "offsets:array<struct<topic:string, `partition`:int, `offset`:long, commit_time_ms:long>>>>, "
+    "partitions array<struct<topic:string, `partition`:int, high_watermark:long>>, "
+    "_corrupt_record string"
 )
-RAW_SCHEMA = ", ".join(f"`{name}` {kind}" for name, kind in RAW_COLUMNS)
+QUARANTINED_LINES_PER_FILE = 20
+
+ROWS_SQL = f"""
+WITH good AS (
+  SELECT * FROM snapshots
+  WHERE _corrupt_record IS NULL AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION}
+),
+offsets AS (
+  SELECT file_path, taken_at_ms, g.`group`, g.source, o.topic, o.`partition`,
+         o.`offset` AS committed, o.commit_time_ms
+  FROM good LATERAL VIEW EXPLODE(groups) gs AS g LATERAL VIEW EXPLODE(g.offsets) os AS o
+),
+marks AS (
+  SELECT file_path, taken_at_ms, p.topic, p.`partition`, p.high_watermark
+  FROM good LATERAL VIEW EXPLODE(partitions) ps AS p
+)
+SELECT o.file_path, o.taken_at_ms AS time_ms, o.`group`, o.source, o.topic, o.`partition`, o.committed,
+       o.commit_time_ms, m.high_watermark, m.high_watermark - o.committed AS lag
+FROM offsets o LEFT JOIN marks m
+  ON o.file_path = m.file_path AND o.taken_at_ms = m.taken_at_ms AND o.topic = m.topic
+     AND o.`partition` = m.`partition`
+"""
+
+
+def _local_path(uri: str) -> str:
+    return unquote(uri[len("file:") :]) if uri.startswith("file:") else uri
+
+
+def read_rows(session: Any, units: Sequence[Unit]) -> tuple[Any, list[dict[str, Any]]]:
+    """Snapshot files read by Spark's JSON reader (no Python on this path): one row per
+    (snapshot, group, partition) as a DataFrame, and quarantine records for the lines `lag history`
+    would skip and for files holding no snapshot."""
+    by_file = {
+        os.path.abspath(unit.files[0]) if "://" not in unit.files[0] else unit.files[0]: unit
+        for unit in units
+    }
+    frame = (
+        session.read.schema(SNAPSHOT_SCHEMA)
+        .option("mode", "PERMISSIVE")
+        .option("columnNameOfCorruptRecord", "_corrupt_record")
+        .json([unit.files[0] for unit in units])
+        .selectExpr("*", "_metadata.file_path AS file_path")
+        .cache()
+    )
+    frame.createOrReplaceTempView("snapshots")
+
+    def unit_of(uri: str) -> Unit | None:
+        return by_file.get(_local_path(uri)) or by_file.get(uri)
+
+    problems: list[dict[str, Any]] = []
+    bad = session.sql(
+        f"""SELECT file_path, COALESCE(SUBSTRING(_corrupt_record, 1, 120),
+                    CONCAT('schema ', COALESCE(`schema`, 'missing'),
+                           ' version ', COALESCE(version, 'missing'))) AS what,
+                  ROW_NUMBER() OVER (PARTITION BY file_path ORDER BY taken_at_ms) AS n
+           FROM snapshots
+           WHERE _corrupt_record IS NOT NULL OR `schema` IS DISTINCT FROM '{SNAPSHOT_SCHEMA_NAME}'
+                 OR version IS DISTINCT FROM {SNAPSHOT_VERSION}"""
+    ).where(f"n <= {QUARANTINED_LINES_PER_FILE}")
+    for row in bad.orderBy("file_path", "n").collect():
+        unit = unit_of(row.file_path)
+        if unit is not None:
+            problems.append(quarantine(unit, f"{unit.path}: skipped, not a recorded snapshot: {row.what}"))
+    with_snapshots = {
+        row.file_path
+        for row in session.sql(
+            f"SELECT DISTINCT file_path FROM snapshots WHERE _corrupt_record IS NULL "
+            f"AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION}"
+        ).collect()
+    }
+    readable = {id(unit_of(uri)) for uri in with_snapshots}
+    for unit in units:
+        if id(unit) not in readable:
+            problems.append(quarantine(unit, f"{unit.path}: no recorded snapshot in it"))
+    rows = session.sql(ROWS_SQL)
+    paths = session.createDataFrame(
+        [(uri, unit.path) for uri in with_snapshots if (unit := unit_of(uri)) is not None],
+        "file_path string, unit string",
+    )
+    return rows.join(paths, "file_path").drop("file_path"), problems
+
 
 OUTPUT_ORDER = ["group", "source", "topic", "partition", "time_ms"]
 
@@ -100,4 +183,31 @@ FROM rated
 
 def evaluate(session: Any, raw: Any) -> Any:
     raw.createOrReplaceTempView("lag_rows")
-    return session.sql(EVALUATE_SQL).orderBy(*OUTPUT_ORDER)
+    return session.sql(EVALUATE_SQL)
+
+
+LATEST_BY_GROUP_SQL = """
+WITH latest AS (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY `group`, source, topic, `partition` ORDER BY time_ms DESC) AS n
+  FROM evaluated
+)
+SELECT `group`, source, SUM(GREATEST(COALESCE(lag, 0), 0)) AS lag,
+       COLLECT_SET(COALESCE(status, 'OK')) AS statuses
+FROM latest WHERE n = 1 GROUP BY `group`, source
+"""
+
+OVER_TIME_SQL = """
+SELECT `group`, source, time_ms, SUM(GREATEST(COALESCE(lag, 0), 0)) AS lag,
+       COLLECT_SET(COALESCE(status, 'UNKNOWN')) AS statuses
+FROM evaluated GROUP BY `group`, source, time_ms
+"""
+
+
+def group_views(session: Any, evaluated: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per group: its latest lag and statuses; and its lag and statuses at every snapshot time."""
+    evaluated.createOrReplaceTempView("evaluated")
+    latest = [row.asDict() for row in session.sql(LATEST_BY_GROUP_SQL).collect()]
+    over_time = [
+        row.asDict() for row in session.sql(OVER_TIME_SQL).orderBy("group", "source", "time_ms").collect()
+    ]
+    return latest, over_time

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import collections
 import json
+import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kafkadiag.pipeline import report_html, stuck
+from kafkadiag.pipeline import lag_sql, report_html, stuck
 
 SUMMARY_SCHEMA = "kafkadiag.batch.summary"
 SCHEMA_VERSION = 1
@@ -71,12 +72,17 @@ def write_all(
     episodes = _stuck_episodes(session, dump_results)
     write_lines(directory / "stuck.jsonl", episodes)
 
-    lag_frame = lag_result["rows"]
-    lag_rows: list[dict[str, Any]] = []
-    if lag_frame is not None:
+    lag_frame = lag_result["frame"]
+    lag_rows = 0
+    latest_groups: list[dict[str, Any]] = []
+    lag_over_time: list[dict[str, Any]] = []
+    if lag_frame is None:
+        (directory / "lag.jsonl").write_text("")
+    else:
+        lag_frame = lag_frame.cache()
         lag_frame.write.parquet(str(directory / "lag"))
-        lag_rows = [row.asDict() for row in lag_frame.toLocalIterator()]
-    write_lines(directory / "lag.jsonl", lag_rows)
+        lag_rows = write_spark_json_lines(lag_frame, directory / "lag.jsonl", lag_sql.OUTPUT_ORDER)
+        latest_groups, lag_over_time = lag_sql.group_views(session, lag_frame)
 
     quarantined = sorted(
         [
@@ -89,17 +95,21 @@ def write_all(
     write_lines(directory / "quarantine.jsonl", quarantined)
 
     dumps = sum(result["dumps"] for result in dump_results)
-    summary = build_summary(units, dumps, findings, episodes, lag_rows, quarantined, dump_results)
+    summary = build_summary(
+        units, dumps, findings, episodes, lag_rows, latest_groups, quarantined, dump_results
+    )
     with open(directory / "summary.json", "w", encoding="utf-8") as handle:
         json.dump(summary, handle, ensure_ascii=False, sort_keys=True, indent=1)
         handle.write("\n")
-    (directory / "report.html").write_text(report_html.render(summary, findings, episodes, lag_rows), "utf-8")
+    (directory / "report.html").write_text(
+        report_html.render(summary, findings, episodes, lag_over_time), "utf-8"
+    )
     return {
         "units": units,
         "dumps": dumps,
         "findings": len(findings),
         "quarantined": len(quarantined),
-        "lag_rows": len(lag_rows),
+        "lag_rows": lag_rows,
         "worst_severity": summary["worst_severity"],
     }
 
@@ -117,7 +127,8 @@ def build_summary(
     dumps: int,
     findings: list[dict[str, Any]],
     episodes: list[dict[str, Any]],
-    lag_rows: list[dict[str, Any]],
+    lag_rows: int,
+    latest_groups: list[dict[str, Any]],
     quarantined: list[dict[str, Any]],
     dump_results: list[dict[str, Any]],
 ) -> dict[str, Any]:
@@ -139,7 +150,7 @@ def build_summary(
             "bytes": sum(result["bytes"] for result in dump_results),
             "findings": len(findings),
             "stuck_threads": len(episodes),
-            "lag_rows": len(lag_rows),
+            "lag_rows": lag_rows,
             "quarantined": len(quarantined),
         },
         "worst_severity": worst,
@@ -149,7 +160,7 @@ def build_summary(
         "rules": {code: _where(entry) for code, entry in sorted(rules.items())},
         "stuck_frames": [{"frame": frame, "threads": count} for frame, count in _most_common(frames, 20)],
         "worst_hosts": _worst_hosts(findings),
-        "worst_groups": _worst_groups(lag_rows),
+        "worst_groups": _worst_groups(latest_groups),
     }
 
 
@@ -174,26 +185,36 @@ def _worst_hosts(findings: list[dict[str, Any]], limit: int = 20) -> list[dict[s
     return [{"host": host, "findings": dict(sorted(counts.items()))} for host, counts in ranked[:limit]]
 
 
-def _worst_groups(lag_rows: list[dict[str, Any]], limit: int = 20) -> list[dict[str, Any]]:
-    latest: dict[tuple[str, str, str, int], dict[str, Any]] = {}
-    for row in lag_rows:  # ordered by time within each partition
-        latest[(row["group"], row["source"], row["topic"], row["partition"])] = row
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    for (group, source, _topic, _partition), row in latest.items():
-        entry = groups.setdefault(
-            (group, source), {"group": group, "source": source, "lag": 0, "status": "OK"}
+def _worst_groups(latest_groups: list[dict[str, Any]], limit: int = 20) -> list[dict[str, Any]]:
+    ranked = []
+    for entry in latest_groups:
+        status = max(entry["statuses"], key=lambda value: STATUS_RANK.get(value, 0), default="OK")
+        ranked.append(
+            {"group": entry["group"], "source": entry["source"], "lag": entry["lag"], "status": status}
         )
-        entry["lag"] += max(row["lag"] or 0, 0)
-        status = row["status"] or "OK"
-        if STATUS_RANK.get(status, 0) > STATUS_RANK.get(entry["status"], 0):
-            entry["status"] = status
-    ranked = sorted(
-        groups.values(),
+    ranked.sort(
         key=lambda entry: (
             -STATUS_RANK.get(entry["status"], 0),
             -entry["lag"],
             entry["group"],
             entry["source"],
-        ),
+        )
     )
     return ranked[:limit]
+
+
+def write_spark_json_lines(frame: Any, path: Path, order: list[str]) -> int:
+    """Large outputs are written by Spark, not the driver: one sorted partition, keys in sorted
+    order, nulls kept, then the single part file renamed to `path`."""
+    staging = path.with_name(path.name + ".parts")
+    (
+        frame.select(*sorted(frame.columns))
+        .repartition(1)
+        .sortWithinPartitions(*order)
+        .write.option("ignoreNullFields", "false")
+        .json(str(staging))
+    )
+    (part,) = sorted(staging.glob("part-*"))
+    part.rename(path)
+    shutil.rmtree(staging)
+    return int(frame.count())

@@ -31,7 +31,7 @@ def render(
     summary: dict[str, Any],
     findings: list[dict[str, Any]],
     episodes: list[dict[str, Any]],
-    lag_rows: list[dict[str, Any]],
+    lag_over_time: list[dict[str, Any]],
 ) -> str:
     counts = summary["counts"]
     parts = [
@@ -42,7 +42,7 @@ def render(
         + "</p>",
         _findings_section(summary, findings),
         _stuck_section(episodes),
-        _lag_section(lag_rows),
+        _lag_section(lag_over_time),
         "</body></html>\n",
     ]
     return "".join(parts)
@@ -115,25 +115,23 @@ def _seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.0f}"
 
 
-def _lag_section(lag_rows: list[dict[str, Any]]) -> str:
-    if not lag_rows:
+def _lag_section(over_time: list[dict[str, Any]]) -> str:
+    if not over_time:
         return "<h2>Lag over time</h2><p class='muted'>no lag history in the inputs</p>"
-    by_group: dict[tuple[str, str], dict[int, list[dict[str, Any]]]] = collections.defaultdict(
-        lambda: collections.defaultdict(list)
-    )
-    for row in lag_rows:
-        by_group[(row["group"], row["source"])][row["time_ms"]].append(row)
+    by_group: dict[tuple[str, str], list[dict[str, Any]]] = collections.defaultdict(list)
+    for row in over_time:
+        by_group[(row["group"], row["source"])].append(row)
     sections = ["<h2>Lag and status over time, per group</h2>"]
-    for (group, source), by_time in sorted(by_group.items())[:50]:
-        sections.append(f"<h3>{e(group)} <span class='muted'>({e(source)})</span></h3>" + _lag_chart(by_time))
+    for (group, source), rows in sorted(by_group.items())[:50]:
+        sections.append(f"<h3>{e(group)} <span class='muted'>({e(source)})</span></h3>" + _lag_chart(rows))
     return "".join(sections)
 
 
-def _lag_chart(by_time: dict[int, list[dict[str, Any]]]) -> str:
+def _lag_chart(rows: list[dict[str, Any]]) -> str:
     width, height, strip = 720, 160, 12
-    times = sorted(by_time)
-    totals = [sum(max(row["lag"] or 0, 0) for row in by_time[t]) for t in times]
-    worst = [_worst_status(row["status"] for row in by_time[t]) for t in times]
+    times = [row["time_ms"] for row in rows]
+    totals = [row["lag"] for row in rows]
+    worst = [_worst_status(row["statuses"]) for row in rows]
     span = (times[-1] - times[0]) or 1
     top = max(totals) or 1
 

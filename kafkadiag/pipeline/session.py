@@ -31,12 +31,16 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
         from pyspark.sql import SparkSession
     except ImportError as error:
         raise SparkUnavailableError("pyspark is not installed") from error
+    # Under spark-submit the JVM is already launched with its own master: keep it.
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ and master is None
     master = master or DEFAULT_MASTER
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = SparkSession.builder.master(master).appName("kafkadiag batch")
+    builder = SparkSession.builder.appName("kafkadiag batch")
+    if not submitted:
+        builder = builder.master(master)
     settings = {**DEFAULT_CONF, **dict(conf)}
     settings.setdefault("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_quiet_log4j()}")
     for key, value in settings.items():
@@ -48,7 +52,7 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
             f"Spark did not start with --master {master}: {_first_line(error)}"
         ) from error
     session.sparkContext.setLogLevel("ERROR")
-    if not master.startswith("local"):
+    if not session.sparkContext.master.startswith("local"):
         session.sparkContext.addPyFile(str(_package_zip()))
     return session
 

@@ -4,7 +4,6 @@
 `analyze`, exactly as `kafkadiag dump analyze` does, and serialises the findings with the same
 `finding_json`; it also emits, for every thread whose unchanged stack would mean "stuck" (KD501's
 test), one row per dump, from which the job finds threads stuck across consecutive dumps.
-`read_lag_rows` turns a lag snapshot file into one row per (snapshot, group, partition).
 Nothing here raises for bad input: a unit that cannot be read comes back as a quarantine record.
 """
 
@@ -163,43 +162,3 @@ def analyze_remote_unit(
             display[local] = url
         local_unit = Unit(unit.kind, unit.path, tuple(local_files), unit.host, unit.pid)
         return analyze_unit(local_unit, select, ignore, display)
-
-
-def read_lag_rows(unit: Unit) -> dict[str, Any]:
-    """One row per (snapshot, group, topic, partition): committed offset, high watermark, lag,
-    and the snapshot's time, read by the reader `kafkadiag lag history` uses; lines it skips are
-    quarantined with its reason."""
-    from kafkadiag.commands.lag import read_recorded
-
-    try:
-        snapshots, problems = read_recorded(unit.files[0])
-    except KafkadiagError as error:
-        return {"rows": [], "quarantine": [quarantine(unit, error.message)]}
-    except ValueError as error:  # not text (UnicodeDecodeError)
-        return {"rows": [], "quarantine": [quarantine(unit, f"{unit.path}: not a text file ({error})")]}
-    rows = [row for snapshot in snapshots for row in _snapshot_rows(unit, snapshot)]
-    skipped = [quarantine(unit, problem) for problem in problems]
-    if not rows and not skipped:
-        skipped.append(quarantine(unit, f"{unit.path}: no lag snapshot in it"))
-    return {"rows": rows, "quarantine": skipped}
-
-
-def _snapshot_rows(unit: Unit, snapshot: Any) -> Iterator[dict[str, Any]]:
-    watermarks = {(p.topic, p.partition): p for p in snapshot.partitions}
-    for group in snapshot.groups:
-        for offset in group.offsets:
-            broker = watermarks.get((offset.topic, offset.partition))
-            high = broker.high_watermark if broker is not None else None
-            committed = offset.offset
-            yield {
-                "unit": unit.path,
-                "time_ms": snapshot.taken_at_ms,
-                "group": group.group,
-                "source": group.source,
-                "topic": offset.topic,
-                "partition": offset.partition,
-                "committed": committed,
-                "commit_time_ms": offset.commit_time_ms,
-                "high_watermark": high,
-                "lag": high - committed if high is not None and committed is not None else None,
-            }

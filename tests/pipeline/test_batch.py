@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from kafkadiag.exitcodes import ExitCode
-from tests.conftest import CAPTURED, CORPUS
+from tests.conftest import CAPTURED, CORPUS, REPO
 from tests.infra import workload
 from tests.infra.cli import run
 from tests.infra.servers import ServerProcess
@@ -183,7 +183,8 @@ def test_exit_codes(tmp_path: Path, inputs: dict[str, Any]) -> None:
     # nothing readable: exit 3, and quarantine.jsonl says why
     code, _, err = run(["batch", str(inputs["bad"]), "--out", str(tmp_path / "bad")])
     assert code == ExitCode.INPUT_UNREADABLE and "nothing could be read" in err
-    assert len(read_lines(tmp_path / "bad" / "quarantine.jsonl")) == len(inputs["bad_names"])
+    quarantined = {Path(entry["path"]).name for entry in read_lines(tmp_path / "bad" / "quarantine.jsonl")}
+    assert quarantined == set(inputs["bad_names"])
     # an existing non-empty output directory is refused before anything runs
     taken = tmp_path / "taken"
     taken.mkdir()
@@ -210,3 +211,32 @@ def test_a_standalone_cluster_gives_the_same_results(batch_run: Path, tmp_path: 
     for name in JSON_LINES:
         assert (remote / name).read_bytes() == (local / name).read_bytes(), name
     assert read_lines(remote / "findings.jsonl")
+
+
+def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    import pyspark
+
+    from kafkadiag.pipeline import submit
+
+    inputs = [str(CAPTURED / "old-consumer-stall"), str(CAPTURED / "deadlock")]
+    local = tmp_path / "local"
+    assert run(["batch", *inputs, "--out", str(local)])[0] == ExitCode.FINDINGS
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    # The interpreter and the kafkadiag under test, whatever the environment spark-submit inherits.
+    environment = {
+        **os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1", "PYTHONPATH": str(REPO)
+    }  # fmt: skip
+    command = [str(spark_submit), "--master", "local[2]", submit.__file__, *inputs]
+    done = subprocess.run(
+        [*command, "--out", str(tmp_path / "submitted")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+    )
+    assert done.returncode == ExitCode.FINDINGS, done.stderr[-3000:]
+    for name in JSON_LINES:
+        assert (tmp_path / "submitted" / name).read_bytes() == (local / name).read_bytes(), name
