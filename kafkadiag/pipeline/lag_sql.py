@@ -7,7 +7,8 @@ WINDOW_SAMPLES snapshots (`lag history --samples`' default):
   window's span, from the first and last sample that know it;
 - time lag: lag / production rate; catch-up: lag / (consumption - production) when positive;
 - status: Burrow's rules (kafkadiag.lag.burrow) written as SQL higher-order functions over the
-  window's observations (no Python UDF), observations built as kafkadiag.lag.window builds them.
+  window's observations and their consecutive pairs (no Python UDF), observations built as
+  kafkadiag.lag.window builds them.
 """
 
 from __future__ import annotations
@@ -35,23 +36,22 @@ QUARANTINED_LINES_PER_FILE = 20
 
 ROWS_SQL = f"""
 WITH good AS (
-  SELECT * FROM snapshots
+  SELECT file_path, taken_at_ms, groups,
+         -- the snapshot's high watermarks by "topic/partition", looked up per offset (no join)
+         MAP_FROM_ENTRIES(TRANSFORM(partitions,
+             p -> STRUCT(CONCAT(p.topic, '/', CAST(p.`partition` AS STRING)), p.high_watermark))) AS marks
+  FROM snapshots
   WHERE _corrupt_record IS NULL AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION}
 ),
 offsets AS (
-  SELECT file_path, taken_at_ms, g.`group`, g.source, o.topic, o.`partition`,
+  SELECT file_path, taken_at_ms, marks, g.`group`, g.source, o.topic, o.`partition`,
          o.`offset` AS committed, o.commit_time_ms
   FROM good LATERAL VIEW EXPLODE(groups) gs AS g LATERAL VIEW EXPLODE(g.offsets) os AS o
-),
-marks AS (
-  SELECT file_path, taken_at_ms, p.topic, p.`partition`, p.high_watermark
-  FROM good LATERAL VIEW EXPLODE(partitions) ps AS p
 )
-SELECT o.file_path, o.taken_at_ms AS time_ms, o.`group`, o.source, o.topic, o.`partition`, o.committed,
-       o.commit_time_ms, m.high_watermark, m.high_watermark - o.committed AS lag
-FROM offsets o LEFT JOIN marks m
-  ON o.file_path = m.file_path AND o.taken_at_ms = m.taken_at_ms AND o.topic = m.topic
-     AND o.`partition` = m.`partition`
+SELECT file_path, taken_at_ms AS time_ms, `group`, source, topic, `partition`, committed, commit_time_ms,
+       TRY_ELEMENT_AT(marks, CONCAT(topic, '/', CAST(`partition` AS STRING))) AS high_watermark,
+       TRY_ELEMENT_AT(marks, CONCAT(topic, '/', CAST(`partition` AS STRING))) - committed AS lag
+FROM offsets
 """
 
 
@@ -118,40 +118,47 @@ OUTPUT_ORDER = ["group", "source", "topic", "partition", "time_ms"]
 EVALUATE_SQL = f"""
 WITH windowed AS (
   SELECT *,
-    COLLECT_LIST(NAMED_STRUCT('t', time_ms, 'o', committed, 'h', high_watermark, 'c', commit_time_ms))
-      OVER w AS samples
+    -- rates: the first and last sample of the window that know the value
+    FIRST(IF(committed IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', committed)), TRUE) OVER w
+      AS first_offset,
+    LAST(IF(committed IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', committed)), TRUE) OVER w
+      AS last_offset,
+    FIRST(IF(high_watermark IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', high_watermark)), TRUE) OVER w
+      AS first_mark,
+    LAST(IF(high_watermark IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', high_watermark)), TRUE) OVER w
+      AS last_mark,
+    -- Burrow's observations: the samples that know both the offset and the high watermark
+    COLLECT_LIST(IF(committed IS NULL OR high_watermark IS NULL, NULL,
+                    NAMED_STRUCT('o', committed, 't', time_ms, 'c', commit_time_ms,
+                                 'l', GREATEST(high_watermark - committed, 0)))) OVER w AS usable,
+    MAX(commit_time_ms) OVER w IS NOT NULL AS has_commit_times
   FROM lag_rows
   WINDOW w AS (PARTITION BY `group`, source, topic, `partition` ORDER BY time_ms
                ROWS BETWEEN {WINDOW_SAMPLES - 1} PRECEDING AND CURRENT ROW)
 ),
-known AS (
-  SELECT *,
-    FILTER(samples, s -> s.o IS NOT NULL) AS with_offset,
-    FILTER(samples, s -> s.h IS NOT NULL) AS with_mark,
-    FILTER(samples, s -> s.o IS NOT NULL AND s.h IS NOT NULL) AS usable
-  FROM windowed
-),
 rated AS (
   SELECT *,
-    CASE WHEN SIZE(with_offset) >= 2
-              AND ELEMENT_AT(with_offset, -1).t > ELEMENT_AT(with_offset, 1).t
-         THEN (ELEMENT_AT(with_offset, -1).o - ELEMENT_AT(with_offset, 1).o)
-              / ((ELEMENT_AT(with_offset, -1).t - ELEMENT_AT(with_offset, 1).t) / 1000D) END
+    IF(last_offset.t > first_offset.t,
+       (last_offset.v - first_offset.v) / ((last_offset.t - first_offset.t) / 1000D), NULL)
       AS consumption_rate,
-    CASE WHEN SIZE(with_mark) >= 2 AND ELEMENT_AT(with_mark, -1).t > ELEMENT_AT(with_mark, 1).t
-         THEN (ELEMENT_AT(with_mark, -1).h - ELEMENT_AT(with_mark, 1).h)
-              / ((ELEMENT_AT(with_mark, -1).t - ELEMENT_AT(with_mark, 1).t) / 1000D) END
-      AS production_rate,
-    -- Burrow's observations: distinct commits stamped with their commit time where commit
-    -- times are known, else every usable sample stamped with the sample's time.
-    CASE WHEN EXISTS(samples, s -> s.c IS NOT NULL)
-         THEN TRANSFORM(FILTER(FILTER(usable, s -> s.c IS NOT NULL),
-                (s, i) -> NOT EXISTS(SLICE(FILTER(usable, x -> x.c IS NOT NULL), 1, i),
-                                     p -> p.o = s.o AND p.c = s.c)),
-                s -> NAMED_STRUCT('o', s.o, 't', s.c, 'l', GREATEST(s.h - s.o, 0)))
-         ELSE TRANSFORM(usable, s -> NAMED_STRUCT('o', s.o, 't', s.t, 'l', GREATEST(s.h - s.o, 0)))
-    END AS observations
-  FROM known
+    IF(last_mark.t > first_mark.t,
+       (last_mark.v - first_mark.v) / ((last_mark.t - first_mark.t) / 1000D), NULL) AS production_rate,
+    -- where commit times are known each distinct commit is one observation stamped with its commit
+    -- time (as Burrow's ZooKeeper module sees it), else every sample stamped with its own time
+    IF(has_commit_times,
+       TRANSFORM(FILTER(usable, (s, i) -> s.c IS NOT NULL
+                 AND NOT EXISTS(SLICE(usable, 1, i), p -> p.c IS NOT NULL AND p.o = s.o AND p.c = s.c)),
+                 s -> NAMED_STRUCT('o', s.o, 't', s.c, 'l', s.l)),
+       TRANSFORM(usable, s -> NAMED_STRUCT('o', s.o, 't', s.t, 'l', s.l))) AS observations
+  FROM windowed
+),
+pairs AS (
+  SELECT *, ZIP_WITH(SLICE(observations, 1, GREATEST(SIZE(observations) - 1, 0)),
+                     SLICE(observations, 2, GREATEST(SIZE(observations) - 1, 0)),
+                     (earlier, later) -> NAMED_STRUCT('rewind', later.o < earlier.o,
+                                                      'moved', later.o != earlier.o,
+                                                      'lag_down', later.l < earlier.l)) AS steps
+  FROM rated
 )
 SELECT unit, `group`, source, topic, `partition`, time_ms, committed, high_watermark, lag,
   consumption_rate, production_rate,
@@ -164,22 +171,15 @@ SELECT unit, `group`, source, topic, `partition`, time_ms, committed, high_water
     WHEN lag IS NULL OR high_watermark IS NULL THEN NULL
     WHEN SIZE(observations) = 0 THEN 'OK'
     WHEN GREATEST(lag, 0) = 0 OR EXISTS(observations, x -> x.l = 0) THEN 'OK'
-    WHEN EXISTS(SEQUENCE(2, GREATEST(SIZE(observations), 2)),
-                i -> i <= SIZE(observations)
-                     AND ELEMENT_AT(observations, i).o < ELEMENT_AT(observations, i - 1).o)
-      THEN 'REWIND'
-    WHEN (time_ms - ELEMENT_AT(observations, -1).t)
-         > (ELEMENT_AT(observations, -1).t - ELEMENT_AT(observations, 1).t) THEN 'STOP'
-    WHEN FORALL(observations, x -> x.o = ELEMENT_AT(observations, 1).o) THEN 'STALL'
-    WHEN FORALL(SEQUENCE(2, GREATEST(SIZE(observations), 2)),
-                i -> i > SIZE(observations)
-                     OR ELEMENT_AT(observations, i).l >= ELEMENT_AT(observations, i - 1).l)
-      THEN 'WARN'
+    WHEN EXISTS(steps, s -> s.rewind) THEN 'REWIND'
+    WHEN (time_ms - observations[SIZE(observations) - 1].t) > (observations[SIZE(observations) - 1].t
+                                                               - observations[0].t) THEN 'STOP'
+    WHEN NOT EXISTS(steps, s -> s.moved) THEN 'STALL'
+    WHEN NOT EXISTS(steps, s -> s.lag_down) THEN 'WARN'
     ELSE 'OK'
   END AS status
-FROM rated
+FROM pairs
 """
-
 
 def evaluate(session: Any, raw: Any) -> Any:
     raw.createOrReplaceTempView("lag_rows")
@@ -188,12 +188,12 @@ def evaluate(session: Any, raw: Any) -> Any:
 
 LATEST_BY_GROUP_SQL = """
 WITH latest AS (
-  SELECT *, ROW_NUMBER() OVER (PARTITION BY `group`, source, topic, `partition` ORDER BY time_ms DESC) AS n
-  FROM evaluated
+  SELECT `group`, source, MAX_BY(lag, time_ms) AS lag, MAX_BY(status, time_ms) AS status
+  FROM evaluated GROUP BY `group`, source, topic, `partition`
 )
 SELECT `group`, source, SUM(GREATEST(COALESCE(lag, 0), 0)) AS lag,
        COLLECT_SET(COALESCE(status, 'OK')) AS statuses
-FROM latest WHERE n = 1 GROUP BY `group`, source
+FROM latest GROUP BY `group`, source
 """
 
 OVER_TIME_SQL = """

@@ -21,6 +21,8 @@ DEFAULT_CONF = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.shuffle.partitions": "8",
+    # Local mode runs every task in the driver: the default 1 GB spills a 10^6-row history to disk.
+    "spark.driver.memory": "2g",
 }
 
 
