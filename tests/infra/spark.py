@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.infra.servers import ServerProcess, _spawn, free_port
+from tests.infra.servers import ServerProcess, free_port, spawn
 
 
 def spark_class() -> str:
@@ -47,7 +47,7 @@ def standalone_cluster(workdir: Path) -> Iterator[str]:
     """Yield the master URL (spark://127.0.0.1:PORT) of a running master with one registered worker."""
     workdir.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    master = _spawn(
+    master = spawn(
         "spark-master",
         [spark_class(), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
          "--webui-port", str(free_port())],
@@ -58,7 +58,7 @@ def standalone_cluster(workdir: Path) -> Iterator[str]:
         _wait_for_line(master, "I have been elected leader")
         url = f"spark://127.0.0.1:{port}"
         worker_port = free_port()
-        worker = _spawn(
+        worker = spawn(
             "spark-worker",
             [spark_class(), "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1",
              "--port", str(worker_port), "--webui-port", str(free_port()), "--cores", "2", "--memory", "1g",
