@@ -213,6 +213,52 @@ def demo_command(scenario: str, keep: bool, output_format: str) -> int:
     return run_demo(scenario, keep, output_format)
 
 
+@cli.command("batch")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, help="A new directory for the results.")
+@click.option("--master", default=None, help="Spark master URL (default: local[*], embedded).")
+@click.option("--conf", multiple=True, help="A Spark setting KEY=VALUE (repeatable).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(("error", "warning", "info")),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding of this severity or worse is found.",
+)
+@click.option("--select", multiple=True, help="Run only these rules (code, code prefix like KD2, or name).")
+@click.option("--ignore", multiple=True, help="Do not run these rules (code, code prefix or name).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="What to print on stdout: one line, or summary.json.",
+)
+def batch_command(
+    inputs: tuple[str, ...],
+    out_dir: str,
+    master: str | None,
+    conf: tuple[str, ...],
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    output_format: str,
+) -> int:
+    """Analyse many dumps, capture bundles and lag histories as a Spark job.
+
+    INPUT...: files, directories or globs of thread dumps, `kafkadiag capture` bundles and
+    `kafkadiag lag --record` snapshot files; local paths or URLs Spark reads (hdfs://, s3a://).
+    Writes findings, stuck threads, lag over time, quarantined inputs, a summary and report.html
+    into --out (docs/batch.md). Exit 0, 1 findings at or above --fail-on, 3 nothing readable.
+    """
+    from kafkadiag.commands.batch import run_batch_command
+
+    return run_batch_command(
+        inputs, out_dir, master, conf, fail_on, select, ignore, output_format, sys.stderr.isatty()
+    )
+
+
 def _wants_progress(files: tuple[str, ...]) -> bool:
     if not sys.stderr.isatty():
         return False

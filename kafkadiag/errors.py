@@ -44,3 +44,13 @@ class SandboxError(KafkadiagError):
         "The demo needs a JDK (java, javac, jstack, jcmd) on PATH and the sandbox extra "
         "(pip install 'kafkadiag[sandbox]'); its servers bind free ports on 127.0.0.1."
     )
+
+
+class SparkUnavailableError(KafkadiagError):
+    """The batch pipeline could not start or reach Spark."""
+
+    exit_code = ExitCode.INPUT_UNREADABLE
+    HELP_TEXT = (
+        "Install the spark extra (pip install 'kafkadiag[spark]') and a JDK; with --master, check "
+        "that the cluster's master URL is reachable from this host."
+    )

@@ -1,0 +1,54 @@
+"""`kafkadiag batch`: run the Spark job, print what it found and where, pick the exit code."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+
+from kafkadiag.errors import UsageError
+from kafkadiag.exitcodes import ExitCode
+from kafkadiag.rules.base import Severity
+
+
+def parse_conf(pairs: Sequence[str]) -> list[tuple[str, str]]:
+    parsed = []
+    for pair in pairs:
+        key, separator, value = pair.partition("=")
+        if not separator or not key.strip():
+            raise UsageError(
+                f"--conf {pair!r} is not KEY=VALUE", help_text="For example --conf spark.executor.memory=2g."
+            )
+        parsed.append((key.strip(), value))
+    return parsed
+
+
+def run_batch_command(
+    inputs: Sequence[str],
+    out_dir: str,
+    master: str | None,
+    conf: Sequence[str],
+    fail_on: str,
+    select: Sequence[str],
+    ignore: Sequence[str],
+    output_format: str,
+    show_progress: bool,
+) -> int:
+    from kafkadiag.pipeline.job import run_batch
+
+    result = run_batch(inputs, out_dir, master, parse_conf(conf), select, ignore, show_progress)
+    if output_format == "json":
+        with open(f"{result.out_dir}/summary.json", encoding="utf-8") as handle:
+            sys.stdout.write(json.dumps(json.load(handle), ensure_ascii=False, indent=1) + "\n")
+    else:
+        print(
+            f"{result.units:,} inputs, {result.dumps:,} dumps, {result.findings:,} findings "
+            f"(worst: {result.worst_severity or 'none'}), {result.lag_rows:,} lag rows, "
+            f"{result.quarantined:,} quarantined; results in {result.out_dir}/ (report.html, summary.json)"
+        )
+    if result.units == 0 or (result.dumps == 0 and result.lag_rows == 0):
+        print("kafkadiag: error: nothing could be read: see quarantine.jsonl for why", file=sys.stderr)
+        return int(ExitCode.INPUT_UNREADABLE)
+    if result.worst_severity is not None and Severity(result.worst_severity).at_least(Severity(fail_on)):
+        return int(ExitCode.FINDINGS)
+    return int(ExitCode.OK)

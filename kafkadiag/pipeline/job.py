@@ -1,0 +1,167 @@
+"""`kafkadiag batch`: the Spark job.
+
+How the work is split: the driver lists the inputs (`units`) and hands Spark one element per
+unit (a dump file, a capture bundle or a lag snapshot file), in at most four slices per core, so a
+slice holds hundreds of small units and a task's start-up is paid once for many files. Each task
+parses and analyses its units with kafkadiag's own code (`work`); nothing but the results leaves
+the executors. The shuffles are small: stuck threads are re-partitioned by process (one row per
+stuck thread per dump), lag rows by (group, topic, partition). Lag snapshot files are read by
+Spark's own JSON reader and evaluated in SQL: no Python runs on that path. On a cluster, more executors take
+more slices; the inputs must be readable from every executor (a shared filesystem, HDFS, S3).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kafkadiag.errors import UsageError
+from kafkadiag.pipeline import lag_sql, outputs
+from kafkadiag.pipeline.progress import SparkProgress
+from kafkadiag.pipeline.units import BUNDLE, DUMP, LAG, Unit, expand_local, is_url
+from kafkadiag.pipeline.work import analyze_remote_unit, analyze_unit
+
+SLICES_PER_CORE = 4
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    out_dir: str
+    units: int
+    dumps: int
+    findings: int
+    quarantined: int
+    lag_rows: int
+    worst_severity: str | None
+
+
+def run_batch(
+    inputs: Sequence[str],
+    out_dir: str,
+    master: str | None = None,
+    conf: Sequence[tuple[str, str]] = (),
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    show_progress: bool = False,
+) -> BatchResult:
+    target = Path(out_dir)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UsageError(
+            f"{out_dir} exists and is not an empty directory",
+            help_text="Name a new directory for --out: batch never overwrites earlier results.",
+        )
+    local_units, missing = expand_local([path for path in inputs if not is_url(path)])
+    remote_inputs = [path for path in inputs if is_url(path)]
+    from kafkadiag.pipeline.session import start_session
+
+    session = start_session(master, conf)
+    context = session.sparkContext
+    try:
+        with SparkProgress(context, show_progress) as progress:
+            remote_units = list_remote(session, remote_inputs, missing)
+            units = sorted(local_units + remote_units, key=lambda unit: unit.path)
+            progress.phase(f"analysing {sum(u.kind != LAG for u in units):,} dump inputs")
+            dump_results = _analyse_dumps(session, [u for u in units if u.kind != LAG], select, ignore)
+            progress.phase(f"reading {sum(u.kind == LAG for u in units):,} lag histories")
+            lag_result = _read_lags(session, [u for u in units if u.kind == LAG])
+            progress.phase("writing results")
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent.resolve())))
+            try:
+                counts = outputs.write_all(
+                    session, staging, dump_results, lag_result, missing, units=len(units)
+                )
+                if target.exists():
+                    target.rmdir()
+                staging.rename(target)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+    finally:
+        session.stop()
+    return BatchResult(out_dir=str(target), **counts)
+
+
+def list_remote(session: Any, urls: Sequence[str], missing: list[dict[str, str]]) -> list[Unit]:
+    """Units under URLs (hdfs://, s3a://, ...), listed with Hadoop's FileSystem."""
+    if not urls:
+        return []
+    jvm = session.sparkContext._jvm
+    hadoop_conf = session.sparkContext._jsc.hadoopConfiguration()
+    units: list[Unit] = []
+    for url in urls:
+        path = jvm.org.apache.hadoop.fs.Path(url)
+        try:
+            filesystem = path.getFileSystem(hadoop_conf)
+            statuses = filesystem.globStatus(path) or []
+        except Exception as error:  # noqa: BLE001 - py4j wraps Hadoop's IOExceptions
+            missing.append({"path": url, "reason": f"cannot list: {str(error).strip().splitlines()[0]}"})
+            continue
+        if not statuses:
+            missing.append({"path": url, "reason": "no such file or directory"})
+        for status in statuses:
+            units.extend(_remote_units(filesystem, status))
+    return units
+
+
+def _remote_units(filesystem: Any, status: Any) -> Iterable[Unit]:
+    from kafkadiag.pipeline.units import BUNDLE_MANIFEST, LAG_SNAPSHOT_FILE
+
+    if not status.isDirectory():
+        name = status.getPath().toString()
+        yield Unit(LAG if name.endswith("/" + LAG_SNAPSHOT_FILE) else DUMP, name, (name,))
+        return
+    children = sorted(filesystem.listStatus(status.getPath()), key=lambda child: child.getPath().toString())
+    names = {child.getPath().getName() for child in children}
+    if BUNDLE_MANIFEST in names:
+        files = tuple(
+            child.getPath().toString()
+            for child in children
+            if not child.isDirectory() and child.getPath().getName() != BUNDLE_MANIFEST
+        )
+        yield Unit(BUNDLE, status.getPath().toString(), files)
+        return
+    for child in children:
+        yield from _remote_units(filesystem, child)
+
+
+def _slices(context: Any, count: int) -> int:
+    return max(1, min(count, context.defaultParallelism * SLICES_PER_CORE))
+
+
+def _analyse_dumps(
+    session: Any, units: list[Unit], select: Sequence[str], ignore: Sequence[str]
+) -> list[dict[str, Any]]:
+    if not units:
+        return []
+    context = session.sparkContext
+    selected, ignored = tuple(select), tuple(ignore)
+    local = [unit for unit in units if not is_url(unit.path)]
+    remote = [unit for unit in units if is_url(unit.path)]
+    results: list[dict[str, Any]] = []
+    if local:
+        results += (
+            context.parallelize(local, _slices(context, len(local)))
+            .map(lambda unit: analyze_unit(unit, selected, ignored))
+            .collect()
+        )
+    if remote:
+        by_file = {path: unit.path for unit in remote for path in unit.files}
+        units_by_path = {unit.path: unit for unit in remote}
+        contents = context.binaryFiles(",".join(sorted(by_file))).map(lambda item: (by_file[item[0]], item))
+        results += (
+            contents.groupByKey()
+            .map(lambda item: analyze_remote_unit(units_by_path[item[0]], dict(item[1]), selected, ignored))
+            .collect()
+        )
+    return results
+
+
+def _read_lags(session: Any, units: list[Unit]) -> dict[str, Any]:
+    if not units:
+        return {"frame": None, "quarantine": []}
+    raw, problems = lag_sql.read_rows(session, units)
+    return {"frame": lag_sql.evaluate(session, raw), "quarantine": problems}

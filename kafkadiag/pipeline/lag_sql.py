@@ -1,0 +1,213 @@
+"""Lag histories with Spark SQL window functions: for every recorded snapshot of every group
+partition, the evaluation `kafkadiag lag history` makes over the snapshots up to then.
+
+Per (group, source, topic, partition), ordered by snapshot time, over the trailing window of
+WINDOW_SAMPLES snapshots (`lag history --samples`' default):
+- consumption / production rate: (last - first) committed offset / high watermark over the
+  window's span, from the first and last sample that know it;
+- time lag: lag / production rate; catch-up: lag / (consumption - production) when positive;
+- status: Burrow's rules (kafkadiag.lag.burrow) written as SQL higher-order functions over the
+  window's observations and their consecutive pairs (no Python UDF), observations built as
+  kafkadiag.lag.window builds them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import unquote
+
+from kafkadiag.pipeline.units import Unit
+from kafkadiag.pipeline.work import quarantine
+
+WINDOW_SAMPLES = 10
+SNAPSHOT_SCHEMA_NAME = "kafkadiag.lag.snapshot"
+SNAPSHOT_VERSION = 1
+# The part of a recorded snapshot (kafkadiag.collect.snapshot.to_json) the evaluation reads.
+SNAPSHOT_SCHEMA = (
+    "`schema` string, version long, taken_at_ms long, "
+    "groups array<struct<`group`:string, source:string, "
+    "offsets:array<struct<topic:string, `partition`:int, `offset`:long, commit_time_ms:long>>>>, "
+    "partitions array<struct<topic:string, `partition`:int, high_watermark:long>>, "
+    "_corrupt_record string"
+)
+QUARANTINED_LINES_PER_FILE = 20
+
+ROWS_SQL = f"""
+WITH good AS (
+  SELECT file_path, taken_at_ms, groups,
+         -- the snapshot's high watermarks by "topic/partition", looked up per offset (no join)
+         MAP_FROM_ENTRIES(TRANSFORM(partitions,
+             p -> STRUCT(CONCAT(p.topic, '/', CAST(p.`partition` AS STRING)), p.high_watermark))) AS marks
+  FROM snapshots
+  WHERE _corrupt_record IS NULL AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION}
+),
+offsets AS (
+  SELECT file_path, taken_at_ms, marks, g.`group`, g.source, o.topic, o.`partition`,
+         o.`offset` AS committed, o.commit_time_ms
+  FROM good LATERAL VIEW EXPLODE(groups) gs AS g LATERAL VIEW EXPLODE(g.offsets) os AS o
+)
+SELECT file_path, taken_at_ms AS time_ms, `group`, source, topic, `partition`, committed, commit_time_ms,
+       TRY_ELEMENT_AT(marks, CONCAT(topic, '/', CAST(`partition` AS STRING))) AS high_watermark,
+       TRY_ELEMENT_AT(marks, CONCAT(topic, '/', CAST(`partition` AS STRING))) - committed AS lag
+FROM offsets
+"""
+
+
+def _local_path(uri: str) -> str:
+    return unquote(uri[len("file:") :]) if uri.startswith("file:") else uri
+
+
+def read_rows(session: Any, units: Sequence[Unit]) -> tuple[Any, list[dict[str, Any]]]:
+    """Snapshot files read by Spark's JSON reader (no Python on this path): one row per
+    (snapshot, group, partition) as a DataFrame, and quarantine records for the lines `lag history`
+    would skip and for files holding no snapshot."""
+    by_file = {
+        os.path.abspath(unit.files[0]) if "://" not in unit.files[0] else unit.files[0]: unit
+        for unit in units
+    }
+    frame = (
+        session.read.schema(SNAPSHOT_SCHEMA)
+        .option("mode", "PERMISSIVE")
+        .option("columnNameOfCorruptRecord", "_corrupt_record")
+        .json([unit.files[0] for unit in units])
+        .selectExpr("*", "_metadata.file_path AS file_path")
+        .cache()
+    )
+    frame.createOrReplaceTempView("snapshots")
+
+    def unit_of(uri: str) -> Unit | None:
+        return by_file.get(_local_path(uri)) or by_file.get(uri)
+
+    problems: list[dict[str, Any]] = []
+    bad = session.sql(
+        f"""SELECT file_path, COALESCE(SUBSTRING(_corrupt_record, 1, 120),
+                    CONCAT('schema ', COALESCE(`schema`, 'missing'),
+                           ' version ', COALESCE(version, 'missing'))) AS what,
+                  ROW_NUMBER() OVER (PARTITION BY file_path ORDER BY taken_at_ms) AS n
+           FROM snapshots
+           WHERE _corrupt_record IS NOT NULL OR `schema` IS DISTINCT FROM '{SNAPSHOT_SCHEMA_NAME}'
+                 OR version IS DISTINCT FROM {SNAPSHOT_VERSION}"""
+    ).where(f"n <= {QUARANTINED_LINES_PER_FILE}")
+    for row in bad.orderBy("file_path", "n").collect():
+        unit = unit_of(row.file_path)
+        if unit is not None:
+            problems.append(quarantine(unit, f"{unit.path}: skipped, not a recorded snapshot: {row.what}"))
+    with_snapshots = {
+        row.file_path
+        for row in session.sql(
+            f"SELECT DISTINCT file_path FROM snapshots WHERE _corrupt_record IS NULL "
+            f"AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION}"
+        ).collect()
+    }
+    readable = {id(unit_of(uri)) for uri in with_snapshots}
+    for unit in units:
+        if id(unit) not in readable:
+            problems.append(quarantine(unit, f"{unit.path}: no recorded snapshot in it"))
+    rows = session.sql(ROWS_SQL)
+    paths = session.createDataFrame(
+        [(uri, unit.path) for uri in with_snapshots if (unit := unit_of(uri)) is not None],
+        "file_path string, unit string",
+    )
+    return rows.join(paths, "file_path").drop("file_path"), problems
+
+
+OUTPUT_ORDER = ["group", "source", "topic", "partition", "time_ms"]
+
+EVALUATE_SQL = f"""
+WITH windowed AS (
+  SELECT *,
+    -- rates: the first and last sample of the window that know the value
+    FIRST(IF(committed IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', committed)), TRUE) OVER w
+      AS first_offset,
+    LAST(IF(committed IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', committed)), TRUE) OVER w
+      AS last_offset,
+    FIRST(IF(high_watermark IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', high_watermark)), TRUE) OVER w
+      AS first_mark,
+    LAST(IF(high_watermark IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', high_watermark)), TRUE) OVER w
+      AS last_mark,
+    -- Burrow's observations: the samples that know both the offset and the high watermark
+    COLLECT_LIST(IF(committed IS NULL OR high_watermark IS NULL, NULL,
+                    NAMED_STRUCT('o', committed, 't', time_ms, 'c', commit_time_ms,
+                                 'l', GREATEST(high_watermark - committed, 0)))) OVER w AS usable,
+    MAX(commit_time_ms) OVER w IS NOT NULL AS has_commit_times
+  FROM lag_rows
+  WINDOW w AS (PARTITION BY `group`, source, topic, `partition` ORDER BY time_ms
+               ROWS BETWEEN {WINDOW_SAMPLES - 1} PRECEDING AND CURRENT ROW)
+),
+rated AS (
+  SELECT *,
+    IF(last_offset.t > first_offset.t,
+       (last_offset.v - first_offset.v) / ((last_offset.t - first_offset.t) / 1000D), NULL)
+      AS consumption_rate,
+    IF(last_mark.t > first_mark.t,
+       (last_mark.v - first_mark.v) / ((last_mark.t - first_mark.t) / 1000D), NULL) AS production_rate,
+    -- where commit times are known each distinct commit is one observation stamped with its commit
+    -- time (as Burrow's ZooKeeper module sees it), else every sample stamped with its own time
+    IF(has_commit_times,
+       TRANSFORM(FILTER(usable, (s, i) -> s.c IS NOT NULL
+                 AND NOT EXISTS(SLICE(usable, 1, i), p -> p.c IS NOT NULL AND p.o = s.o AND p.c = s.c)),
+                 s -> NAMED_STRUCT('o', s.o, 't', s.c, 'l', s.l)),
+       TRANSFORM(usable, s -> NAMED_STRUCT('o', s.o, 't', s.t, 'l', s.l))) AS observations
+  FROM windowed
+),
+pairs AS (
+  SELECT *, ZIP_WITH(SLICE(observations, 1, GREATEST(SIZE(observations) - 1, 0)),
+                     SLICE(observations, 2, GREATEST(SIZE(observations) - 1, 0)),
+                     (earlier, later) -> NAMED_STRUCT('rewind', later.o < earlier.o,
+                                                      'moved', later.o != earlier.o,
+                                                      'lag_down', later.l < earlier.l)) AS steps
+  FROM rated
+)
+SELECT unit, `group`, source, topic, `partition`, time_ms, committed, high_watermark, lag,
+  consumption_rate, production_rate,
+  CASE WHEN lag IS NULL THEN NULL WHEN lag <= 0 THEN 0D
+       WHEN production_rate > 0 THEN lag / production_rate END AS time_lag_s,
+  CASE WHEN lag IS NULL THEN NULL WHEN lag <= 0 THEN 0D
+       WHEN consumption_rate > production_rate THEN lag / (consumption_rate - production_rate) END
+    AS catch_up_s,
+  CASE
+    WHEN lag IS NULL OR high_watermark IS NULL THEN NULL
+    WHEN SIZE(observations) = 0 THEN 'OK'
+    WHEN GREATEST(lag, 0) = 0 OR EXISTS(observations, x -> x.l = 0) THEN 'OK'
+    WHEN EXISTS(steps, s -> s.rewind) THEN 'REWIND'
+    WHEN (time_ms - observations[SIZE(observations) - 1].t) > (observations[SIZE(observations) - 1].t
+                                                               - observations[0].t) THEN 'STOP'
+    WHEN NOT EXISTS(steps, s -> s.moved) THEN 'STALL'
+    WHEN NOT EXISTS(steps, s -> s.lag_down) THEN 'WARN'
+    ELSE 'OK'
+  END AS status
+FROM pairs
+"""
+
+def evaluate(session: Any, raw: Any) -> Any:
+    raw.createOrReplaceTempView("lag_rows")
+    return session.sql(EVALUATE_SQL)
+
+
+LATEST_BY_GROUP_SQL = """
+WITH latest AS (
+  SELECT `group`, source, MAX_BY(lag, time_ms) AS lag, MAX_BY(status, time_ms) AS status
+  FROM evaluated GROUP BY `group`, source, topic, `partition`
+)
+SELECT `group`, source, SUM(GREATEST(COALESCE(lag, 0), 0)) AS lag,
+       COLLECT_SET(COALESCE(status, 'OK')) AS statuses
+FROM latest GROUP BY `group`, source
+"""
+
+OVER_TIME_SQL = """
+SELECT `group`, source, time_ms, SUM(GREATEST(COALESCE(lag, 0), 0)) AS lag,
+       COLLECT_SET(COALESCE(status, 'UNKNOWN')) AS statuses
+FROM evaluated GROUP BY `group`, source, time_ms
+"""
+
+
+def group_views(session: Any, evaluated: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per group: its latest lag and statuses; and its lag and statuses at every snapshot time."""
+    evaluated.createOrReplaceTempView("evaluated")
+    latest = [row.asDict() for row in session.sql(LATEST_BY_GROUP_SQL).collect()]
+    over_time = [
+        row.asDict() for row in session.sql(OVER_TIME_SQL).orderBy("group", "source", "time_ms").collect()
+    ]
+    return latest, over_time

@@ -1,0 +1,220 @@
+"""What a batch run leaves in its output directory (documented in docs/batch.md):
+
+findings.jsonl + findings/ (Parquet)   one row per finding
+stuck.jsonl                            threads stuck in the same frames across consecutive dumps
+lag.jsonl + lag/ (Parquet)             one row per (group, topic, partition, snapshot)
+quarantine.jsonl                       each input that could not be read, and why
+summary.json                           counts, rules by where they fire, stuck frames, worst hosts/groups
+report.html                            one self-contained page with charts
+
+JSON lines are sorted and written with sorted keys, so the same inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from kafkadiag.pipeline import lag_sql, report_html, stuck
+
+SUMMARY_SCHEMA = "kafkadiag.batch.summary"
+SCHEMA_VERSION = 1
+SEVERITY_RANK = {"error": 2, "warning": 1, "info": 0}
+STATUS_RANK = {"OK": 0, "WARN": 1, "STALL": 2, "STOP": 3, "REWIND": 4, "ERR": 5}
+
+THREAD_SCHEMA = (
+    "process string, unit string, source string, dump_index int, dump_time double, thread string, "
+    "nid string, why string, stack_id string, top_frame string"
+)
+FINDING_SCHEMA = (
+    "id string, unit string, kind string, host string, pid long, process string, dump_time double, "
+    "rule string, name string, severity string, title string, message string, threads array<string>, "
+    "evidence array<struct<source:string,line:long,text:string>>, remedy string, series string, "
+    "dumps array<int>, details_json string"
+)
+
+
+def json_line(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def write_lines(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    count = 0
+    with open(path, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json_line(row))
+            count += 1
+    return count
+
+
+def write_all(
+    session: Any,
+    directory: Path,
+    dump_results: list[dict[str, Any]],
+    lag_result: dict[str, Any],
+    missing: list[dict[str, str]],
+    units: int,
+) -> dict[str, Any]:
+    findings = sorted(
+        (row for result in dump_results for row in result["findings"]),
+        key=lambda row: (row["unit"], row["series"], row["rule"], row["id"]),
+    )
+    write_lines(directory / "findings.jsonl", findings)
+    session.createDataFrame(
+        [{**row, "details_json": json.dumps(row["details"], sort_keys=True)} for row in findings] or [],
+        schema=FINDING_SCHEMA,
+    ).write.parquet(str(directory / "findings"))
+
+    episodes = _stuck_episodes(session, dump_results)
+    write_lines(directory / "stuck.jsonl", episodes)
+
+    lag_frame = lag_result["frame"]
+    lag_rows = 0
+    latest_groups: list[dict[str, Any]] = []
+    lag_over_time: list[dict[str, Any]] = []
+    if lag_frame is None:
+        (directory / "lag.jsonl").write_text("")
+    else:
+        lag_frame = lag_frame.cache()
+        lag_frame.write.parquet(str(directory / "lag"))
+        lag_rows = write_spark_json_lines(lag_frame, directory / "lag.jsonl", lag_sql.OUTPUT_ORDER)
+        latest_groups, lag_over_time = lag_sql.group_views(session, lag_frame)
+
+    quarantined = sorted(
+        [
+            *missing,
+            *(entry for result in dump_results for entry in result["quarantine"]),
+            *lag_result["quarantine"],
+        ],
+        key=lambda entry: (entry["path"], entry["reason"]),
+    )
+    write_lines(directory / "quarantine.jsonl", quarantined)
+
+    dumps = sum(result["dumps"] for result in dump_results)
+    summary = build_summary(
+        units, dumps, findings, episodes, lag_rows, latest_groups, quarantined, dump_results
+    )
+    with open(directory / "summary.json", "w", encoding="utf-8") as handle:
+        json.dump(summary, handle, ensure_ascii=False, sort_keys=True, indent=1)
+        handle.write("\n")
+    (directory / "report.html").write_text(
+        report_html.render(summary, findings, episodes, lag_over_time), "utf-8"
+    )
+    return {
+        "units": units,
+        "dumps": dumps,
+        "findings": len(findings),
+        "quarantined": len(quarantined),
+        "lag_rows": lag_rows,
+        "worst_severity": summary["worst_severity"],
+    }
+
+
+def _stuck_episodes(session: Any, dump_results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = [row for result in dump_results for row in result["threads"]]
+    if not rows:
+        return []
+    session.createDataFrame(rows, schema=THREAD_SCHEMA).createOrReplaceTempView("threads")
+    return [row.asDict() for row in session.sql(stuck.EPISODES_SQL).orderBy(*stuck.EPISODE_ORDER).collect()]
+
+
+def build_summary(
+    units: int,
+    dumps: int,
+    findings: list[dict[str, Any]],
+    episodes: list[dict[str, Any]],
+    lag_rows: int,
+    latest_groups: list[dict[str, Any]],
+    quarantined: list[dict[str, Any]],
+    dump_results: list[dict[str, Any]],
+) -> dict[str, Any]:
+    worst = max((row["severity"] for row in findings), key=SEVERITY_RANK.__getitem__, default=None)
+    rules: dict[str, dict[str, Any]] = {}
+    for row in findings:
+        entry = rules.setdefault(
+            row["rule"], {"name": row["name"], "severity": row["severity"], "findings": 0, "processes": set()}
+        )
+        entry["findings"] += 1
+        entry["processes"].add(row["process"])
+    frames = collections.Counter(episode["top_frame"] for episode in episodes)
+    return {
+        "schema": SUMMARY_SCHEMA,
+        "version": SCHEMA_VERSION,
+        "counts": {
+            "inputs": units,
+            "dumps": dumps,
+            "bytes": sum(result["bytes"] for result in dump_results),
+            "findings": len(findings),
+            "stuck_threads": len(episodes),
+            "lag_rows": lag_rows,
+            "quarantined": len(quarantined),
+        },
+        "worst_severity": worst,
+        "findings_by_severity": dict(
+            sorted(collections.Counter(row["severity"] for row in findings).items())
+        ),
+        "rules": {code: _where(entry) for code, entry in sorted(rules.items())},
+        "stuck_frames": [{"frame": frame, "threads": count} for frame, count in _most_common(frames, 20)],
+        "worst_hosts": _worst_hosts(findings),
+        "worst_groups": _worst_groups(latest_groups),
+    }
+
+
+def _where(entry: dict[str, Any], limit: int = 20) -> dict[str, Any]:
+    """A rule's count and the processes it fires in (the first `limit`, and how many in all)."""
+    processes = sorted(entry["processes"])
+    return {**entry, "processes": processes[:limit], "process_count": len(processes)}
+
+
+def _most_common(counter: collections.Counter[str], limit: int) -> Iterator[tuple[str, int]]:
+    yield from sorted(counter.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def _worst_hosts(findings: list[dict[str, Any]], limit: int = 20) -> list[dict[str, Any]]:
+    by_host: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for row in findings:
+        by_host[row["host"] or row["process"]][row["severity"]] += 1
+    ranked = sorted(
+        by_host.items(),
+        key=lambda item: (-item[1]["error"], -item[1]["warning"], -sum(item[1].values()), item[0]),
+    )
+    return [{"host": host, "findings": dict(sorted(counts.items()))} for host, counts in ranked[:limit]]
+
+
+def _worst_groups(latest_groups: list[dict[str, Any]], limit: int = 20) -> list[dict[str, Any]]:
+    ranked = []
+    for entry in latest_groups:
+        status = max(entry["statuses"], key=lambda value: STATUS_RANK.get(value, 0), default="OK")
+        ranked.append(
+            {"group": entry["group"], "source": entry["source"], "lag": entry["lag"], "status": status}
+        )
+    ranked.sort(
+        key=lambda entry: (
+            -STATUS_RANK.get(entry["status"], 0),
+            -entry["lag"],
+            entry["group"],
+            entry["source"],
+        )
+    )
+    return ranked[:limit]
+
+
+def write_spark_json_lines(frame: Any, path: Path, order: list[str]) -> int:
+    """Large outputs are written by Spark, not the driver: one sorted partition, keys in sorted
+    order, nulls kept, then the single part file renamed to `path`."""
+    staging = path.with_name(path.name + ".parts")
+    (
+        frame.select(*sorted(frame.columns))
+        .repartition(1)
+        .sortWithinPartitions(*order)
+        .write.option("ignoreNullFields", "false")
+        .json(str(staging))
+    )
+    (part,) = sorted(staging.glob("part-*"))
+    part.rename(path)
+    shutil.rmtree(staging)
+    return int(frame.count())

@@ -1,0 +1,91 @@
+"""The Spark session a batch run uses: embedded local mode by default, any cluster with --master.
+
+Executors run this interpreter (PYSPARK_PYTHON), so they import the same kafkadiag; on a cluster
+kafkadiag's package is also shipped to them as a zip, so nodes without it installed run it too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_MASTER = "local[*]"
+# Quiet, loopback-only, UTC: the job's output must not depend on the machine's timezone.
+DEFAULT_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "8",
+    # Local mode runs every task in the driver: the default 1 GB spills a 10^6-row history to disk.
+    "spark.driver.memory": "2g",
+}
+
+
+def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
+    from kafkadiag.errors import SparkUnavailableError
+
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as error:
+        raise SparkUnavailableError("pyspark is not installed") from error
+    # Under spark-submit the JVM is already launched with its own master: keep it.
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ and master is None
+    master = master or DEFAULT_MASTER
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = SparkSession.builder.appName("kafkadiag batch")
+    if not submitted:
+        builder = builder.master(master)
+    settings = {**DEFAULT_CONF, **dict(conf)}
+    settings.setdefault("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_quiet_log4j()}")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    try:
+        session = builder.getOrCreate()
+    except Exception as error:  # noqa: BLE001 - py4j and the JVM raise many kinds
+        raise SparkUnavailableError(
+            f"Spark did not start with --master {master}: {_first_line(error)}"
+        ) from error
+    session.sparkContext.setLogLevel("ERROR")
+    if not session.sparkContext.master.startswith("local"):
+        session.sparkContext.addPyFile(str(_package_zip()))
+    return session
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _quiet_log4j() -> Path:
+    """Spark's own log lines (WARN at start-up, stage progress) would drown the progress bar."""
+    path = Path(tempfile.gettempdir()) / "kafkadiag-spark-log4j2.properties"
+    if not path.exists():
+        path.write_text(
+            "rootLogger.level = error\n"
+            "rootLogger.appenderRef.stderr.ref = console\n"
+            "appender.console.type = Console\n"
+            "appender.console.name = console\n"
+            "appender.console.target = SYSTEM_ERR\n"
+            "appender.console.layout.type = PatternLayout\n"
+            "appender.console.layout.pattern = spark: %p %c{1}: %m%n\n"
+        )
+    return path
+
+
+def _package_zip() -> Path:
+    import kafkadiag
+
+    package = Path(kafkadiag.__file__).parent
+    target = Path(tempfile.mkdtemp(prefix="kafkadiag-pyfiles-")) / "kafkadiag.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(package.rglob("*.py")):
+            archive.write(path, str(path.relative_to(package.parent)))
+    return target
