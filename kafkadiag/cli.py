@@ -393,6 +393,75 @@ def _lag_target(
     return target
 
 
+@cli.command("diagnose")
+@_connection_options
+@click.option("--pid", "pids", type=int, multiple=True, help="A consumer process: its thread dump "
+              "(jstack -l or py-spy) and, for a JVM, its fetcher metrics (repeatable).")  # fmt: skip
+@click.option("--jmx", default=None, help="The consumer's remote JMX (host:port or service:jmx: URL).")
+@click.option("--jolokia", default=None, help="The consumer's Jolokia agent URL.")
+@click.option("--prometheus", default=None, help="The consumer's Prometheus JMX exporter URL or file.")
+@click.option(
+    "--from", "bundles", multiple=True, help="A capture bundle (kafkadiag capture) or dump file (repeatable)."
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(("error", "warning", "info")),
+    default="warning",
+    show_default=True,
+    help="Exit 1 when a finding of this severity or worse is found.",
+)
+@click.option("--select", multiple=True, help="Run only these rules (code, code prefix like KD8, or name).")
+@click.option("--ignore", multiple=True, help="Do not run these rules (code, code prefix or name).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+def diagnose_command(
+    bootstrap_server: str | None,
+    zookeeper: str | None,
+    command_config: str | None,
+    groups: tuple[str, ...],
+    all_groups: bool,
+    topics: tuple[str, ...],
+    timeout: float,
+    pids: tuple[int, ...],
+    jmx: str | None,
+    jolokia: str | None,
+    prometheus: str | None,
+    bundles: tuple[str, ...],
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    output_format: str,
+    output: str | None,
+) -> int:
+    """One diagnosis from every source: committed offsets and ownership, the consumer's fetcher
+    metrics, its thread dumps; joined by consumer id, fetcher and stream threads, partitions and
+    queue fill into one story (which stream stopped, which fetcher it blocks, which topics starve,
+    MaxLag against the checker lag) and one catalogue of findings (`kafkadiag rules`).
+
+    Exit 0 healthy, 1 a finding at or above --fail-on, 3 a source could not be read.
+    """
+    from kafkadiag.commands.diagnose import run_diagnose
+    from kafkadiag.diagnose.run import DiagnoseOptions
+
+    lag_target = None
+    if bootstrap_server or zookeeper:
+        lag_target = _lag_target(
+            bootstrap_server, zookeeper, command_config, groups, all_groups, topics, timeout
+        )
+    options = DiagnoseOptions(
+        lag_target=lag_target, pids=pids, jmx=jmx, jolokia=jolokia, prometheus=prometheus, bundles=bundles,
+        select=select, ignore=ignore, timeout_s=timeout,
+    )  # fmt: skip
+    return run_diagnose(options, output_format, output, fail_on)
+
+
 # The consumer's own metrics, for `maxlag` and for the fetcher columns of `lag`. Full
 # documentation: docs/maxlag.md.
 

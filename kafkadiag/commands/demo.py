@@ -89,7 +89,6 @@ def healthy_summary(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def run_demo(scenario: str, keep: bool, output_format: str) -> int:
-    from kafkadiag.console import stdout_console
     from kafkadiag.sandbox.scenarios import running_sandbox
 
     steps = DemoSteps()
@@ -100,7 +99,7 @@ def run_demo(scenario: str, keep: bool, output_format: str) -> int:
             sandbox.wait_until_consuming()
             steps.step("Diagnosing the healthy state")
             healthy = run_diagnose(sandbox.diagnose_arguments(), "json")
-            stdout_console().print(f"Before the incident: {healthy_summary(healthy)}\n")
+            steps.step(f"Before the incident: {healthy_summary(healthy)}")
             steps.step(f"Triggering the incident: {sandbox.incident}")
             sandbox.trigger_incident()
             steps.step("Waiting until the stall is visible")

@@ -219,9 +219,12 @@ def compare_with_lag(
     lag_report: Any,
     consumer_config: str | None = None,
     lag_threshold: int | None = None,
+    expected_groups: Sequence[str] = (),
 ) -> MaxLagReport:
     """The comparison against a lag report already computed (no second read of ZooKeeper or the
-    brokers): what `kafkadiag lag --pid/--jmx/--jolokia/--prometheus` adds to its report."""
+    brokers): what `kafkadiag lag --pid/--jmx/--jolokia/--prometheus` adds to its report. When the
+    metrics hold no consumer client at all, `expected_groups` are reported absent (client.id
+    defaults to group.id), as `kafkadiag maxlag --group` does."""
     from kafkadiag.collect.jmx_kafka import consumer_settings, extract_clients
     from kafkadiag.maxlag.compare import compare
 
@@ -240,6 +243,7 @@ def compare_with_lag(
         lag_threshold,
         thread_names_read=reading.source_kind in (SOURCE_PID, SOURCE_JMX)
         and not any("thread names not read" in note for note in reading.notes),
+        expected_clients=() if clients else tuple(expected_groups),
         metrics_source_kind=reading.source_kind,
         metrics_source=reading.source,
         taken_at_ms=reading.read_at_ms,

@@ -33,6 +33,12 @@ class Severity(str, enum.Enum):
 _RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
+# Where a rule runs: over thread dumps (`dump analyze`, and `diagnose`'s dumps), or over what
+# `diagnose` reads from the cluster and the consumer's metrics, joined with the dumps' findings.
+SCOPE_DUMP = "dump"
+SCOPE_CLUSTER = "cluster"
+
+
 class Requirement(str, enum.Enum):
     """Inputs a rule may need beyond a parsed dump."""
 
@@ -42,6 +48,8 @@ class Requirement(str, enum.Enum):
     PYSPY_LOCALS = "py-spy --locals"
     SEVERAL_DUMPS = "several dumps of the same process"
     CPU_TIMES = "per-thread cpu= times (JDK 11+)"
+    LAG = "committed offsets and high watermarks (--zookeeper / --bootstrap-server)"
+    CONSUMER_METRICS = "the consumer's fetcher metrics (--pid of the JVM, --jmx, --jolokia, --prometheus)"
 
 
 class Evidence(NamedTuple):
@@ -94,6 +102,7 @@ class Rule:
     requires: ClassVar[frozenset[Requirement]] = frozenset()
     # Needs only one of these (e.g. a rule that reads Java or Python dumps).
     requires_any: ClassVar[frozenset[Requirement]] = frozenset()
+    scope: ClassVar[str] = SCOPE_DUMP
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

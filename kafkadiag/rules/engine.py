@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from kafkadiag.model import ThreadDump
 from kafkadiag.rules import stacks
-from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
+from kafkadiag.rules.base import SCOPE_DUMP, Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext, available_requirements
 from kafkadiag.rules.registry import RULES, RuleCrashed
 
@@ -89,13 +89,21 @@ def _same_process(earlier: ThreadDump, later: ThreadDump) -> bool:
     return len(before & after) / min(len(before), len(after)) >= SAME_PROCESS_OVERLAP
 
 
-def selected_rules(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Rule]:
-    """Rules chosen by code, code prefix ("KD2") or name; `ignore` wins over `select`."""
+def rule_matches(rule: type[Rule], patterns: Sequence[str]) -> bool:
+    """A code, a code prefix ("KD2") or a name."""
+    return any(rule.code.startswith(p.upper()) or rule.name == p.lower() for p in patterns)
 
-    def matches(rule: type[Rule], patterns: Sequence[str]) -> bool:
-        return any(rule.code.startswith(p.upper()) or rule.name == p.lower() for p in patterns)
 
-    chosen = [rule for rule in RULES if (not select or matches(rule, select)) and not matches(rule, ignore)]
+def is_selected(rule: type[Rule], select: Sequence[str], ignore: Sequence[str]) -> bool:
+    """`ignore` wins over `select`; no `select` means every rule."""
+    return (not select or rule_matches(rule, select)) and not rule_matches(rule, ignore)
+
+
+def selected_rules(
+    select: Sequence[str] = (), ignore: Sequence[str] = (), scope: str = SCOPE_DUMP
+) -> list[Rule]:
+    """The rules of `scope` chosen by code, code prefix ("KD2") or name."""
+    chosen = [rule for rule in RULES if rule.scope == scope and is_selected(rule, select, ignore)]
     return [rule() for rule in chosen if rule is not RuleCrashed]
 
 

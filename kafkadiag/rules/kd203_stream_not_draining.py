@@ -55,6 +55,7 @@ every stream returned by createMessageStreams has a live thread iterating it.
                     [thread.name, fetcher.name],
                     evidence,
                     story=f"Stream thread {thread.name} stopped draining its queue ({stacks.doing(thread)})",
+                    details={"doing": stacks.doing(thread), "fetcher": fetcher.name, "stream_loop": loop},
                 )
             return
         loops = sorted(oldconsumer.stream_loop_functions(streams))

@@ -28,6 +28,24 @@ from kafkadiag.rules.kd404_python_lock_order_inversion import PythonLockOrderInv
 from kafkadiag.rules.kd405_python_lock_reentry import PythonLockReentry
 from kafkadiag.rules.kd501_thread_not_moving import ThreadNotMoving
 from kafkadiag.rules.kd502_busy_threads import BusyThreads
+from kafkadiag.rules.kd601_offset_below_log_start import OffsetBelowLogStart
+from kafkadiag.rules.kd602_offset_above_high_watermark import OffsetAboveHighWatermark
+from kafkadiag.rules.kd603_unreadable_offset import UnreadableOffset
+from kafkadiag.rules.kd604_watermark_unknown import WatermarkUnknown
+from kafkadiag.rules.kd605_malformed_registration import MalformedRegistration
+from kafkadiag.rules.kd606_offsets_without_consumer import OffsetsWithoutConsumer
+from kafkadiag.rules.kd607_unregistered_owner import UnregisteredOwner
+from kafkadiag.rules.kd608_no_owner import NoOwner
+from kafkadiag.rules.kd609_idle_threads import IdleThreads
+from kafkadiag.rules.kd610_subscription_mismatch import SubscriptionMismatch
+from kafkadiag.rules.kd611_owned_without_offset import OwnedWithoutOffset
+from kafkadiag.rules.kd701_streams_not_draining import StreamsNotDraining
+from kafkadiag.rules.kd702_fetch_bound import FetchBound
+from kafkadiag.rules.kd703_consumer_behind import ConsumerBehind
+from kafkadiag.rules.kd704_fetcher_stale import FetcherStale
+from kafkadiag.rules.kd705_fetcher_absent import FetcherAbsent
+from kafkadiag.rules.kd801_old_consumer_stall_explained import OldConsumerStallExplained
+from kafkadiag.rules.kd802_python_consumer_stall_explained import PythonConsumerStallExplained
 
 RULES: tuple[type[Rule], ...] = (
     RuleCrashed,
@@ -55,6 +73,24 @@ RULES: tuple[type[Rule], ...] = (
     PythonLockReentry,
     ThreadNotMoving,
     BusyThreads,
+    OffsetBelowLogStart,
+    OffsetAboveHighWatermark,
+    UnreadableOffset,
+    WatermarkUnknown,
+    MalformedRegistration,
+    OffsetsWithoutConsumer,
+    UnregisteredOwner,
+    NoOwner,
+    IdleThreads,
+    SubscriptionMismatch,
+    OwnedWithoutOffset,
+    StreamsNotDraining,
+    FetchBound,
+    ConsumerBehind,
+    FetcherStale,
+    FetcherAbsent,
+    OldConsumerStallExplained,
+    PythonConsumerStallExplained,
 )
 
 # Codes of rules that were removed: never to be given to a new rule (a CI filter may name them).

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import queue
+import selectors
 import sys
 import threading
 import time
@@ -83,7 +84,14 @@ def poll_loop(consumer: Any, handoff: queue.Queue[Any], progress: Progress) -> N
 
 
 def serve_commands(gateway: PaymentGateway, handoff: queue.Queue[Any], progress: Progress) -> None:
-    for line in sys.stdin:
+    # Waiting in a selector, as an event loop waits, so a thread dump shows this thread idle.
+    selector = selectors.DefaultSelector()
+    selector.register(sys.stdin, selectors.EVENT_READ)
+    while True:
+        selector.select()
+        line = sys.stdin.readline()
+        if not line:
+            return
         command = line.strip()
         if command == "hang":
             gateway.hung.set()

@@ -3,6 +3,8 @@ over real topics with real records in a real broker; watermarks cross-checked wi
 
 from __future__ import annotations
 
+import json
+
 from tests.infra import workload
 from tests.infra.cli import group_of, partitions_of, run, run_json
 from tests.infra.workload import Cluster
@@ -38,6 +40,11 @@ def test_old_consumer_lag_agrees_with_zookeeper_and_librdkafka(cluster: Cluster)
     assert summary["total_lag"] == 6 and summary["findings"] == []
     assert document["sources"] == {"zookeeper": cluster.zookeeper}
     assert document["stats"]["zookeeper_round_trips"] <= 5
+    # AND `diagnose` finds nothing wrong with this group (no KD6xx finding): exit 0
+    code, out, err = run(
+        ["diagnose", "--zookeeper", cluster.zookeeper, "--group", group.group, "--format", "json"]
+    )
+    assert code == 0 and json.loads(out)["findings"] == [], out + err
 
 
 def test_ownership_problems_are_each_named_with_their_znodes(cluster: Cluster) -> None:
@@ -63,8 +70,6 @@ def test_ownership_problems_are_each_named_with_their_znodes(cluster: Cluster) -
     code, out, err = run(
         ["lag", "--zookeeper", cluster.zookeeper, "--group", group.group, "--format", "json"]
     )
-    import json
-
     document = json.loads(out)
     findings = {finding["code"]: finding for finding in group_of(document, group.group)["findings"]}
     # THEN each problem is a finding that quotes the znodes it rests on
@@ -85,6 +90,17 @@ def test_ownership_problems_are_each_named_with_their_znodes(cluster: Cluster) -
     assert findings["idle-threads"]["topic"] == audit
     # and a partition with no offset is not an unreadable one: the read was complete
     assert code == 0, err
+    # AND `diagnose` reports each of them in the one catalogue, with the same facts
+    code, out, err = run(
+        ["diagnose", "--zookeeper", cluster.zookeeper, "--group", group.group, "--format", "json"]
+    )
+    assert code == 1, err
+    diagnosed = {finding["rule"]: finding for finding in json.loads(out)["findings"]}
+    assert {"KD607", "KD608", "KD609", "KD610", "KD611"} <= set(diagnosed), diagnosed
+    assert diagnosed["KD608"]["facts"] == {"group": group.group, "source": "zookeeper", "topic": orders,
+                                           "partitions": [2]}  # fmt: skip
+    assert any(f"{base}/owners/{orders}/3" in item["text"] for item in diagnosed["KD607"]["evidence"])
+    assert diagnosed["KD609"]["severity"] == "info" and diagnosed["KD607"]["severity"] == "error"
 
 
 def test_group_with_offsets_and_no_live_consumer(cluster: Cluster) -> None:
@@ -103,6 +119,12 @@ def test_group_with_offsets_and_no_live_consumer(cluster: Cluster) -> None:
     assert [finding["code"] for finding in summary["findings"]] == ["offsets-without-consumer"]
     assert summary["total_lag"] == 3
     assert all(entry["owner"] is None for entry in summary["partitions"])
+    # AND `diagnose` says the same in the one catalogue: KD606, a warning (exit 1 at --fail-on warning)
+    code, out, err = run(
+        ["diagnose", "--zookeeper", cluster.zookeeper, "--group", group.group, "--format", "json"]
+    )
+    assert code == 1, err
+    assert [finding["rule"] for finding in json.loads(out)["findings"]] == ["KD606"]
 
 
 def test_all_groups_in_a_chroot_with_a_topic_filter(cluster: Cluster) -> None:

@@ -123,7 +123,10 @@ def test_no_command_changes_zookeeper_or_any_group(
             "junit",
         ],
         ["lag", "--bootstrap-server", bootstrap, "--group", workload.unique("unknown")],
-    ]
+        ["diagnose", "--bootstrap-server", bootstrap, "--zookeeper", zk, "--group", old.group,
+         "--group", live, "--group", idle, "--format", "json"],
+        ["batch", str(record_dir), "--out", str(tmp_path / "batch")],
+    ]  # fmt: skip
     every_request: list[str] = []
     with workload.new_consumer(bootstrap, live, [topic]) as member:
         member.consume(3)

@@ -28,13 +28,15 @@ from ..conftest import CAPTURED
 CASES = Path(__file__).parent / "cases"
 
 
-def load_cases(kind: str) -> list[tuple[str, dict]]:
+def load_cases(kind: str, tests: bool = False) -> list[tuple[str, dict]]:
+    """Dump cases (a fixture), or with `tests` the cluster rules' cases (a test node id)."""
     cases = []
     for path in sorted(CASES.glob("KD*.toml")):
         with path.open("rb") as handle:
             data = tomllib.load(handle)
         for number, case in enumerate(data.get(kind, [])):
-            cases.append((f"{path.stem}-{kind}-{number}", {"code": path.stem, **case}))
+            if ("test" in case) == tests:
+                cases.append((f"{path.stem}-{kind}-{number}", {"code": path.stem, **case}))
     return cases
 
 
@@ -84,8 +86,32 @@ def test_pass_case_stays_quiet(case_id: str, case: dict) -> None:
     assert not findings, [f.message for f in findings]
 
 
+@pytest.mark.parametrize(
+    ("case_id", "case"),
+    load_cases("fail", tests=True) + load_cases("pass", tests=True),
+    ids=[c[0] for c in load_cases("fail", tests=True) + load_cases("pass", tests=True)],
+)
+def test_cluster_rule_cases_name_tests_that_check_the_rule(case_id: str, case: dict) -> None:
+    """A cluster rule's fail case names a test that asserts its code; a pass case, a test that
+    asserts a diagnosis without it (no findings, or other codes only)."""
+    import ast
+
+    from ..conftest import REPO
+
+    path, _, name = case["test"].partition("::")
+    text = (REPO / path).read_text(encoding="utf-8")
+    (function,) = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef) and n.name == name]
+    source = ast.get_source_segment(text, function) or ""
+    rule = rule_by_code(case["code"])
+    assert rule is not None and rule.scope == "cluster"
+    if "-fail-" in case_id:
+        assert case["code"] in text, f"{case['test']} does not assert {case['code']}"
+    else:
+        assert "diagnose" in source and ("== []" in source or "ExitCode.OK" in source), case
+
+
 def test_every_rule_has_at_least_one_fail_and_one_pass_case() -> None:
-    fail_codes = {case["code"] for _, case in load_cases("fail")}
-    pass_codes = {case["code"] for _, case in load_cases("pass")}
+    fail_codes = {case["code"] for _, case in load_cases("fail") + load_cases("fail", tests=True)}
+    pass_codes = {case["code"] for _, case in load_cases("pass") + load_cases("pass", tests=True)}
     missing = [rule.code for rule in RULES if rule.code not in fail_codes or rule.code not in pass_codes]
     assert not missing, f"rules without a fail and a pass case: {missing}"

@@ -1,0 +1,105 @@
+"""Thread dumps of a running process, taken with the tool that fits it: `jstack -l` (from the
+target JVM's own JDK where it has one) for a JVM, `py-spy dump` for Python. Read-only: both only
+read the process's threads (jstack through the JVM's attach mechanism, py-spy through ptrace)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from kafkadiag.errors import InputUnreadableError
+
+JVM = "jvm"
+PYTHON = "python"
+
+
+class ThreadDumpError(InputUnreadableError):
+    HELP_TEXT = "Run kafkadiag as the process's user (or root), and check that the process still runs."
+
+
+@dataclass(frozen=True)
+class LiveDump:
+    pid: int
+    runtime: str  # JVM or PYTHON
+    tool: str  # the command line that took it, for the report
+    text: str
+
+
+def runtime_of(pid: int) -> tuple[str, str | None]:
+    """(JVM or PYTHON, the executable's path when readable)."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        name = process.name().lower()
+        try:
+            exe: str | None = process.exe()
+        except (psutil.AccessDenied, psutil.ZombieProcess):
+            exe = None
+    except psutil.NoSuchProcess:
+        raise ThreadDumpError(
+            f"no process {pid}", help_text="`kafkadiag ps` lists the consumer processes."
+        ) from None
+    except psutil.AccessDenied:
+        raise ThreadDumpError(f"process {pid} cannot be inspected by this user") from None
+    base = os.path.basename(exe or name).lower()
+    if base.startswith("java") or name.startswith("java"):
+        return JVM, exe
+    if base.startswith("python") or name.startswith("python"):
+        return PYTHON, exe
+    raise ThreadDumpError(
+        f"process {pid} ({name}) is neither a JVM nor a Python interpreter",
+        help_text="Name the consumer's process: `kafkadiag ps` lists them.",
+    )
+
+
+def jstack_for(java_exe: str | None) -> str:
+    """The target JVM's own jstack (its version matches), else JAVA_HOME's, else the PATH's."""
+    candidates = []
+    if java_exe:
+        candidates.append(os.path.join(os.path.dirname(java_exe), "jstack"))
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(os.path.join(os.environ["JAVA_HOME"], "bin", "jstack"))
+    for candidate in candidates:
+        if os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which("jstack")
+    if found is None:
+        raise ThreadDumpError(
+            "jstack was not found (the target JVM is a JRE, and no JDK is on PATH or in JAVA_HOME)",
+            help_text="Install a JDK of the target's version, or set JAVA_HOME to one.",
+        )
+    return found
+
+
+def py_spy() -> str:
+    beside = os.path.join(os.path.dirname(sys.executable), "py-spy")
+    found = beside if os.access(beside, os.X_OK) else shutil.which("py-spy")
+    if found is None:
+        raise ThreadDumpError("py-spy was not found", help_text="Install it: pip install py-spy.")
+    return found
+
+
+def take_dump(pid: int, timeout_s: float = 30.0) -> LiveDump:
+    runtime, exe = runtime_of(pid)
+    argv = [jstack_for(exe), "-l", str(pid)] if runtime == JVM else [py_spy(), "dump", "--pid", str(pid)]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise ThreadDumpError(
+            f"{os.path.basename(argv[0])} did not answer within {timeout_s:.0f} s for pid {pid}"
+        ) from None
+    if done.returncode != 0 or not done.stdout.strip():
+        reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        help_text = None
+        if "ptrace" in done.stderr.lower() or "permission" in done.stderr.lower():
+            help_text = (
+                "Run as the process's user or root; ptrace may be restricted "
+                "(sysctl kernel.yama.ptrace_scope=0, or CAP_SYS_PTRACE)."
+            )
+        raise ThreadDumpError(f"{' '.join(argv)} failed: {reason[0]}", help_text=help_text)
+    tool = "jstack -l" if runtime == JVM else "py-spy dump"
+    return LiveDump(pid, runtime, tool, done.stdout)

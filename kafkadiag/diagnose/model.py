@@ -1,0 +1,42 @@
+"""What `diagnose` returns: the story, the findings with where they came from, and each source's
+state. Plain frozen data, reported by kafkadiag.report.diagnosis_*."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kafkadiag.rules.base import Finding, Severity
+
+if TYPE_CHECKING:
+    from kafkadiag.lag.model import LagReport
+
+SOURCE_LAG = "lag"
+SOURCE_DUMP = "dump"
+SOURCE_METRICS = "metrics"
+SOURCE_JOINED = "joined"
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    kind: str  # SOURCE_LAG, SOURCE_DUMP, SOURCE_METRICS
+    target: str  # "zookeeper 127.0.0.1:2181", "pid 4711 (jstack -l)", "bundle DIR" ...
+    ok: bool
+    detail: str  # what was read, or why not
+    help_text: str = ""
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    verdict: str
+    narrative: tuple[str, ...]
+    findings: tuple[tuple[str, Finding], ...]  # (source kind, finding), the joined ones first
+    sources: tuple[SourceStatus, ...]
+    lag: LagReport | None
+
+    def worst(self) -> Severity | None:
+        return max((finding.severity for _, finding in self.findings), key=lambda s: s.rank, default=None)
+
+    @property
+    def complete(self) -> bool:
+        return all(source.ok for source in self.sources)

@@ -1,0 +1,82 @@
+"""The story a diagnosis starts with: the joined findings' explanations first; else what the
+sources show, healthy or not; and what could not be read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kafkadiag.diagnose.model import SourceStatus
+from kafkadiag.rules.base import Finding, Severity
+
+
+def compose(
+    joined: Sequence[Finding],
+    findings: Sequence[tuple[str, Finding]],
+    sources: Sequence[SourceStatus],
+    lag: Any,
+    dump_report: Any,
+    metrics: Sequence[Any],
+) -> tuple[str, list[str]]:
+    lines: list[str] = [finding.message for finding in joined]
+    worst = max((f.severity for _, f in findings), key=lambda s: s.rank, default=None)
+    if not joined:
+        if dump_report is not None and worst is not None:
+            lines.append(dump_report.verdict)
+        lines.extend(_lag_lines(lag))
+        lines.extend(_metrics_lines(metrics))
+    unread = [source for source in sources if not source.ok]
+    for source in unread:
+        lines.append(f"Not read: {source.target}: {source.detail}.")
+    if worst is Severity.ERROR:
+        verdict = "Stalled: " + (joined[0].story if joined else _first_story(findings))
+    elif worst is Severity.WARNING:
+        verdict = "At risk: " + _first_story(findings)
+    elif unread:
+        verdict = "Incomplete: no problem in what was read, but not every source could be read"
+    else:
+        verdict = "Healthy: " + _healthy_summary(lag, dump_report, metrics)
+    return verdict, lines
+
+
+def _first_story(findings: Sequence[tuple[str, Finding]]) -> str:
+    ranked = sorted((f for _, f in findings), key=lambda f: -f.severity.rank)
+    top = ranked[0]
+    return top.story or top.title
+
+
+def _lag_lines(lag: Any) -> list[str]:
+    if lag is None:
+        return []
+    lines = []
+    for group in lag.groups:
+        if not group.exists:
+            lines.append(f"Group {group.group}: not found ({group.source}).")
+            continue
+        lines.append(
+            f"Group {group.group} ({group.source}, {group.state or 'state unknown'}): lag "
+            f"{group.total_lag} over {len(group.partitions)} partition(s), max {group.max_lag}."
+        )
+    return lines
+
+
+def _metrics_lines(metrics: Sequence[Any]) -> list[str]:
+    return [
+        f"Consumer {client.client_id} ({read.source}): {client.title}; MaxLag {client.max_lag}, "
+        f"checker lag {client.checker_lag_total}."
+        for read in metrics
+        for client in read.report.clients
+    ]
+
+
+def _healthy_summary(lag: Any, dump_report: Any, metrics: Sequence[Any]) -> str:
+    parts = []
+    if lag is not None:
+        total = sum(group.total_lag for group in lag.groups)
+        parts.append(f"{len(lag.groups)} group(s), total lag {total}")
+    if dump_report is not None:
+        threads = sum(series.threads for series in dump_report.series)
+        parts.append(f"no stall in the thread dumps ({threads} threads)")
+    if metrics:
+        parts.append("the fetchers keep up")
+    return ", ".join(parts) or "nothing wrong found"

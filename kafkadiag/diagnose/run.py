@@ -1,0 +1,237 @@
+"""Read every source named, run the dump rules and the cluster rules, tell the story.
+
+Each source that fails is recorded with its cause and the rest is still diagnosed: a diagnosis
+with an unreadable source exits 3 but says everything the other sources showed.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kafkadiag.diagnose.live import LiveDump, take_dump
+from kafkadiag.diagnose.model import (
+    SOURCE_DUMP,
+    SOURCE_JOINED,
+    SOURCE_LAG,
+    SOURCE_METRICS,
+    Diagnosis,
+    SourceStatus,
+)
+from kafkadiag.errors import KafkadiagError, UsageError
+from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Severity
+from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
+
+# Bundle files that are not dumps (written by `kafkadiag capture`).
+_NOT_DUMPS = ("manifest.json", ".json", ".csv", ".jsonl")
+
+
+@dataclass(frozen=True)
+class DiagnoseOptions:
+    lag_target: Any = None  # kafkadiag.collect.gather.LagTarget, or None: no cluster named
+    pids: tuple[int, ...] = ()
+    jmx: str | None = None
+    jolokia: str | None = None
+    prometheus: str | None = None
+    bundles: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    timeout_s: float = 10.0
+
+    def validate(self) -> None:
+        if not (self.lag_target or self.pids or self.bundles or self.jmx or self.jolokia or self.prometheus):
+            raise UsageError(
+                "nothing to diagnose: name a cluster (--zookeeper/--bootstrap-server with --group), "
+                "consumer processes (--pid) or capture bundles (--from)"
+            )
+        if self.lag_target is not None:
+            self.lag_target.validate()
+
+
+def diagnose(options: DiagnoseOptions) -> Diagnosis:
+    options.validate()
+    sources: list[SourceStatus] = []
+    lag, lag_source = _read_lag(options, sources)
+    dumps = _read_dumps(options, sources)
+    dump_report = None
+    if dumps:
+        from kafkadiag.rules.engine import analyze
+
+        dump_report = analyze(dumps, options.select, options.ignore)
+    metrics = _read_metrics(options, lag, sources)
+    context = DiagnosisContext(lag, lag_source, tuple(metrics), dump_report)
+    joined, cluster = _cluster_findings(context, options)
+    findings: list[tuple[str, Finding]] = [(SOURCE_JOINED, f) for f in joined]
+    findings += [(SOURCE_METRICS if f.rule.startswith("KD7") else SOURCE_LAG, f) for f in cluster]
+    if dump_report is not None:
+        findings += [(SOURCE_DUMP, f) for f in dump_report.findings]
+    from kafkadiag.diagnose.narrative import compose
+
+    verdict, narrative = compose(joined, findings, sources, lag, dump_report, metrics)
+    return Diagnosis(verdict, tuple(narrative), tuple(findings), tuple(sources), lag)
+
+
+def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[Any, str]:
+    target = options.lag_target
+    if target is None:
+        return None, ""
+    from kafkadiag.collect.gather import Collector
+    from kafkadiag.lag.compute import compute_lag
+
+    named = " and ".join(
+        f"{kind} {address}"
+        for kind, address in (("zookeeper", target.zookeeper), ("brokers", target.bootstrap_servers))
+        if address
+    )
+    try:
+        with Collector(target) as collector:
+            report = compute_lag(collector.snapshot())
+    except KafkadiagError as error:
+        sources.append(SourceStatus(SOURCE_LAG, named, False, error.message, error.help_text))
+        return None, named
+    partitions = sum(len(group.partitions) for group in report.groups)
+    detail = f"{len(report.groups)} group(s), {partitions} partition(s)"
+    problems = [*report.errors, *(e for g in report.groups for e in g.errors)]
+    missing = [g.group for g in report.groups if not g.exists]
+    if missing:
+        problems.append(f"no such group: {', '.join(missing)}")
+    sources.append(
+        SourceStatus(
+            SOURCE_LAG, named, not report.partial, detail + ("; " + "; ".join(problems) if problems else "")
+        )
+    )
+    return report, named
+
+
+def _read_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[Any]:
+    dumps: list[Any] = []
+    for pid in options.pids:
+        try:
+            live = take_dump(pid)
+        except KafkadiagError as error:
+            sources.append(SourceStatus(SOURCE_DUMP, f"pid {pid}", False, error.message, error.help_text))
+            continue
+        parsed = _parse_live(live)
+        sources.append(
+            SourceStatus(
+                SOURCE_DUMP,
+                f"pid {pid} ({live.tool})",
+                True,
+                f"{len(parsed[0].threads) if parsed else 0} threads",
+            )
+        )
+        dumps.extend(parsed)
+    for bundle in options.bundles:
+        dumps.extend(_read_bundle(bundle, sources))
+    return dumps
+
+
+def _parse_live(live: LiveDump) -> list[Any]:
+    """Parsed from a temporary file, then named after the process: evidence reads `pid 4711 (jstack -l)`."""
+    from kafkadiag.dumps import read_dumps
+
+    name = f"pid {live.pid} ({live.tool})"
+    with tempfile.TemporaryDirectory(prefix="kafkadiag-diagnose-") as directory:
+        path = os.path.join(directory, "dump.txt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(live.text)
+        parsed = list(read_dumps(path))
+    return [replace(dump, source=name, pid=dump.pid if dump.pid is not None else live.pid) for dump in parsed]
+
+
+def _bundle_files(bundle: str) -> list[str]:
+    if os.path.isfile(bundle):
+        return [bundle]
+    return [
+        os.path.join(bundle, name)
+        for name in sorted(os.listdir(bundle))
+        if os.path.isfile(os.path.join(bundle, name)) and not name.endswith(_NOT_DUMPS)
+    ]
+
+
+def _read_bundle(bundle: str, sources: list[SourceStatus]) -> list[Any]:
+    from kafkadiag.dumps import read_dumps
+
+    if not os.path.exists(bundle):
+        sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, "no such file or directory"))
+        return []
+    dumps: list[Any] = []
+    for path in _bundle_files(bundle):
+        try:
+            dumps.extend(read_dumps(path))
+        except KafkadiagError as error:
+            sources.append(SourceStatus(SOURCE_DUMP, path, False, error.message, error.help_text))
+    sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", bool(dumps), f"{len(dumps)} dump(s)"))
+    return dumps
+
+
+def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus]) -> list[MetricsRead]:
+    from kafkadiag.commands.maxlag import MetricsSource, compare_with_lag
+    from kafkadiag.diagnose.live import JVM, runtime_of
+
+    wanted: list[tuple[str, MetricsSource]] = []
+    for pid in options.pids:
+        try:
+            if runtime_of(pid)[0] != JVM:
+                continue
+        except KafkadiagError:
+            continue  # already reported with the dump
+        wanted.append((f"pid {pid}", MetricsSource(pid=pid, timeout_s=options.timeout_s)))
+    for kind, value in (
+        ("jmx", options.jmx),
+        ("jolokia", options.jolokia),
+        ("prometheus", options.prometheus),
+    ):
+        if value:
+            wanted.append((f"{kind} {value}", MetricsSource(**{kind: value, "timeout_s": options.timeout_s})))
+    if lag is None:
+        for name, _ in wanted:
+            if options.pids and name.startswith("pid"):
+                continue  # a dump was asked for; the metrics need the checker lag to mean anything
+            sources.append(
+                SourceStatus(SOURCE_METRICS, name, False, "needs --zookeeper/--bootstrap-server and --group")
+            )
+        return []
+    reads = []
+    for name, source in wanted:
+        try:
+            report = compare_with_lag(source, lag, expected_groups=[group.group for group in lag.groups])
+        except KafkadiagError as error:
+            sources.append(SourceStatus(SOURCE_METRICS, name, False, error.message, error.help_text))
+            continue
+        clients = ", ".join(f"{c.client_id}: {c.verdict}" for c in report.clients) or "no consumer client"
+        sources.append(SourceStatus(SOURCE_METRICS, name, True, clients))
+        reads.append(MetricsRead(name, report))
+    return reads
+
+
+def _cluster_findings(
+    context: DiagnosisContext, options: DiagnoseOptions
+) -> tuple[list[Finding], list[Finding]]:
+    from kafkadiag.rules.engine import selected_rules
+
+    joined: list[Finding] = []
+    cluster: list[Finding] = []
+    for rule in selected_rules(options.select, options.ignore, scope=SCOPE_CLUSTER):
+        try:
+            found = list(rule.check(context))
+        except Exception as error:  # noqa: BLE001 - a crashing rule must not hide the others
+            found = [_crashed(rule.code, error)]
+        (joined if rule.code.startswith("KD8") else cluster).extend(found)
+    order = lambda finding: (-finding.severity.rank, finding.rule)  # noqa: E731
+    return sorted(joined, key=order), sorted(cluster, key=order)
+
+
+def _crashed(code: str, error: Exception) -> Finding:
+    from kafkadiag.rules.registry import RuleCrashed
+
+    return RuleCrashed().finding(
+        f"rule {code} failed: {type(error).__name__}: {error}", (), [Evidence("kafkadiag", None, repr(error))]
+    )
+
+
+def severities_at_least(findings: Iterable[tuple[str, Finding]], threshold: Severity) -> Sequence[Finding]:
+    return [finding for _, finding in findings if finding.severity.at_least(threshold)]

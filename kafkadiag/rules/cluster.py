@@ -1,0 +1,128 @@
+"""Shared by the rules `kafkadiag diagnose` runs over what it read from the cluster and the
+consumer's metrics: the lag engine's and the MaxLag comparison's findings, one vocabulary with the
+dump rules (codes, severities, `rules`, `explain`, `--select/--ignore`).
+
+A rule here turns facts already computed (a lag report, a MaxLag comparison, the dump findings)
+into catalogue findings; like every rule it does no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Requirement, Rule, Severity
+
+if TYPE_CHECKING:
+    from kafkadiag.lag.model import LagReport
+    from kafkadiag.maxlag.model import ClientComparison, MaxLagReport
+    from kafkadiag.rules.engine import Report
+
+
+@dataclass(frozen=True)
+class MetricsRead:
+    """One consumer JVM's (or endpoint's) MaxLag comparison, and where it was read."""
+
+    source: str  # "pid 4711", "jmx host:9999" ...
+    report: MaxLagReport
+
+
+@dataclass(frozen=True)
+class DiagnosisContext:
+    """Everything `diagnose` read, for the cluster rules: no rule reads anything itself."""
+
+    lag: LagReport | None
+    lag_source: str
+    metrics: tuple[MetricsRead, ...]
+    dumps: Report | None
+
+    def clients(self) -> Iterator[tuple[MetricsRead, ClientComparison]]:
+        for read in self.metrics:
+            for client in read.report.clients:
+                yield read, client
+
+    def dump_findings(self, code: str) -> list[Finding]:
+        if self.dumps is None:
+            return []
+        return [finding for finding in self.dumps.findings if finding.rule == code]
+
+
+_SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
+
+
+class ClusterRule(Rule):
+    """A rule over `DiagnosisContext` (abstract: it has no code of its own)."""
+
+    scope = SCOPE_CLUSTER
+    code = "KD000"  # placeholders for the checks of the base class; every subclass sets its own
+    name = "cluster-rule"
+    title = "cluster rule"
+    severity = Severity.INFO
+    explanation = "-"
+    remedy = "-"
+
+    def check(self, context: Any) -> Iterator[Finding]:
+        raise NotImplementedError
+
+
+class LagFindingRule(ClusterRule):
+    """One kind of the lag engine's findings (`lag_code`, docs/lag.md) as a catalogue rule."""
+
+    lag_code: ClassVar[str]
+    requires = frozenset({Requirement.LAG})
+
+    def check(self, context: DiagnosisContext) -> Iterator[Finding]:
+        if context.lag is None:
+            return
+        for group in context.lag.groups:
+            for found in group.findings:
+                if found.code != self.lag_code:
+                    continue
+                where = f"{context.lag_source}, group {group.group} ({group.source})"
+                yield self.finding(
+                    f"group {group.group}: {found.message}",
+                    (),
+                    [Evidence(where, None, line) for line in found.evidence]
+                    or [Evidence(where, None, found.message)],
+                    severity=_SEVERITIES.get(found.severity, self.severity),
+                    details={
+                        "group": group.group,
+                        "source": group.source,
+                        "topic": found.topic,
+                        "partitions": list(found.partitions),
+                    },
+                )
+
+
+class MetricsVerdictRule(ClusterRule):
+    """One unhealthy verdict of the MaxLag comparison (`verdict`, docs/maxlag.md) as a rule."""
+
+    verdict: ClassVar[str]
+    requires = frozenset({Requirement.CONSUMER_METRICS})
+
+    def check(self, context: DiagnosisContext) -> Iterator[Finding]:
+        for read, client in context.clients():
+            if client.verdict != self.verdict:
+                continue
+            yield self.finding(
+                f"client {client.client_id} (group {client.group or 'unknown'}): {client.summary}",
+                [name for name, _ in client.fetcher_threads],
+                [Evidence(f"metrics {read.source}", None, line) for line in client.evidence],
+                remedy=client.remedy,
+                details={
+                    "client_id": client.client_id,
+                    "group": client.group,
+                    "max_lag": client.max_lag,
+                    "fetcher_lag_total": client.fetcher_lag_total,
+                    "checker_lag_total": client.checker_lag_total,
+                    "gap_total": client.gap_total,
+                    "buffer_bound_records": client.bound.records if client.bound else None,
+                    "streams": [
+                        {"topic": s.topic, "thread_id": s.thread_id, "queue_size": s.queue_size,
+                         "capacity": s.capacity, "state": s.state, "partitions": list(s.partitions),
+                         "owner": s.owner}
+                        for s in client.streams
+                    ],
+                },
+            )  # fmt: skip

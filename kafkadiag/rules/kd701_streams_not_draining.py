@@ -1,0 +1,24 @@
+"""KD701: the MaxLag comparison's `streams-not-draining` verdict."""
+
+from __future__ import annotations
+
+from kafkadiag.maxlag.model import VERDICT_STREAMS_NOT_DRAINING
+from kafkadiag.rules.base import Severity
+from kafkadiag.rules.cluster import MetricsVerdictRule
+
+
+class StreamsNotDraining(MetricsVerdictRule):
+    code = "KD701"
+    name = "streams-not-draining"
+    title = "A full stream queue blocks the fetcher (MaxLag small, checker lag growing)"
+    severity = Severity.ERROR
+    verdict = VERDICT_STREAMS_NOT_DRAINING
+    explanation = """
+A stream's FetchQueueSize reached queued.max.message.chunks: its thread stopped taking from it.
+The fetcher blocks in put() on that queue, so MaxLag freezes at a small value while the committed
+offsets fall behind, and every other stream the fetcher serves starves.
+"""
+    remedy = """
+Take a thread dump of the consumer and look at the thread iterating the full stream (`kafkadiag
+diagnose --pid` does both): fix what it is stuck in, or move processing to a worker pool.
+"""

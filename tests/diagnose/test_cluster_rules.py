@@ -1,0 +1,67 @@
+"""The cluster rules' mapping of the lag engine's findings and the MaxLag comparison's verdicts
+into catalogue findings, on reports built here (the detection itself is tested against real
+servers in tests/collect, tests/lag and tests/maxlag; the end-to-end diagnoses in this folder)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkadiag.collect.jmx_kafka import ConsumerSettings
+from kafkadiag.lag.model import Finding as LagFinding
+from kafkadiag.lag.model import GroupLag, LagReport
+from kafkadiag.maxlag.model import ClientComparison, MaxLagReport
+from kafkadiag.rules.base import Severity
+from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
+from kafkadiag.rules.engine import selected_rules
+
+LAG_CODES = {
+    "KD601": "offset-below-log-start",
+    "KD602": "offset-above-high-watermark",
+    "KD603": "unreadable-offset",
+    "KD604": "watermark-unknown",
+    "KD605": "malformed-registration",
+}
+
+
+def lag_report(*findings: LagFinding) -> LagReport:
+    group = GroupLag("g1", "zookeeper", "Active", (), (), (), 0, None, tuple(findings), ())
+    return LagReport(0, (), (group,), (), ())
+
+
+def client(verdict: str) -> ClientComparison:
+    return ClientComparison(
+        client_id="c1", consumer="new", naming="0.9+", group="g1", verdict=verdict, summary="behind",
+        evidence=("records-lag-max = 900",), remedy="dump the poll loop", max_lag=900, max_lag_source="x",
+        min_fetch_rate=None, partitions=(), streams=(), fetcher_lag_total=900, checker_lag_total=950,
+        gap_total=50, bound=None, settings=ConsumerSettings(()), lag_threshold=100,
+        lag_threshold_source="default",
+    )  # fmt: skip
+
+
+def run(code: str, context: DiagnosisContext) -> list:
+    (rule,) = [rule for rule in selected_rules(select=[code], scope="cluster")]
+    return list(rule.check(context))
+
+
+@pytest.mark.parametrize("code", sorted(LAG_CODES))
+def test_each_lag_finding_becomes_its_rule_with_its_own_severity(code: str) -> None:
+    found = LagFinding(
+        LAG_CODES[code], "warning", "g1", "what happened", "t1", (0, 3), ("/consumers/g1/x = 1",)
+    )
+    other = LagFinding("no-owner", "error", "g1", "unrelated", "t1", (1,))
+    context = DiagnosisContext(lag_report(found, other), "zookeeper z:2181", (), None)
+    (finding,) = run(code, context)
+    assert finding.severity is Severity.WARNING and finding.message == "group g1: what happened"
+    assert finding.details == {"group": "g1", "source": "zookeeper", "topic": "t1", "partitions": [0, 3]}
+    assert finding.evidence[0].source == "zookeeper z:2181, group g1 (zookeeper)"
+    assert run(code, DiagnosisContext(lag_report(other), "z", (), None)) == []
+    assert run(code, DiagnosisContext(None, "", (), None)) == []
+
+
+def test_consumer_behind_verdict_is_kd703_and_healthy_is_nothing() -> None:
+    report = MaxLagReport(0, "pid", "pid 1", (client("consumer-behind"), client("healthy")))
+    context = DiagnosisContext(None, "", (MetricsRead("pid 1", report),), None)
+    (finding,) = run("KD703", context)
+    assert finding.details["client_id"] == "c1" and finding.details["max_lag"] == 900
+    assert finding.evidence[0].source == "metrics pid 1" and finding.remedy == "dump the poll loop"
+    assert all(run(code, context) == [] for code in ("KD701", "KD702", "KD704", "KD705"))
