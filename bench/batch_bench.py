@@ -149,7 +149,8 @@ def main() -> None:
             spark = spark_batch([inputs], root / f"out-{size}", args.master)
             megabytes = total / 1e6
             print(
-                f"{size:>6} dump files, {megabytes:7.1f} MB: plain {plain:7.2f} s ({size / plain:7.1f} files/s, "
+                f"{size:>6} dump files, {megabytes:7.1f} MB: "
+                f"plain {plain:7.2f} s ({size / plain:7.1f} files/s, "
                 f"{megabytes / plain:5.1f} MB/s); spark {spark:7.2f} s ({size / spark:7.1f} files/s, "
                 f"{megabytes / spark:5.1f} MB/s); spark/plain {spark / plain:4.2f}x"
             )
