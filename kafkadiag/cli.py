@@ -71,12 +71,16 @@ def dump() -> None:
 @dump.command("parse")
 @dump_inputs(schema="kafkadiag.dumps")
 def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, output: str | None) -> int:
-    """Show what was understood in FILE... (use - for stdin; gzip is read transparently).
+    """Show what was understood in FILE... (use - for stdin; gzip is read transparently; a
+    `kafkadiag capture` bundle directory stands for its dumps).
 
     Per dump: threads by status, threads with identical stacks, locks with their holders and
     waiters, deadlocks, and the count of lines that were not understood.
     """
+    from kafkadiag.collect.capture import expand_bundles
     from kafkadiag.commands.dump_parse import run_dump_parse
+
+    files = expand_bundles(files)
 
     return reader_may_leave(
         lambda: run_dump_parse(
@@ -129,7 +133,10 @@ def dump_analyze(
     analysed together: findings say in how many dumps they hold, and threads that never move
     are reported.
     """
+    from kafkadiag.collect.capture import expand_bundles
     from kafkadiag.commands.dump_analyze import run_dump_analyze
+
+    files = expand_bundles(files)
 
     return reader_may_leave(
         lambda: run_dump_analyze(
@@ -257,6 +264,48 @@ def batch_command(
     return run_batch_command(
         inputs, out_dir, master, conf, fail_on, select, ignore, output_format, sys.stderr.isatty()
     )
+
+
+@cli.command("ps")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.ps).",
+)
+def ps_command(output_format: str) -> int:
+    """The Kafka consumer processes on this host: JVMs with Kafka client classes or jars (old and
+    new consumers, Kafka Streams, Spring Kafka, Flink, Storm; a fat jar is recognised by its
+    threads' names) and Python processes using kafka-python, confluent-kafka or aiokafka; with
+    the group and client ids their command lines and config files name. Brokers and ZooKeeper
+    servers are not listed. Reads /proc only: the processes are not touched."""
+    from kafkadiag.commands.ps import run_ps
+
+    return run_ps(output_format)
+
+
+@cli.command("capture")
+@click.option("--pid", type=int, required=True, help="The consumer process (a JVM or a Python interpreter).")
+@click.option("--count", type=int, default=3, show_default=True, help="How many thread dumps.")
+@click.option("--interval", type=float, default=2.0, show_default=True, help="Seconds between dumps.")
+@click.option("--out", "out_dir", required=True, help="A new directory for the bundle.")
+@click.option("--jstack", default=None, help="jstack to use (default: the target JVM's own, then PATH's).")
+@click.option("--py-spy", "py_spy", default=None, help="py-spy to use (default: beside python, then PATH's).")
+def capture_command(
+    pid: int, count: int, interval: float, out_dir: str, jstack: str | None, py_spy: str | None
+) -> int:
+    """Capture a consumer process for offline analysis: COUNT thread dumps (jstack -l for a JVM,
+    py-spy for Python) INTERVAL seconds apart, each thread's CPU time at every dump, the fetcher
+    metrics over the JVM's local JMX, and a manifest, into the bundle directory OUT.
+
+    `kafkadiag dump analyze OUT`, `kafkadiag diagnose --from OUT` and `kafkadiag batch` read it.
+    An existing non-empty OUT is refused (exit 2); a failure leaves no bundle (exit 3).
+    """
+    from kafkadiag.commands.capture import run_capture
+
+    return run_capture(pid, out_dir, count, interval, jstack, py_spy, sys.stderr.isatty())
 
 
 def _wants_progress(files: tuple[str, ...]) -> bool:

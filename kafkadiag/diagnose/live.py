@@ -83,9 +83,24 @@ def py_spy() -> str:
     return found
 
 
-def take_dump(pid: int, timeout_s: float = 30.0) -> LiveDump:
+def _tool(path: str) -> str:
+    if not os.access(path, os.X_OK):
+        raise ThreadDumpError(
+            f"{path} is not an executable", help_text="Check the path given with --jstack / --py-spy."
+        )
+    return path
+
+
+def take_dump(
+    pid: int, timeout_s: float = 30.0, jstack: str | None = None, py_spy_path: str | None = None
+) -> LiveDump:
+    """`jstack`/`py_spy_path`: the tool to use instead of the one found."""
     runtime, exe = runtime_of(pid)
-    argv = [jstack_for(exe), "-l", str(pid)] if runtime == JVM else [py_spy(), "dump", "--pid", str(pid)]
+    _same_user_or_root(pid)
+    if runtime == JVM:
+        argv = [_tool(jstack) if jstack else jstack_for(exe), "-l", str(pid)]
+    else:
+        argv = [_tool(py_spy_path) if py_spy_path else py_spy(), "dump", "--pid", str(pid)]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -95,6 +110,8 @@ def take_dump(pid: int, timeout_s: float = 30.0) -> LiveDump:
     if done.returncode != 0 or not done.stdout.strip():
         reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit {done.returncode}"]
         help_text = None
+        if not _alive(pid):
+            raise ThreadDumpError(f"process {pid} exited while its threads were being dumped")
         if "ptrace" in done.stderr.lower() or "permission" in done.stderr.lower():
             help_text = (
                 "Run as the process's user or root; ptrace may be restricted "
@@ -103,3 +120,34 @@ def take_dump(pid: int, timeout_s: float = 30.0) -> LiveDump:
         raise ThreadDumpError(f"{' '.join(argv)} failed: {reason[0]}", help_text=help_text)
     tool = "jstack -l" if runtime == JVM else "py-spy dump"
     return LiveDump(pid, runtime, tool, done.stdout)
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _same_user_or_root(pid: int) -> None:
+    """jstack attaches only to the same user's JVMs, py-spy needs ptrace rights over the process:
+    say so before the tool fails with a less helpful message."""
+    import getpass
+
+    import psutil
+
+    if os.geteuid() == 0:
+        return
+    try:
+        process = psutil.Process(pid)
+        owner_uid, owner = process.uids().effective, process.username()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, KeyError):
+        return
+    if owner_uid != os.geteuid():
+        raise ThreadDumpError(
+            f"process {pid} runs as user {owner}, kafkadiag as {getpass.getuser()}",
+            help_text=f"Run kafkadiag as that user (sudo -u {owner} kafkadiag ...) or as root; py-spy "
+            "also needs ptrace rights (kernel.yama.ptrace_scope, CAP_SYS_PTRACE).",
+        )

@@ -143,8 +143,13 @@ def _parse_live(live: LiveDump) -> list[Any]:
 
 
 def _bundle_files(bundle: str) -> list[str]:
+    from kafkadiag.collect.capture import bundle_dump_files
+
     if os.path.isfile(bundle):
         return [bundle]
+    listed = bundle_dump_files(bundle)
+    if listed is not None:
+        return listed
     return [
         os.path.join(bundle, name)
         for name in sorted(os.listdir(bundle))

@@ -1,6 +1,6 @@
 """The sandbox's Python consumer: a billing service on a kafka-python group consumer.
 
-Run as `python -m kafkadiag.sandbox.billing_consumer --bootstrap B --group G --topic T`. The poll
+Run as `python -m kafkadiag.sandbox.billing_consumer --bootstrap-server B --group G --topic T`. The poll
 loop (on the main thread) hands records to a pool of worker threads through a bounded queue and
 commits what the workers finished. A line `hang` on stdin makes the payment gateway the workers
 call stop answering: the workers sleep in it, the queue fills, and the poll loop blocks in
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     from kafka import KafkaConsumer
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--bootstrap", required=True)
+    parser.add_argument("--bootstrap-server", dest="bootstrap", required=True)
     parser.add_argument("--group", required=True)
     parser.add_argument("--topic", required=True)
     args = parser.parse_args(argv)

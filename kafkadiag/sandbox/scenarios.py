@@ -169,7 +169,7 @@ def running_sandbox(scenario: str, step: Callable[[str], None] = lambda _: None)
                     sys.executable,
                     "-m",
                     "kafkadiag.sandbox.billing_consumer",
-                    "--bootstrap",
+                    "--bootstrap-server",
                     broker.address,
                     "--group",
                     group,

@@ -1,0 +1,51 @@
+"""`kafkadiag capture`: N thread dumps of a process at an interval, per-thread CPU, the fetcher
+metrics and a manifest, as one bundle directory (kafkadiag.collect.capture)."""
+
+from __future__ import annotations
+
+import sys
+
+from kafkadiag.collect.capture import capture
+from kafkadiag.exitcodes import ExitCode
+
+
+def run_capture(
+    pid: int,
+    out_dir: str,
+    count: int,
+    interval_s: float,
+    jstack: str | None,
+    py_spy: str | None,
+    progress: bool,
+) -> int:
+    if not progress:
+        manifest = capture(pid, out_dir, count, interval_s, jstack, py_spy)
+    else:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        from kafkadiag.console import stderr_console
+
+        with Progress(
+            TextColumn(f"capturing pid {pid}"), BarColumn(), MofNCompleteColumn(), console=stderr_console(),
+            transient=True,
+        ) as bar:  # fmt: skip
+            task = bar.add_task("dumps", total=count)
+            manifest = capture(
+                pid,
+                out_dir,
+                count,
+                interval_s,
+                jstack,
+                py_spy,
+                on_dump=lambda done: bar.update(task, completed=done),
+            )
+    failures = "".join(
+        f"; {failure['what']} not read: {failure['error']}" for failure in manifest["failures"]
+    )
+    print(
+        f"{out_dir}: {len(manifest['dumps'])} dump(s) of pid {pid} ({manifest['runtime']}){failures}. "
+        f"Analyse it with: kafkadiag dump analyze {out_dir}"
+    )
+    if failures:
+        print(f"kafkadiag: warning: {failures[2:]}", file=sys.stderr)
+    return int(ExitCode.OK)

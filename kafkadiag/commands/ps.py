@@ -1,0 +1,49 @@
+"""`kafkadiag ps`: the Kafka consumer processes on this host (docs/diagnose.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from kafkadiag.collect.processes import as_json, find_consumers
+from kafkadiag.exitcodes import ExitCode
+
+SCHEMA = "kafkadiag.ps"
+VERSION = 1
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    return (
+        f"{days}d{hours:02d}h"
+        if days
+        else f"{hours}h{minutes:02d}m"
+        if hours
+        else f"{minutes}m{seconds:02d}s"
+    )
+
+
+def run_ps(output_format: str) -> int:
+    consumers = find_consumers()
+    if output_format == "json":
+        document = {"schema": SCHEMA, "version": VERSION, "processes": [as_json(c) for c in consumers]}
+        sys.stdout.write(json.dumps(document, indent=1) + "\n")
+        return int(ExitCode.OK)
+    from kafkadiag.report.safe_text import printable
+    from kafkadiag.report.texttable import render_table
+
+    rows = [
+        [str(c.pid), printable(c.user or "?"), c.kind, str(c.threads), f"{c.cpu_s:.1f}s",
+         f"{c.rss_bytes / 2**20:.0f}M", _duration(c.uptime_s), printable(",".join(c.groups) or "-"),
+         printable(",".join(c.client_ids) or "-"), printable(c.command)]
+        for c in consumers
+    ]  # fmt: skip
+    header = ["PID", "USER", "KIND", "THREADS", "CPU", "RSS", "UPTIME", "GROUPS", "CLIENT-IDS", "COMMAND"]
+    if not rows:
+        sys.stdout.write("No Kafka consumer process found.\n")
+        return int(ExitCode.OK)
+    render_table(sys.stdout, f"Kafka consumer processes ({len(rows)})", header, rows,
+                 caps=[8, 16, 16, 7, 10, 8, 8, 30, 30, 80], right_aligned=(0, 3, 4, 5))  # fmt: skip
+    return int(ExitCode.OK)
