@@ -293,8 +293,15 @@ def ps_command(output_format: str) -> int:
 @click.option("--out", "out_dir", required=True, help="A new directory for the bundle.")
 @click.option("--jstack", default=None, help="jstack to use (default: the target JVM's own, then PATH's).")
 @click.option("--py-spy", "py_spy", default=None, help="py-spy to use (default: beside python, then PATH's).")
+@click.option("--no-metrics", is_flag=True, help="Skip the JVM's fetcher metrics (no JMX agent started).")
 def capture_command(
-    pid: int, count: int, interval: float, out_dir: str, jstack: str | None, py_spy: str | None
+    pid: int,
+    count: int,
+    interval: float,
+    out_dir: str,
+    jstack: str | None,
+    py_spy: str | None,
+    no_metrics: bool,
 ) -> int:
     """Capture a consumer process for offline analysis: COUNT thread dumps (jstack -l for a JVM,
     py-spy for Python) INTERVAL seconds apart, each thread's CPU time at every dump, the fetcher
@@ -305,7 +312,7 @@ def capture_command(
     """
     from kafkadiag.commands.capture import run_capture
 
-    return run_capture(pid, out_dir, count, interval, jstack, py_spy, sys.stderr.isatty())
+    return run_capture(pid, out_dir, count, interval, jstack, py_spy, sys.stderr.isatty(), not no_metrics)
 
 
 def _wants_progress(files: tuple[str, ...]) -> bool:

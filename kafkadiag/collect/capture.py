@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,8 @@ def capture(
         "process_started_at": started_at,
         "tool": {
             "path": tool,
-            "version": tool_version([tool, "--version"] if runtime != JVM else [tool, "-J-version"]),
+            # A JVM's version is in its dump's banner (read below): no second JVM is started for it.
+            "version": None if runtime == JVM else tool_version([tool, "--version"]),
         },
         "count": count,
         "interval_s": interval_s,
@@ -116,9 +118,13 @@ def capture(
         for index in range(1, count + 1):
             if index > 1:
                 time.sleep(interval_s)
-            cpu = thread_cpu(pid)
             taken_at = time.time()
-            dump = take_dump(pid, jstack=jstack, py_spy_path=py_spy_path)
+            # The CPU times are read while the tool dumps: they describe the same moment, and the
+            # capture takes no longer than the dump itself.
+            with ThreadPoolExecutor(max_workers=1) as background:
+                dumping = background.submit(take_dump, pid, jstack=jstack, py_spy_path=py_spy_path)
+                cpu = thread_cpu(pid)
+                dump = dumping.result()
             name = f"dump-{index:03d}.txt"
             (staging / name).write_text(dump.text, encoding="utf-8")
             cpu_name = f"threads-cpu-{index:03d}.json"
@@ -128,6 +134,8 @@ def capture(
             manifest["dumps"].append(
                 {"file": name, "taken_at": taken_at, "tool": dump.tool, "threads_cpu": cpu_name}
             )
+            if manifest["tool"]["version"] is None:
+                manifest["tool"]["version"] = _banner(dump.text)
             on_dump(index)
         if runtime == JVM and with_metrics:
             _capture_metrics(pid, staging, manifest)
@@ -144,6 +152,14 @@ def capture(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return manifest
+
+
+def _banner(text: str) -> str | None:
+    """The JVM as its dump names it: "OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1 mixed mode)"."""
+    for line in text.splitlines()[:5]:
+        if line.startswith("Full thread dump"):
+            return line.removeprefix("Full thread dump ").rstrip(":")
+    return None
 
 
 def _umask() -> int:

@@ -4,6 +4,8 @@ metrics and a manifest, as one bundle directory (kafkadiag.collect.capture)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from kafkadiag.collect.capture import capture
 from kafkadiag.exitcodes import ExitCode
@@ -17,31 +19,23 @@ def run_capture(
     jstack: str | None,
     py_spy: str | None,
     progress: bool,
+    with_metrics: bool = True,
 ) -> int:
+    def take(on_dump: Callable[[int], None] = lambda _: None) -> dict[str, Any]:
+        return capture(pid, out_dir, count, interval_s, jstack, py_spy, with_metrics, on_dump)
+
     if not progress:
-        manifest = capture(pid, out_dir, count, interval_s, jstack, py_spy)
+        manifest = take()
     else:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         from kafkadiag.console import stderr_console
 
-        with Progress(
-            TextColumn(f"capturing pid {pid}"), BarColumn(), MofNCompleteColumn(), console=stderr_console(),
-            transient=True,
-        ) as bar:  # fmt: skip
+        columns = (TextColumn(f"capturing pid {pid}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, console=stderr_console(), transient=True) as bar:
             task = bar.add_task("dumps", total=count)
-            manifest = capture(
-                pid,
-                out_dir,
-                count,
-                interval_s,
-                jstack,
-                py_spy,
-                on_dump=lambda done: bar.update(task, completed=done),
-            )
-    failures = "".join(
-        f"; {failure['what']} not read: {failure['error']}" for failure in manifest["failures"]
-    )
+            manifest = take(lambda done: bar.update(task, completed=done))
+    failures = "".join(f"; {entry['what']} not read: {entry['error']}" for entry in manifest["failures"])
     print(
         f"{out_dir}: {len(manifest['dumps'])} dump(s) of pid {pid} ({manifest['runtime']}){failures}. "
         f"Analyse it with: kafkadiag dump analyze {out_dir}"

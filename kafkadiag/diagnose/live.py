@@ -97,6 +97,19 @@ def take_dump(
     """`jstack`/`py_spy_path`: the tool to use instead of the one found."""
     runtime, exe = runtime_of(pid)
     _same_user_or_root(pid)
+    if runtime == JVM and jstack is None:
+        from kafkadiag.collect.hotspot_attach import AttachError, thread_dump
+
+        try:
+            return LiveDump(pid, runtime, "jstack -l", thread_dump(pid, min(timeout_s, 10.0)))
+        except AttachError as error:
+            if error.listener_absent:  # jstack would send the same signal and wait the same way
+                raise ThreadDumpError(
+                    f"JVM {pid} did not answer the attach request: {error}",
+                    help_text="The JVM may run with -XX:+DisableAttachMechanism or be hung; `kill -3 "
+                    f"{pid}` writes a thread dump to its stdout, which `kafkadiag dump analyze` reads.",
+                ) from None
+            # any other failure: jstack itself says what is wrong, in its own words
     if runtime == JVM:
         argv = [_tool(jstack) if jstack else jstack_for(exe), "-l", str(pid)]
     else:
