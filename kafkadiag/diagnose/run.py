@@ -62,7 +62,11 @@ def diagnose(options: DiagnoseOptions) -> Diagnosis:
 
         dump_report = analyze(dumps, options.select, options.ignore)
     metrics = _read_metrics(options, lag, sources)
-    context = DiagnosisContext(lag, lag_source, tuple(metrics), dump_report)
+    latest = {}
+    for dump in dumps:  # per process (source), the last dump read
+        latest[dump.source] = dump
+    names = tuple(thread.name for dump in latest.values() for thread in dump.threads)
+    context = DiagnosisContext(lag, lag_source, tuple(metrics), dump_report, names)
     joined, cluster = _cluster_findings(context, options)
     findings: list[tuple[str, Finding]] = [(SOURCE_JOINED, f) for f in joined]
     findings += [(SOURCE_METRICS if f.rule.startswith("KD7") else SOURCE_LAG, f) for f in cluster]

@@ -8,6 +8,7 @@ into catalogue findings; like every rule it does no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -36,6 +37,18 @@ class DiagnosisContext:
     lag_source: str
     metrics: tuple[MetricsRead, ...]
     dumps: Report | None
+    # The names of the threads in the dumps (latest dump of each process): heartbeat threads name
+    # their group ("kafka-coordinator-heartbeat-thread | orders", kafka-python's "orders-heartbeat").
+    thread_names: tuple[str, ...] = ()
+
+    def heartbeat_groups(self) -> dict[str, str]:
+        """group -> the name of the heartbeat thread that names it."""
+        found: dict[str, str] = {}
+        for name in self.thread_names:
+            match = HEARTBEAT_THREAD.match(name)
+            if match:
+                found[match.group("java") or match.group("python")] = name
+        return found
 
     def clients(self) -> Iterator[tuple[MetricsRead, ClientComparison]]:
         for read in self.metrics:
@@ -47,6 +60,13 @@ class DiagnosisContext:
             return []
         return [finding for finding in self.dumps.findings if finding.rule == code]
 
+
+# Kafka's Java client (0.10.1+) and kafka-python 2.x: "kafka-coordinator-heartbeat-thread | <group>";
+# early kafka-python 3.0 releases: "<group>-heartbeat". (kafka-python 3.0.12 heartbeats from its I/O
+# thread "kafka-io-<client id>", which names the client, not the group.)
+HEARTBEAT_THREAD = re.compile(
+    r"^kafka-coordinator-heartbeat-thread \| (?P<java>.+)$|^(?P<python>.+)-heartbeat$"
+)
 
 _SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 

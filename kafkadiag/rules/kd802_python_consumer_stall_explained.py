@@ -50,6 +50,7 @@ catch up; commit only what the workers finished.
                     "members": len(group.members),
                     "checker_lag_total": group.total_lag,
                     "partitions": partitions,
+                    "heartbeat_thread": context.heartbeat_groups().get(group.group),
                 }
                 where = f"{context.lag_source}, group {group.group}"
                 evidence = [*blocked.evidence[:6]]

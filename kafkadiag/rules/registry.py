@@ -46,6 +46,7 @@ from kafkadiag.rules.kd704_fetcher_stale import FetcherStale
 from kafkadiag.rules.kd705_fetcher_absent import FetcherAbsent
 from kafkadiag.rules.kd801_old_consumer_stall_explained import OldConsumerStallExplained
 from kafkadiag.rules.kd802_python_consumer_stall_explained import PythonConsumerStallExplained
+from kafkadiag.rules.kd803_new_consumer_stall_explained import NewConsumerStallExplained
 
 RULES: tuple[type[Rule], ...] = (
     RuleCrashed,
@@ -91,6 +92,7 @@ RULES: tuple[type[Rule], ...] = (
     FetcherAbsent,
     OldConsumerStallExplained,
     PythonConsumerStallExplained,
+    NewConsumerStallExplained,
 )
 
 # Codes of rules that were removed: never to be given to a new rule (a CI filter may name them).
