@@ -11,7 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkadiag.collect import kafka as kafka_collector
+from kafkadiag.collect.kafka import client as kafka_client
+from kafkadiag.collect.kafka import scan as kafka_collector
 from kafkadiag.collect import zookeeper as zookeeper_collector
 from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
 from kafkadiag.collect.snapshot import (
@@ -68,7 +69,7 @@ class Collector:
 
     def close(self) -> None:
         if self._client is not None:
-            kafka_collector.close_client(self._client)
+            kafka_client.close_client(self._client)
             self._client = None
 
     def __enter__(self) -> Collector:
@@ -80,8 +81,8 @@ class Collector:
     def _kafka(self, bootstrap: str) -> Any:
         if self._client is None or self._client_bootstrap != bootstrap:
             if self._client is not None:
-                kafka_collector.close_client(self._client)
-            self._client = kafka_collector.open_client(
+                kafka_client.close_client(self._client)
+            self._client = kafka_client.open_client(
                 bootstrap, self.target.client_config, self.target.timeout_s
             )
             self._client_bootstrap = bootstrap

@@ -34,9 +34,16 @@ def java(tmp_path: Path, *options: str) -> subprocess.Popen[str]:
 
 
 def shape(dump: str) -> list[str]:
-    """A dump without what changes from one dump to the next (time, cpu, elapsed, the attach thread)."""
-    lines = [line for line in dump.splitlines() if not re.match(r"^\d{4}-\d\d-\d\d ", line)]
-    return [re.sub(r"(cpu|elapsed)=[\d.]+m?s", "", line) for line in lines if "Attach Listener" not in line]
+    """A dump without what changes from one dump to the next: time, cpu, elapsed, and the
+    threads the JVM starts and stops on its own (the attach listener, compiler threads)."""
+    kept = []
+    for block in dump.split("\n\n"):
+        first = block.strip().splitlines()[0] if block.strip() else ""
+        if "Attach Listener" in first or "CompilerThread" in first:
+            continue
+        kept += block.splitlines()
+    lines = [line for line in kept if not re.match(r"^\d{4}-\d\d-\d\d ", line)]
+    return [re.sub(r"(cpu|elapsed)=[\d.]+m?s", "", line) for line in lines]
 
 
 def test_the_dump_is_jstacks(tmp_path: Path) -> None:

@@ -125,11 +125,11 @@ def test_wrong_ca_and_plaintext_against_tls_fail_clearly(tls_broker, tmp_path: P
 
 
 def test_connections_closed_while_idle_are_opened_afresh(tls_broker) -> None:
-    from kafkadiag.collect.kafka_protocol import ListGroupsRequest
-    from kafkadiag.collect.kafka_wire import WireClient
+    from kafkadiag.collect.kafka.client import KafkaClient
+    from kafkadiag.collect.kafka.requests import ListGroupsRequest
 
     relay, _, cafile = tls_broker
-    client = WireClient(relay.address, _ssl(cafile), 10)
+    client = KafkaClient(relay.address, _ssl(cafile), 10)
     try:
 
         def list_groups() -> None:

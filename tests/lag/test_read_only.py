@@ -148,20 +148,14 @@ def test_no_command_changes_zookeeper_or_any_group(
 
 
 def _guard(patch: pytest.MonkeyPatch) -> list[str]:
-    """Record every Kafka request kafkadiag frames, on its own client and on kafka-python's,
-    and make every ZooKeeper write through kazoo fail the test."""
-    from kafka.net.manager import KafkaConnectionManager
+    """Record every Kafka request kafkadiag puts on the wire (kafka-python frames each one,
+    ApiVersions and SASL included, in KafkaConnection._send_request), and make every ZooKeeper
+    write through kazoo fail the test."""
+    from kafka.net.connection import KafkaConnection
     from kazoo.client import KazooClient
 
-    from kafkadiag.collect import kafka_wire
-
     sent: list[str] = []
-    original_encode = kafka_wire.encode_request
-    original_send = KafkaConnectionManager.send
-
-    def recording_encode(request: Any, *args: Any, **kwargs: Any) -> bytes:
-        sent.append(type(request).__name__)
-        return original_encode(request, *args, **kwargs)
+    original_send = KafkaConnection._send_request
 
     def recording_send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         # The test's own consumer shares this process (and heartbeats): count kafkadiag's only.
@@ -169,8 +163,7 @@ def _guard(patch: pytest.MonkeyPatch) -> list[str]:
             sent.append(type(request).__name__)
         return original_send(self, request, *args, **kwargs)
 
-    patch.setattr(kafka_wire, "encode_request", recording_encode)
-    patch.setattr(KafkaConnectionManager, "send", recording_send)
+    patch.setattr(KafkaConnection, "_send_request", recording_send)
     for name in ZOOKEEPER_WRITES:
 
         def refuse(self: Any, *args: Any, _name: str = name, **kwargs: Any) -> Any:

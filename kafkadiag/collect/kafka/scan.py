@@ -1,6 +1,6 @@
 """Read Kafka-stored group offsets, group state and members, and partition watermarks.
 
-Read-only and batched, in rounds of requests sent at once (`kafka_wire`):
+Read-only and batched, in rounds of requests sent at once (`client`):
 
 - ListGroups: one request per broker (only for --all-groups).
 - FindCoordinator: one request for all groups (v4+; one per group on brokers before 3.0).
@@ -11,8 +11,7 @@ Read-only and batched, in rounds of requests sent at once (`kafka_wire`):
   protocol accepts a partition only once per request), in the same round.
 
 Nothing here joins a group or commits an offset, and errors stay with the group or partition
-they concern. SASL GSSAPI and OAUTHBEARER connect through kafka-python instead
-(`kafka_python_client`); the scan is the same.
+they concern.
 """
 
 from __future__ import annotations
@@ -23,9 +22,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkadiag.collect.errors import BrokerUnreachableError
-from kafkadiag.collect.kafka_errors import error_name
-from kafkadiag.collect.kafka_protocol import (
+from kafkadiag.collect.kafka.client import address_text
+from kafkadiag.collect.kafka.errors import error_name
+from kafkadiag.collect.kafka.members import assigned_partitions, subscribed_topics
+from kafkadiag.collect.kafka.requests import (
     EARLIEST,
     LATEST,
     Broker,
@@ -38,11 +38,8 @@ from kafkadiag.collect.kafka_protocol import (
     ListOffsetsRequest,
     MetadataRequest,
     OffsetFetchRequest,
-    assigned_partitions,
     by_topic,
-    subscribed_topics,
 )
-from kafkadiag.collect.kafka_wire import WireClient, address_text
 from kafkadiag.collect.snapshot import (
     SOURCE_KAFKA,
     BrokerPartition,
@@ -51,10 +48,6 @@ from kafkadiag.collect.snapshot import (
     GroupSnapshot,
     TopicLayout,
 )
-
-# Mechanisms kafkadiag's own client does not speak: they need kafka-python's (and, for GSSAPI,
-# the gssapi package).
-DELEGATED_SASL_MECHANISMS = ("GSSAPI", "OAUTHBEARER")
 
 
 @dataclass
@@ -65,33 +58,6 @@ class KafkaScan:
     errors: list[str] = field(default_factory=list)
     requests: int = 0
     round_trips: int = 0
-
-
-def open_client(bootstrap_servers: str, client_config: dict[str, Any], timeout_s: float) -> Any:
-    """A bootstrapped client, or BrokerUnreachableError within about timeout_s."""
-    mechanism = client_config.get("sasl_mechanism")
-    sasl = str(client_config.get("security_protocol", "")).upper().startswith("SASL_")
-    try:
-        if sasl and mechanism in DELEGATED_SASL_MECHANISMS:
-            from kafkadiag.collect.kafka_python_client import KafkaPythonClient
-
-            return KafkaPythonClient(bootstrap_servers, client_config, timeout_s)
-        return WireClient(bootstrap_servers, client_config, timeout_s)
-    except ValueError as error:
-        raise BrokerUnreachableError(f"--bootstrap-server {bootstrap_servers}: {error}") from None
-    except Exception as error:  # noqa: BLE001 - kafka_wire.ConnectError and kafka-python's alike
-        reason = getattr(error, "reason", None) or str(error) or type(error).__name__
-        raise BrokerUnreachableError(
-            f"cannot reach a Kafka broker at {bootstrap_servers} within {timeout_s:g}s "
-            f"(last connection error: {reason})"
-        ) from None
-
-
-def close_client(client: Any) -> None:
-    try:
-        client.close()
-    except Exception:  # noqa: BLE001 - nothing useful to do when closing fails
-        pass
 
 
 class _Rounds:

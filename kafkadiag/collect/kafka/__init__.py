@@ -1,0 +1,1 @@
+"""Kafka-stored consumer groups and partition watermarks, read through kafka-python."""

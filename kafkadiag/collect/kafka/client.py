@@ -1,0 +1,261 @@
+"""The scan's Kafka client: kafka-python's admin client, requests sent in rounds.
+
+A round sends every request it is given at once and waits for all the answers under one
+deadline; the scan's steps (list groups, find coordinators, describe groups and fetch offsets,
+read watermarks) each need the one before, and everything inside a step is independent. Every
+security protocol and SASL mechanism kafka-python speaks works, with the settings `collect.config`
+makes from a Kafka-style --command-config.
+
+Bootstrapping shares the deadline among the bootstrap servers in the order given: each is tried
+alone with its share of what is left, so a server that accepts connections and never answers
+cannot use up the time of a healthy one behind it. Each failed attempt is reported on stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kafka import KafkaAdminClient
+from kafka.net.compat import KafkaNetClient
+
+from kafkadiag.collect.errors import BrokerUnreachableError
+from kafkadiag.collect.kafka import internals
+from kafkadiag.collect.kafka import requests as wire
+from kafkadiag.collect.kafka.translate import to_answer, to_kafka_python
+
+NO_ANSWER = "no answer within --timeout"
+# The largest answer accepted from a broker. kafkadiag's answers are small (a describe of
+# thousands of groups is a few MB); anything near this is not a Kafka answer.
+MAX_ANSWER_BYTES = 100 * 1024 * 1024
+# Requests in flight on one connection (brokers answer them in order).
+MAX_IN_FLIGHT = 500
+
+
+def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
+    """host:port[,host:port...], with [v6]:port for IPv6 literals; ValueError naming the bad entry."""
+    addresses = []
+    for entry in servers.split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        host, _, port = entry.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{entry!r} is not host:port")
+        addresses.append((host.strip("[]"), int(port)))
+    if not addresses:
+        raise ValueError("no host:port given")
+    return addresses
+
+
+def address_text(address: tuple[str, int] | None) -> str:
+    if address is None:
+        return ""
+    host, port = address
+    return f" ({'[' + host + ']' if ':' in host else host}:{port})"
+
+
+class KafkaClient:
+    """A bootstrapped kafka-python admin client; BrokerUnreachableError within about timeout_s."""
+
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        config: dict[str, Any],
+        timeout_s: float,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
+        addresses = parse_bootstrap(bootstrap_servers)
+        deadline = time.monotonic() + timeout_s
+        failures: list[str] = []
+        for index, (host, port) in enumerate(addresses):
+            share = (deadline - time.monotonic()) / (len(addresses) - index)
+            server = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+            try:
+                self.admin = _bootstrapped_admin(server, config, max(share, 0.05))
+                break
+            except _BootstrapFailed as failure:
+                failures.append(f"{server}: {failure.reason}")
+                if failure.final or index == len(addresses) - 1:
+                    break
+                (notify or _to_stderr)(
+                    f"kafkadiag: broker {server}: {failure.reason}; trying {addresses[index + 1][0]}:"
+                    f"{addresses[index + 1][1]}"
+                )
+        if not hasattr(self, "admin"):
+            servers = ",".join(f"{host}:{port}" if ":" not in host else f"[{host}]:{port}" for host, port in addresses)
+            raise BrokerUnreachableError(
+                f"cannot reach a Kafka broker at {servers} within {timeout_s:g}s ({'; '.join(failures)})"
+            )
+        self.manager = internals.connection_manager(self.admin)
+        # Each request may take what is left of --timeout (or request.timeout.ms when set).
+        request_timeout_ms = config.get("request_timeout_ms") or max(int(timeout_s * 1000), 50)
+        internals.set_request_timeout(self.manager, int(request_timeout_ms))
+        self.requests = 0
+        self.round_trips = 0
+
+    @property
+    def brokers(self) -> dict[int, tuple[str, int]]:
+        return internals.known_brokers(self.manager)
+
+    def accepts(self, request: Any) -> bool:
+        try:
+            wire.pick_version(request, internals.accepted_versions(self.manager))
+        except wire.UnsupportedVersionError:
+            return False
+        return True
+
+    def add_broker(self, broker: wire.Broker) -> None:
+        internals.learn_broker(self.manager, broker.node_id, broker.host, broker.port)
+
+    def round(self, calls: Sequence[tuple[int | None, Any]], deadline: float) -> list[tuple[Any, str | None]]:
+        """(node id or None, request) -> (answer, None) or (None, reason), all within deadline."""
+        if not calls:
+            return []
+        self.requests += len(calls)
+        self.round_trips += 1
+        accepted = internals.accepted_versions(self.manager)
+        return list(internals.run_on_loop(self.manager, self._round, calls, accepted, deadline))
+
+    async def _round(
+        self, calls: Sequence[tuple[int | None, Any]], accepted: dict[int, tuple[int, int]], deadline: float
+    ) -> list[tuple[Any, str | None]]:
+        outcomes: list[tuple[Any, str | None]] = [(None, NO_ANSWER)] * len(calls)
+        # kafka-python holds at most MAX_IN_FLIGHT requests per connection: a larger round is
+        # sent in waves, each wave waiting for the one before.
+        waves: list[list[int]] = []
+        per_node: dict[int | None, int] = {}
+        for index, (node, _) in enumerate(calls):
+            wave = per_node.get(node, 0) // MAX_IN_FLIGHT
+            per_node[node] = per_node.get(node, 0) + 1
+            if wave == len(waves):
+                waves.append([])
+            waves[wave].append(index)
+        for wave in waves:
+            sent: list[tuple[int, Any, int, Any]] = []
+            for index in wave:
+                node, request = calls[index]
+                try:
+                    version = wire.pick_version(request, accepted)
+                except wire.UnsupportedVersionError as error:
+                    outcomes[index] = (None, str(error))
+                    continue
+                future = internals.send(self.manager, to_kafka_python(request, version), node)
+                sent.append((index, request, version, future))
+            for index, request, version, future in sent:
+                try:
+                    remaining_ms = max((deadline - time.monotonic()) * 1000, 1)
+                    response = await internals.wait_for(self.manager, future, remaining_ms)
+                    outcomes[index] = (to_answer(request, version, response), None)
+                except Exception as error:  # noqa: BLE001 - kept with the request it concerns
+                    outcomes[index] = (None, describe_error(error))
+        return outcomes
+
+    def close(self) -> None:
+        try:
+            self.admin.close()
+        except Exception:  # noqa: BLE001 - nothing useful to do when closing fails
+            pass
+
+
+class _BootstrapFailed(Exception):
+    def __init__(self, reason: str, final: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.final = final
+
+
+class _BootstrapLog(logging.Handler):
+    """The causes kafka-python logs while bootstrapping (refused, closed, TLS or SASL errors):
+    its bootstrap error itself only says that it gave up."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.causes: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        # "Connection failed: <cause>", "Bootstrap connection to X failed: <cause> (backoff ...)"
+        if "failed: " in message and not message.startswith("Bootstrap failed"):
+            self.causes.append(message.split("failed: ", 1)[1].split(" (backoff")[0])
+
+
+def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -> Any:
+    timeout_ms = max(int(timeout_s * 1000), 50)
+    network_clients: list[Any] = []
+
+    def network_client(**settings: Any) -> Any:
+        network_clients.append(KafkaNetClient(**settings))
+        return network_clients[-1]
+
+    settings = {
+        "client_id": "kafkadiag",
+        "reconnect_backoff_max_ms": 1000,
+        # a round puts many requests on one connection at once; brokers answer them in order
+        "max_in_flight_requests_per_connection": MAX_IN_FLIGHT,
+        "metadata_max_age_ms": 24 * 3600 * 1000,  # one scan: no background refresh
+        **config,
+        # bootstrapping from this server gets its share of --timeout, and no more
+        "request_timeout_ms": min(int(config.get("request_timeout_ms") or timeout_ms), timeout_ms),
+        "receive_message_max_bytes": MAX_ANSWER_BYTES,
+        "bootstrap_timeout_ms": timeout_ms,
+        "bootstrap_servers": server,
+        "kafka_client": network_client,
+    }
+    kafka_log = logging.getLogger("kafka")
+    log = _BootstrapLog()
+    kafka_log.addHandler(log)
+    kafka_log.setLevel(logging.INFO)
+    kafka_log.propagate = False
+    try:
+        return KafkaAdminClient(**settings)
+    except Exception as error:  # noqa: BLE001 - every bootstrap failure is reported the same way
+        for client in network_clients:
+            internals.stop_unfinished_client(client)
+        reason = describe_error(error)
+        if type(error).__name__ == "KafkaTimeoutError":
+            reason = log.causes[-1] if log.causes else f"no answer within {timeout_s:.3g}s"
+        raise _BootstrapFailed(reason, final=_is_final(error)) from None
+    finally:
+        kafka_log.removeHandler(log)
+        # kafka-python logs every later failed request too: kafkadiag reports each one itself.
+        kafka_log.setLevel(logging.CRITICAL)
+
+
+def _is_final(error: Exception) -> bool:
+    """Failures that the next bootstrap server would meet too (settings, credentials)."""
+    import kafka.errors
+
+    return isinstance(
+        error,
+        (kafka.errors.KafkaConfigurationError, kafka.errors.SaslAuthenticationFailedError, ValueError, TypeError),
+    )
+
+
+def describe_error(error: BaseException) -> str:
+    name = type(error).__name__
+    if name == "KafkaTimeoutError":
+        return NO_ANSWER
+    text = str(error)
+    if not text or text == name:
+        return name
+    return text if text.startswith(name) else f"{name}: {text}"
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def open_client(bootstrap_servers: str, client_config: dict[str, Any], timeout_s: float) -> KafkaClient:
+    """A bootstrapped client, or BrokerUnreachableError within about timeout_s."""
+    try:
+        return KafkaClient(bootstrap_servers, client_config, timeout_s)
+    except ValueError as error:
+        raise BrokerUnreachableError(f"--bootstrap-server {bootstrap_servers}: {error}") from None
+
+
+def close_client(client: Any) -> None:
+    client.close()
