@@ -13,7 +13,7 @@ from typing import Any
 
 from kafkadiag.collect.kafka import client as kafka_client
 from kafkadiag.collect.kafka import scan as kafka_collector
-from kafkadiag.collect import zookeeper as zookeeper_collector
+from kafkadiag.collect.zookeeper import scan as zookeeper_collector
 from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
 from kafkadiag.collect.snapshot import (
     SOURCE_KAFKA,

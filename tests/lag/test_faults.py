@@ -87,7 +87,7 @@ def test_session_lost_mid_scan_flags_what_was_not_read(
         for partition in range(400):
             transaction.create(f"/consumers/{group.group}/offsets/{other}/{partition}", b"7")
         transaction.commit()
-        from kafkadiag.collect import zookeeper as collector
+        from kafkadiag.collect.zookeeper import scan as collector
 
         original_wave = collector._WaveReader._wave
 

@@ -79,6 +79,25 @@ def test_a_broker_that_hangs_closes_or_trickles_is_bounded(behaviour: str) -> No
     assert_bounded_failure(code, err, seconds, peak, server.address)
 
 
+@pytest.mark.parametrize("reply", sorted(REPLIES))
+def test_a_zookeeper_answering_nonsense_is_bounded(reply: str) -> None:
+    with FakeServer("reply", REPLIES[reply]) as server:
+        code, _, err, seconds, peak = run_measured(
+            ["lag", "--zookeeper", server.address, "--group", "g", "--timeout", str(TIMEOUT_S)]
+        )
+    assert_bounded_failure(code, err, seconds, peak, server.address)
+    assert "Check --zookeeper" in err
+
+
+@pytest.mark.parametrize("behaviour", ["silent", "close", "slow"])
+def test_a_zookeeper_that_hangs_closes_or_trickles_is_bounded(behaviour: str) -> None:
+    with FakeServer(behaviour, length_prefixed(36, b"\x00" * 36), byte_delay_s=0.4) as server:
+        code, _, err, seconds, peak = run_measured(
+            ["lag", "--zookeeper", server.address, "--group", "g", "--timeout", str(TIMEOUT_S)]
+        )
+    assert_bounded_failure(code, err, seconds, peak, server.address)
+
+
 def test_a_refused_connection_is_bounded_and_named() -> None:
     address = f"127.0.0.1:{free_port()}"
     code, _, err, seconds, peak = run_measured(
@@ -86,6 +105,11 @@ def test_a_refused_connection_is_bounded_and_named() -> None:
     )
     assert_bounded_failure(code, err, seconds, peak, address)
     assert "ECONNREFUSED" in err or "refused" in err.lower()
+    code, _, err, seconds, peak = run_measured(
+        ["lag", "--zookeeper", address, "--group", "g", "--timeout", str(TIMEOUT_S)]
+    )
+    assert_bounded_failure(code, err, seconds, peak, address)
+    assert "refused" in err.lower(), err
 
 
 def test_a_hung_first_bootstrap_server_does_not_starve_a_live_second(broker: ServerProcess) -> None:

@@ -22,6 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkadiag.collect.errors import ZooKeeperUnreachableError
+from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
+from kafkadiag.collect.zookeeper.session import (
+    GET_CHILDREN,
+    GET_DATA,
+    Failure,
+    KazooSession,
+    ZooKeeperSessionError,
+    parse_hosts,
+)
 from kafkadiag.collect.snapshot import (
     SOURCE_ZOOKEEPER,
     CommittedOffset,
@@ -128,8 +137,6 @@ class _WaveReader:
         return [answer for chunk in results for answer in chunk]
 
     def _wave(self, paths: Sequence[str], method: str) -> dict[str, Any]:
-        from kafkadiag.collect.zkwire import GET_CHILDREN, GET_DATA, NO_NODE, Failure
-
         if not paths:
             return {}
         self.round_trips += 1
@@ -139,7 +146,7 @@ class _WaveReader:
         results: dict[str, Any] = {}
         for path, answer in zip(paths, answers):
             if isinstance(answer, Failure):
-                results[path] = MISSING if answer.code == NO_NODE else _Failed(answer.reason)
+                results[path] = MISSING if answer.missing else _Failed(answer.reason)
             else:
                 results[path] = answer
         return results
@@ -151,22 +158,14 @@ class _WaveReader:
         return self._wave(paths, "data")
 
 
-def parse_hosts(zookeeper: str) -> tuple[str, str]:
-    """Split "h1:2181,h2:2181/chroot" into ("h1:2181,h2:2181", "/chroot" or "")."""
-    hosts, slash, chroot = zookeeper.partition("/")
-    return hosts, (slash + chroot).rstrip("/") if slash else ""
-
-
-def connect(zookeeper: str, timeout_s: float) -> Any:
+def connect(zookeeper: str, timeout_s: float, security: ZooKeeperSecurity = NO_SECURITY) -> KazooSession:
     """An open read-only session, or ZooKeeperUnreachableError within about timeout_s."""
-    from kafkadiag.collect.zkwire import WireConnection, ZooKeeperWireError
-
     hosts, _ = parse_hosts(zookeeper)
     if not hosts:
         raise ZooKeeperUnreachableError(f"no ZooKeeper host in --zookeeper {zookeeper!r}")
     try:
-        return WireConnection(zookeeper, timeout_s).open()
-    except ZooKeeperWireError as error:
+        return KazooSession(zookeeper, timeout_s, security)
+    except ZooKeeperSessionError as error:
         raise ZooKeeperUnreachableError(
             f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({error.reason})"
         ) from None
@@ -242,6 +241,7 @@ def scan(
     groups: Sequence[str] | None,
     topics: Sequence[str] | None,
     timeout_s: float,
+    security: ZooKeeperSecurity = NO_SECURITY,
 ) -> ZooKeeperScan:
     """Read the given groups (None: every group under /consumers), optionally only some topics.
 
@@ -249,9 +249,9 @@ def scan(
     session, unreadable or malformed znodes) are kept in the result, per group and partition.
     """
     deadline = time.monotonic() + timeout_s
-    connection = connect(zookeeper, timeout_s)
+    connection = connect(zookeeper, timeout_s, security)
     reader = _WaveReader(
-        connection, deadline, lambda: connect(zookeeper, max(deadline - time.monotonic(), 0.1))
+        connection, deadline, lambda: connect(zookeeper, max(deadline - time.monotonic(), 0.1), security)
     )
     result = ZooKeeperScan()
     try:
@@ -473,7 +473,10 @@ def topics_of(groups: Iterable[GroupSnapshot]) -> set[str]:
 
 
 def partition_states(
-    zookeeper: str, partitions: Sequence[tuple[str, int]], timeout_s: float
+    zookeeper: str,
+    partitions: Sequence[tuple[str, int]],
+    timeout_s: float,
+    security: ZooKeeperSecurity = NO_SECURITY,
 ) -> dict[tuple[str, int], str]:
     """What ZooKeeper says about partitions whose leader the brokers could not give: each
     `/brokers/topics/<t>/partitions/<p>/state` in one wave, as evidence ("leader -1, isr []").
@@ -481,7 +484,7 @@ def partition_states(
     if not partitions:
         return {}
     try:
-        connection = connect(zookeeper, timeout_s)
+        connection = connect(zookeeper, timeout_s, security)
     except ZooKeeperUnreachableError:
         return {}
     reader = _WaveReader(connection, time.monotonic() + timeout_s)

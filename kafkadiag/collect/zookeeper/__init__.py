@@ -1,0 +1,1 @@
+"""The old consumer's ZooKeeper nodes, read through kazoo."""

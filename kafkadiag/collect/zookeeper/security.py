@@ -1,0 +1,149 @@
+"""How to reach a secured ZooKeeper, taken the way Kafka's own tools take it.
+
+- TLS: `--zk-tls-config-file FILE`, a Java properties file with Kafka's `zookeeper.ssl.*` names
+  (as `kafka-configs.sh --zk-tls-config-file` reads): `zookeeper.ssl.client.enable`,
+  `zookeeper.ssl.truststore.location` / `.type`, `zookeeper.ssl.keystore.location` / `.type` /
+  `.password`, `zookeeper.ssl.endpoint.identification.enable`. Python's ssl module reads PEM
+  files only: JKS and PKCS12 stores are refused with the command that converts them.
+- Credentials never come from the command line (it is visible in `ps`):
+  `KAFKADIAG_ZK_DIGEST=user:password` adds a digest identity (as `addauth digest` does), and a
+  JAAS file (`--zk-jaas-file FILE`, or `KAFKADIAG_ZK_JAAS_FILE`, or the
+  `-Djava.security.auth.login.config=FILE` in `KAFKA_OPTS` that Kafka's tools use) with a
+  `Client` section of DigestLoginModule logs in with SASL DIGEST-MD5.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kafkadiag.collect.config import parse_properties
+from kafkadiag.errors import UsageError
+
+DIGEST_ENV = "KAFKADIAG_ZK_DIGEST"
+JAAS_ENV = "KAFKADIAG_ZK_JAAS_FILE"
+_JAAS_SECTION = re.compile(r"\bClient\s*\{(?P<body>.*?)\}\s*;", re.DOTALL)
+_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+
+class ZooKeeperSecurityError(UsageError):
+    HELP_TEXT = (
+        "--zk-tls-config-file takes Kafka's zookeeper.ssl.* properties with PEM files "
+        "(zookeeper.ssl.truststore.type=PEM); credentials come from $KAFKADIAG_ZK_DIGEST "
+        "(user:password) or a JAAS file's Client section (--zk-jaas-file). See docs/lag.md."
+    )
+
+
+@dataclass(frozen=True)
+class ZooKeeperSecurity:
+    use_tls: bool = False
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+    key_password: str | None = None
+    check_hostname: bool = True
+    digest: tuple[str, str] | None = None  # (user, password) for addauth digest
+    sasl: dict[str, str] = field(default_factory=dict)  # kazoo sasl_options
+
+    def kazoo_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if self.use_tls:
+            options.update(
+                use_ssl=True,
+                ca=self.ca_file,
+                certfile=self.cert_file,
+                keyfile=self.key_file,
+                keyfile_password=self.key_password,
+                verify_certs=True,
+                check_hostname=self.check_hostname,
+            )
+        if self.digest is not None:
+            options["auth_data"] = [("digest", f"{self.digest[0]}:{self.digest[1]}")]
+        if self.sasl:
+            options["sasl_options"] = dict(self.sasl)
+        return options
+
+    def describe(self) -> str:
+        parts = ["TLS" if self.use_tls else "plaintext"]
+        if self.digest is not None:
+            parts.append(f"digest identity {self.digest[0]}")
+        if self.sasl:
+            parts.append(f"SASL {self.sasl.get('mechanism')} as {self.sasl.get('username')}")
+        return ", ".join(parts)
+
+
+NO_SECURITY = ZooKeeperSecurity()
+
+
+def read_security(
+    tls_config_file: str | None, jaas_file: str | None, environ: dict[str, str] | None = None
+) -> ZooKeeperSecurity:
+    environ = dict(os.environ) if environ is None else environ
+    settings: dict[str, Any] = {}
+    if tls_config_file:
+        settings.update(_tls_settings(tls_config_file))
+    digest = environ.get(DIGEST_ENV)
+    if digest:
+        user, colon, password = digest.partition(":")
+        if not colon or not user:
+            raise ZooKeeperSecurityError(f"${DIGEST_ENV} must be user:password")
+        settings["digest"] = (user, password)
+    jaas = jaas_file or environ.get(JAAS_ENV) or _jaas_from_kafka_opts(environ.get("KAFKA_OPTS", ""))
+    if jaas:
+        settings["sasl"] = _sasl_from_jaas(jaas)
+    return ZooKeeperSecurity(**settings)
+
+
+def _tls_settings(path: str) -> dict[str, Any]:
+    try:
+        properties = parse_properties(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ZooKeeperSecurityError(f"cannot read --zk-tls-config-file {path}: {error.strerror}") from None
+    enabled = properties.get("zookeeper.ssl.client.enable", "true").strip().lower() == "true"
+    settings: dict[str, Any] = {"use_tls": enabled}
+    for kind, key in (("truststore", "ca_file"), ("keystore", "cert_file")):
+        location = properties.get(f"zookeeper.ssl.{kind}.location")
+        if not location:
+            continue
+        store_type = properties.get(f"zookeeper.ssl.{kind}.type", "").strip().upper()
+        if store_type != "PEM" and not location.lower().endswith((".pem", ".crt")):
+            raise ZooKeeperSecurityError(
+                f"zookeeper.ssl.{kind}.location={location} is a {store_type or 'JKS'} store; kafkadiag reads "
+                f"PEM only: convert it (keytool -importkeystore -srckeystore {location} -destkeystore "
+                f"store.p12 -deststoretype PKCS12, then openssl pkcs12 -in store.p12 -out store.pem -nodes) "
+                f"and set zookeeper.ssl.{kind}.type=PEM"
+            )
+        settings[key] = location
+    if "cert_file" in settings:
+        # a PEM keystore holds the key beside the certificate
+        settings["key_file"] = settings["cert_file"]
+        settings["key_password"] = properties.get("zookeeper.ssl.keystore.password") or None
+    identification = properties.get("zookeeper.ssl.endpoint.identification.enable", "true")
+    settings["check_hostname"] = identification.strip().lower() == "true"
+    return settings
+
+
+def _jaas_from_kafka_opts(kafka_opts: str) -> str | None:
+    match = re.search(r"-Djava\.security\.auth\.login\.config=(\S+)", kafka_opts)
+    return match.group(1) if match else None
+
+
+def _sasl_from_jaas(path: str) -> dict[str, str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ZooKeeperSecurityError(f"cannot read the JAAS file {path}: {error.strerror}") from None
+    section = _JAAS_SECTION.search(text)
+    if section is None:
+        raise ZooKeeperSecurityError(f"{path} has no Client {{ ... }}; section (the one ZooKeeper clients use)")
+    body = section.group("body")
+    options = {name: value.replace('\\"', '"') for name, value in _JAAS_OPTION.findall(body)}
+    if "DigestLoginModule" not in body or "username" not in options:
+        raise ZooKeeperSecurityError(
+            f"{path}: kafkadiag logs in to ZooKeeper with DigestLoginModule (SASL DIGEST-MD5) "
+            "and a username and password; Kerberos logins are not supported"
+        )
+    return {"mechanism": "DIGEST-MD5", "username": options["username"], "password": options.get("password", "")}
