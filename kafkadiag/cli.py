@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from kafkadiag import __version__
+from kafkadiag.durations import DURATION
 from kafkadiag.errors import KafkadiagError
 from kafkadiag.exitcodes import ExitCode
 
@@ -289,7 +290,7 @@ def ps_command(output_format: str) -> int:
 @cli.command("capture")
 @click.option("--pid", type=int, required=True, help="The consumer process (a JVM or a Python interpreter).")
 @click.option("--count", type=int, default=3, show_default=True, help="How many thread dumps.")
-@click.option("--interval", type=float, default=2.0, show_default=True, help="Seconds between dumps.")
+@click.option("--interval", type=DURATION, default="2s", show_default=True, help="Time between dumps (500ms, 2s, 1m; a bare number is seconds).")
 @click.option("--out", "out_dir", required=True, help="A new directory for the bundle.")
 @click.option("--jstack", default=None, help="jstack to use (default: the target JVM's own, then PATH's).")
 @click.option("--py-spy", "py_spy", default=None, help="py-spy to use (default: beside python, then PATH's).")
@@ -383,6 +384,20 @@ def report_error(error: KafkadiagError) -> None:
 LAG_FORMATS = ("table", "json", "prometheus")
 
 
+def _remember_zookeeper_setting(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    # Kept on the context rather than passed as arguments: every command taking the connection
+    # options reads them the same way through zookeeper_security().
+    ctx.meta[f"kafkadiag.{param.name}"] = value
+
+
+def zookeeper_security() -> Any:
+    """The ZooKeeper security settings of the running command (TLS file, JAAS file, environment)."""
+    from kafkadiag.collect.zookeeper.security import read_security
+
+    meta = click.get_current_context().meta
+    return read_security(meta.get("kafkadiag.zk_tls_config_file"), meta.get("kafkadiag.zk_jaas_file"))
+
+
 def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
@@ -406,12 +421,27 @@ def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--topic", "topics", multiple=True, help="Only these topics (repeatable)."),
         click.option(
             "--timeout",
-            type=float,
-            default=10.0,
+            type=DURATION,
+            default="10s",
             show_default=True,
             envvar="KAFKADIAG_TIMEOUT",
-            help="Seconds to wait for ZooKeeper or a broker before giving up (exit 3). "
-            "Env: KAFKADIAG_TIMEOUT.",
+            help="How long to wait for ZooKeeper or a broker before giving up (exit 3): 500ms, 10s, 2m; "
+            "a bare number is seconds. Env: KAFKADIAG_TIMEOUT.",
+        ),
+        click.option(
+            "--zk-tls-config-file",
+            envvar="KAFKADIAG_ZK_TLS_CONFIG_FILE",
+            expose_value=False,
+            callback=_remember_zookeeper_setting,
+            help="ZooKeeper TLS settings, Kafka's zookeeper.ssl.* properties with PEM files. "
+            "Env: KAFKADIAG_ZK_TLS_CONFIG_FILE.",
+        ),
+        click.option(
+            "--zk-jaas-file",
+            expose_value=False,
+            callback=_remember_zookeeper_setting,
+            help="A JAAS file whose Client section (DigestLoginModule) logs in to ZooKeeper. "
+            "Env: KAFKADIAG_ZK_JAAS_FILE; digest identity: KAFKADIAG_ZK_DIGEST=user:password.",
         ),
     ]
     for option in reversed(options):
@@ -439,6 +469,7 @@ def _lag_target(
     target = LagTarget(
         bootstrap_servers=bootstrap_server or None,
         zookeeper=zookeeper or None,
+        zookeeper_security=zookeeper_security(),
         client_config=client_config,
         groups=groups,
         all_groups=all_groups,
@@ -597,7 +628,7 @@ def _metrics_source(options: dict[str, Any], timeout: float) -> Any:
     show_default=True,
     help="Snapshots to take; 2+ adds rates, time lag, time to catch up and Burrow statuses.",
 )
-@click.option("--interval", type=float, default=10.0, show_default=True, help="Seconds between samples.")
+@click.option("--interval", type=DURATION, default="10s", show_default=True, help="Time between samples (10s, 1m; a bare number is seconds).")
 @click.option("--watch", is_flag=True, help="Live view: re-evaluate every --interval until Ctrl-C.")
 @click.option(
     "--record",
@@ -702,7 +733,7 @@ def lag_history_command(
     "--config", "config_path", default=None, help="Per group/topic thresholds (TOML or JSON, docs/lag.md)."
 )
 @click.option("--samples", type=int, default=1, show_default=True, help="Snapshots to take.")
-@click.option("--interval", type=float, default=10.0, show_default=True, help="Seconds between samples.")
+@click.option("--interval", type=DURATION, default="10s", show_default=True, help="Time between samples (10s, 1m; a bare number is seconds).")
 @click.option(
     "--format",
     "output_format",
@@ -802,6 +833,7 @@ def maxlag_command(
         all_groups=connection["all_groups"],
         topics=connection["topics"],
         timeout_s=timeout,
+        zookeeper_security=zookeeper_security(),
     )
     options = MaxLagOptions(source, checker, consumer_config, client_ids, lag_threshold)
     return reader_may_leave(lambda: run_maxlag(options, output_format, output))

@@ -14,6 +14,7 @@ from typing import Any
 from kafkadiag.collect.kafka import client as kafka_client
 from kafkadiag.collect.kafka import scan as kafka_collector
 from kafkadiag.collect.zookeeper import scan as zookeeper_collector
+from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
 from kafkadiag.collect.snapshot import (
     SOURCE_KAFKA,
@@ -32,6 +33,7 @@ class LagTarget:
 
     bootstrap_servers: str | None = None
     zookeeper: str | None = None
+    zookeeper_security: ZooKeeperSecurity = NO_SECURITY
     client_config: dict[str, Any] = field(default_factory=dict)
     groups: tuple[str, ...] = ()
     all_groups: bool = False
@@ -50,6 +52,16 @@ class LagTarget:
             raise UsageError("--group and --all-groups exclude each other")
         if self.timeout_s <= 0:
             raise UsageError("--timeout must be positive")
+        if self.bootstrap_servers:
+            from kafkadiag.collect.kafka.client import parse_bootstrap
+
+            try:
+                parse_bootstrap(self.bootstrap_servers)
+            except ValueError as error:
+                raise UsageError(
+                    f"--bootstrap-server {self.bootstrap_servers}: {error}",
+                    help_text="Give host:port[,host:port...], as Kafka's tools take it (e.g. broker1:9092).",
+                ) from None
 
     def provenance(self) -> tuple[tuple[str, str], ...]:
         sources = []
@@ -107,7 +119,7 @@ class Collector:
                 # A new session per snapshot: it is one round trip, and a session kept open
                 # between samples would need pings to stay alive.
                 scan = zookeeper_collector.scan(
-                    target.zookeeper, wanted_groups, topic_filter, target.timeout_s
+                    target.zookeeper, wanted_groups, topic_filter, target.timeout_s, target.zookeeper_security
                 )
             except ZooKeeperUnreachableError as error:
                 if not target.bootstrap_servers:
@@ -166,7 +178,7 @@ class Collector:
                 stats["kafka_round_trips"] += kafka_scan.round_trips
 
         if target.zookeeper and zk_groups:
-            partitions = _with_zookeeper_states(target.zookeeper, partitions, needed, target.timeout_s)
+            partitions = _with_zookeeper_states(target, partitions, needed)
         groups = _merge_groups(wanted_groups, zk_groups, kafka_groups)
         for topic in topic_filter or ():
             known = [layout for layout in topics if layout.topic == topic]
@@ -189,7 +201,7 @@ STATE_EVIDENCE_LIMIT = 1000
 
 
 def _with_zookeeper_states(
-    zookeeper: str, partitions: list[BrokerPartition], needed: dict[str, set[int]], timeout_s: float
+    target: LagTarget, partitions: list[BrokerPartition], needed: dict[str, set[int]]
 ) -> list[BrokerPartition]:
     """Add ZooKeeper's partition state to old-consumer partitions whose watermarks are unknown."""
     import dataclasses
@@ -199,7 +211,13 @@ def _with_zookeeper_states(
         for partition in partitions
         if partition.error is not None and partition.partition in needed.get(partition.topic, ())
     ][:STATE_EVIDENCE_LIMIT]
-    states = zookeeper_collector.partition_states(zookeeper, missing, timeout_s) if missing else {}
+    states = (
+        zookeeper_collector.partition_states(
+            target.zookeeper or "", missing, target.timeout_s, target.zookeeper_security
+        )
+        if missing
+        else {}
+    )
     if not states:
         return partitions
     return [

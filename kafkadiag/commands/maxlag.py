@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.collect.jmx import (
     SOURCE_JMX,
     SOURCE_JOLOKIA,
@@ -84,6 +85,7 @@ class CheckerTarget:
     all_groups: bool = False
     topics: tuple[str, ...] = ()
     timeout_s: float = 10.0
+    zookeeper_security: ZooKeeperSecurity = NO_SECURITY
 
     @property
     def requested(self) -> bool:
@@ -155,6 +157,7 @@ def read_checker_lag(checker: CheckerTarget, groups: Sequence[str]) -> tuple[Any
     target = LagTarget(
         bootstrap_servers=checker.bootstrap_servers or None,
         zookeeper=checker.zookeeper or None,
+        zookeeper_security=checker.zookeeper_security,
         client_config=client_config,
         groups=() if checker.all_groups else tuple(dict.fromkeys(groups)),
         all_groups=checker.all_groups,
