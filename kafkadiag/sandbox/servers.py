@@ -141,7 +141,7 @@ def java_tool(name: str) -> str:
     return found
 
 
-def _pyspark_jars(patterns: tuple[str, ...]) -> list[str]:
+def pyspark_jars(patterns: tuple[str, ...]) -> list[str]:
     try:
         import pyspark
     except ImportError as error:
@@ -163,11 +163,11 @@ def _pyspark_jars(patterns: tuple[str, ...]) -> list[str]:
 
 
 def zookeeper_classpath() -> str:
-    return os.pathsep.join(_pyspark_jars(ZOOKEEPER_JAR_PATTERNS))
+    return os.pathsep.join(pyspark_jars(ZOOKEEPER_JAR_PATTERNS))
 
 
 def zookeeper_client_classpath() -> str:
-    return os.pathsep.join(_pyspark_jars(ZOOKEEPER_JAR_PATTERNS + ZOOKEEPER_CLIENT_JAR_PATTERNS))
+    return os.pathsep.join(pyspark_jars(ZOOKEEPER_JAR_PATTERNS + ZOOKEEPER_CLIENT_JAR_PATTERNS))
 
 
 def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
@@ -197,11 +197,11 @@ def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProce
         str(config),
     ]
     server = spawn("zookeeper", argv, workdir, port)
-    _wait_for_zookeeper_session(server, ready_timeout_s)
+    wait_for_zookeeper_session(server, ready_timeout_s)
     return server
 
 
-def _wait_for_zookeeper_session(server: ServerProcess, timeout_s: float) -> None:
+def wait_for_zookeeper_session(server: ServerProcess, timeout_s: float) -> None:
     """Ready means a real session can create a node, not that `ruok` answers."""
     import logging
 
