@@ -161,6 +161,25 @@ def write_zookeeper_group(
     return group, sessions
 
 
+def bare_library_runs(name: str, args: list[str], runs: int, servers: list[ServerProcess], against: dict) -> None:
+    """The bare library doing the same reads (bench/bare_clients.py), as cold processes too."""
+    settle(servers)
+    command = [sys.executable, str(REPO / "bench" / "bare_clients.py"), *args]
+    subprocess.run(command, capture_output=True, check=True, timeout=300)  # warm-up, not counted
+    times, read = [], ""
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
+        times.append(time.perf_counter() - started)
+        read = result.stdout.strip()
+    median = statistics.median(times)
+    print(json.dumps({
+        "scenario": name, "median_s": round(median, 3), "min_s": round(min(times), 3), "runs": runs,
+        "offsets_read": int(read), "kafkadiag_median_s": against["median_s"],
+        "kafkadiag_over_bare": round(against["median_s"] / median, 2),
+    }), flush=True)  # fmt: skip
+
+
 def naive_zookeeper_gets(zookeeper: ServerProcess, chroot: str) -> float:
     """One synchronous get per offset znode: what a simple script does."""
     client = workload.zk_client(zookeeper.address + chroot)
@@ -234,12 +253,16 @@ def main() -> None:
                 f"# zk-scan setup: {options.partitions} offset znodes in {time.perf_counter() - setup:.1f}s",
                 flush=True,
             )
-            timed_runs(
+            row = timed_runs(
                 "zk-scan",
                 ["lag", "--zookeeper", f"{zookeeper.address}/scan", "--group", group],
                 options.runs,
                 [zookeeper],
             )
+            bare_library_runs(
+                "zk-scan-bare-kazoo-async", ["zookeeper", f"{zookeeper.address}/scan", group],
+                options.runs, [zookeeper], row,
+            )  # fmt: skip
             naive_seconds = naive_zookeeper_gets(zookeeper, "/scan")
             naive = {"scenario": "zk-naive-sync-gets", "seconds": round(naive_seconds, 3)}
             print(json.dumps({**naive, "round_trips": options.partitions + topics + 1}), flush=True)
@@ -295,11 +318,14 @@ def main() -> None:
                 f"# kafka-lag setup: {options.groups} groups in {time.perf_counter() - setup:.1f}s",
                 flush=True,
             )
-            timed_runs(
+            row = timed_runs(
                 "kafka-lag",
                 ["lag", "--bootstrap-server", broker.address, "--all-groups"],
                 options.runs,
                 [broker],
+            )
+            bare_library_runs(
+                "kafka-lag-bare-kafka-python", ["kafka", broker.address], options.runs, [broker], row
             )
             print(json.dumps({"scenario": "kafka-naive-offset-fetch-per-group",
                               "seconds": round(naive_offset_fetches(broker.address, groups), 3),
