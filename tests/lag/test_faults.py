@@ -161,7 +161,7 @@ def test_malformed_znodes_are_flagged_per_partition_and_the_rest_is_read(cluster
     bad = partitions[(topic, 1)]
     assert bad["committed_offset"] is None and bad["lag"] is None and bad["partial"]
     assert bad["problems"] == [
-        f"/consumers/{group.group}/offsets/{topic}/1 holds '12abc', not a decimal offset"
+        f"offset unreadable: /consumers/{group.group}/offsets/{topic}/1 holds '12abc' (not a plain decimal number)"
     ]
     codes = {finding["code"] for finding in group_of(document, group.group)["findings"]}
     assert {"unreadable-offset", "malformed-registration"} <= codes
@@ -170,6 +170,30 @@ def test_malformed_znodes_are_flagged_per_partition_and_the_rest_is_read(cluster
     broken = partitions[(broken_topic, 0)]
     assert broken["lag"] is None and any("UNKNOWN_TOPIC_OR_PARTITION" in p for p in broken["problems"])
     assert "results are partial" in err
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("12_000", "not a plain decimal number"),  # Python's int() would accept it
+        (" 42\n", "not a plain decimal number"),
+        (str(2**70), "beyond a signed 64-bit offset"),
+        ("-5", "a negative offset"),
+    ],
+)
+def test_offsets_are_parsed_as_kafka_parses_them(cluster: Cluster, raw: str, why: str) -> None:
+    topic = cluster.topic(2, {0: 4, 1: 4})
+    group = cluster.old_group()
+    group.commit({(topic, 0): 2, (topic, 1): raw})
+    code, out, err = run(["lag", "--zookeeper", cluster.zookeeper, "--group", group.group, "--format", "json"])
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    partitions = partitions_of(json.loads(out), group.group)
+    bad = partitions[(topic, 1)]
+    assert bad["committed_offset"] is None and bad["lag"] is None
+    assert bad["problems"] == [
+        f"offset unreadable: /consumers/{group.group}/offsets/{topic}/1 holds {raw!r} ({why})"
+    ]
+    assert partitions[(topic, 0)]["lag"] == 2
 
 
 def test_partition_without_a_leader_is_flagged_and_the_others_are_exact(cluster: Cluster) -> None:

@@ -16,6 +16,7 @@ issued (get_children, get); the client never creates, sets or deletes anything.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -448,13 +449,13 @@ def _committed_offset(topic: str, partition: int, kinds: dict[str, Any]) -> Comm
         elif value is MISSING or value is None:
             problems.append(f"{path}: vanished while reading")
         else:
-            raw = _text(value[0]).strip()
+            raw = _text(value[0])
             fields["commit_time_ms"] = value[1].mtime
             try:
-                fields["offset"] = int(raw)
-            except ValueError:
+                fields["offset"] = parse_offset(raw)
+            except ValueError as error:
                 fields["raw_value"] = raw[:200]
-                problems.append(f"{path} holds {raw[:80]!r}, not a decimal offset")
+                problems.append(f"offset unreadable: {path} holds {raw[:80]!r} ({error})")
     if "owners" in kinds:
         path, value = kinds["owners"]
         if isinstance(value, _Failed):
@@ -464,6 +465,24 @@ def _committed_offset(topic: str, partition: int, kinds: dict[str, Any]) -> Comm
             fields["owner_since_ms"] = value[1].ctime
         # MISSING: the owner left between listing and reading; the partition is unowned now.
     return CommittedOffset(topic, partition, error="; ".join(problems) or None, **fields)
+
+
+_LONG = re.compile(r"[+-]?[0-9]+")
+_LONG_MAX = 2**63 - 1
+
+
+def parse_offset(raw: str) -> int:
+    """An offset znode's value as the old consumer reads it (`toLong`, Java's Long.parseLong: an
+    optional sign and ASCII digits, nothing else, within 64 bits); a committed offset is never
+    negative. ValueError says what is wrong."""
+    if not _LONG.fullmatch(raw):
+        raise ValueError("not a plain decimal number")
+    value = int(raw)
+    if not -_LONG_MAX - 1 <= value <= _LONG_MAX:
+        raise ValueError("beyond a signed 64-bit offset")
+    if value < 0:
+        raise ValueError("a negative offset")
+    return value
 
 
 def topics_of(groups: Iterable[GroupSnapshot]) -> set[str]:
