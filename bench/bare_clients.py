@@ -48,7 +48,12 @@ def kafka(bootstrap: str) -> int:
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=60000)
     try:
         groups = [listed["group_id"] for listed in admin.list_groups()]
-        admin.describe_groups(groups)
+        try:
+            admin.describe_groups(groups)
+        except ValueError:
+            # kafka-python 3.0 cannot decode some brokers' authorized_operations bits (Tansu sets
+            # all 32); the request and its answer still took their time.
+            pass
         committed = admin.list_group_offsets({group: None for group in groups})
         partitions = {tp for offsets in committed.values() for tp in offsets}
         admin.list_partition_offsets({tp: OffsetSpec.LATEST for tp in partitions})

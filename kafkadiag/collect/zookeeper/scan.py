@@ -69,9 +69,11 @@ class _Failed:
         self.reason = reason
 
 
-# A wave this large is split over several sessions read in parallel: a ZooKeeper server answers
-# one session's requests strictly in order, but serves several sessions at once.
-PARALLEL_WAVE_MIN = 2000
+# A wave this large would be split over several sessions read in parallel. With kazoo (one I/O
+# thread per session, all under one GIL) extra sessions cost more than they bring: 10,000
+# offsets took 2.28 s over 4 sessions against 1.33 s over one (bench/lag_bench.py, 2 cores),
+# so one session reads every wave.
+PARALLEL_WAVE_MIN = 10**9
 PARALLEL_SESSIONS = 4
 
 
