@@ -11,11 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
 from kafkadiag.collect.kafka import client as kafka_client
 from kafkadiag.collect.kafka import scan as kafka_collector
-from kafkadiag.collect.zookeeper import scan as zookeeper_collector
-from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
-from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
 from kafkadiag.collect.snapshot import (
     SOURCE_KAFKA,
     SOURCE_ZOOKEEPER,
@@ -24,6 +22,8 @@ from kafkadiag.collect.snapshot import (
     Snapshot,
     TopicLayout,
 )
+from kafkadiag.collect.zookeeper import scan as zookeeper_collector
+from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.errors import UsageError
 
 
@@ -81,7 +81,7 @@ class Collector:
 
     def close(self) -> None:
         if self._client is not None:
-            kafka_client.close_client(self._client)
+            self._client.close()
             self._client = None
 
     def __enter__(self) -> Collector:
@@ -93,7 +93,7 @@ class Collector:
     def _kafka(self, bootstrap: str) -> Any:
         if self._client is None or self._client_bootstrap != bootstrap:
             if self._client is not None:
-                kafka_client.close_client(self._client)
+                self._client.close()
             self._client = kafka_client.open_client(
                 bootstrap, self.target.client_config, self.target.timeout_s
             )

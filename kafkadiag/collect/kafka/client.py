@@ -51,11 +51,14 @@ def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
     return addresses
 
 
-def address_text(address: tuple[str, int] | None) -> str:
-    if address is None:
-        return ""
+def server_text(address: tuple[str, int]) -> str:
+    """host:port, with an IPv6 literal in brackets."""
     host, port = address
-    return f" ({'[' + host + ']' if ':' in host else host}:{port})"
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def address_text(address: tuple[str, int] | None) -> str:
+    return f" ({server_text(address)})" if address is not None else ""
 
 
 class KafkaClient:
@@ -68,28 +71,9 @@ class KafkaClient:
         timeout_s: float,
         notify: Callable[[str], None] | None = None,
     ) -> None:
-        addresses = parse_bootstrap(bootstrap_servers)
-        deadline = time.monotonic() + timeout_s
-        failures: list[str] = []
-        for index, (host, port) in enumerate(addresses):
-            share = (deadline - time.monotonic()) / (len(addresses) - index)
-            server = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
-            try:
-                self.admin = _bootstrapped_admin(server, config, max(share, 0.05))
-                break
-            except _BootstrapFailed as failure:
-                failures.append(f"{server}: {failure.reason}")
-                if failure.final or index == len(addresses) - 1:
-                    break
-                (notify or _to_stderr)(
-                    f"kafkadiag: broker {server}: {failure.reason}; trying {addresses[index + 1][0]}:"
-                    f"{addresses[index + 1][1]}"
-                )
-        if not hasattr(self, "admin"):
-            servers = ",".join(f"{host}:{port}" if ":" not in host else f"[{host}]:{port}" for host, port in addresses)
-            raise BrokerUnreachableError(
-                f"cannot reach a Kafka broker at {servers} within {timeout_s:g}s ({'; '.join(failures)})"
-            )
+        self.admin = _first_bootstrapped_admin(
+            parse_bootstrap(bootstrap_servers), config, timeout_s, notify or _to_stderr
+        )
         self.manager = internals.connection_manager(self.admin)
         # Each request may take what is left of --timeout (or request.timeout.ms when set).
         request_timeout_ms = config.get("request_timeout_ms") or max(int(timeout_s * 1000), 50)
@@ -129,11 +113,11 @@ class KafkaClient:
         waves: list[list[int]] = []
         per_node: dict[int | None, int] = {}
         for index, (node, _) in enumerate(calls):
-            wave = per_node.get(node, 0) // MAX_IN_FLIGHT
+            wave_number = per_node.get(node, 0) // MAX_IN_FLIGHT
             per_node[node] = per_node.get(node, 0) + 1
-            if wave == len(waves):
+            if wave_number == len(waves):
                 waves.append([])
-            waves[wave].append(index)
+            waves[wave_number].append(index)
         for wave in waves:
             sent: list[tuple[int, Any, int, Any]] = []
             for index in wave:
@@ -159,6 +143,32 @@ class KafkaClient:
             self.admin.close()
         except Exception:  # noqa: BLE001 - nothing useful to do when closing fails
             pass
+
+
+def _first_bootstrapped_admin(
+    addresses: list[tuple[str, int]], config: dict[str, Any], timeout_s: float, notify: Callable[[str], None]
+) -> Any:
+    """The admin client of the first server, in order, that bootstraps within its share of what
+    is left of timeout_s; BrokerUnreachableError naming every server's cause otherwise."""
+    deadline = time.monotonic() + timeout_s
+    failures: list[str] = []
+    for index, address in enumerate(addresses):
+        share = (deadline - time.monotonic()) / (len(addresses) - index)
+        try:
+            return _bootstrapped_admin(server_text(address), config, max(share, 0.05))
+        except _BootstrapFailed as failure:
+            failures.append(f"{server_text(address)}: {failure.reason}")
+            if failure.final:
+                break
+            if index + 1 < len(addresses):
+                notify(
+                    f"kafkadiag: broker {server_text(address)}: {failure.reason}; "
+                    f"trying {server_text(addresses[index + 1])}"
+                )
+    servers = ",".join(server_text(address) for address in addresses)
+    raise BrokerUnreachableError(
+        f"cannot reach a Kafka broker at {servers} within {timeout_s:g}s ({'; '.join(failures)})"
+    )
 
 
 class _BootstrapFailed(Exception):
@@ -231,7 +241,12 @@ def _is_final(error: Exception) -> bool:
 
     return isinstance(
         error,
-        (kafka.errors.KafkaConfigurationError, kafka.errors.SaslAuthenticationFailedError, ValueError, TypeError),
+        (
+            kafka.errors.KafkaConfigurationError,
+            kafka.errors.SaslAuthenticationFailedError,
+            ValueError,
+            TypeError,
+        ),
     )
 
 
@@ -255,7 +270,3 @@ def open_client(bootstrap_servers: str, client_config: dict[str, Any], timeout_s
         return KafkaClient(bootstrap_servers, client_config, timeout_s)
     except ValueError as error:
         raise BrokerUnreachableError(f"--bootstrap-server {bootstrap_servers}: {error}") from None
-
-
-def close_client(client: Any) -> None:
-    client.close()

@@ -23,6 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkadiag.collect.errors import ZooKeeperUnreachableError
+from kafkadiag.collect.snapshot import (
+    SOURCE_ZOOKEEPER,
+    CommittedOffset,
+    GroupMember,
+    GroupSnapshot,
+    TopicLayout,
+)
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.collect.zookeeper.session import (
     GET_CHILDREN,
@@ -31,13 +38,6 @@ from kafkadiag.collect.zookeeper.session import (
     KazooSession,
     ZooKeeperSessionError,
     parse_hosts,
-)
-from kafkadiag.collect.snapshot import (
-    SOURCE_ZOOKEEPER,
-    CommittedOffset,
-    GroupMember,
-    GroupSnapshot,
-    TopicLayout,
 )
 
 CONSUMERS = "/consumers"
@@ -69,75 +69,27 @@ class _Failed:
         self.reason = reason
 
 
-# A wave this large would be split over several sessions read in parallel. With kazoo (one I/O
-# thread per session, all under one GIL) extra sessions cost more than they bring: 10,000
-# offsets took 2.28 s over 4 sessions against 1.33 s over one (bench/lag_bench.py, 2 cores),
-# so one session reads every wave.
-PARALLEL_WAVE_MIN = 10**9
-PARALLEL_SESSIONS = 4
-
-
 class _WaveReader:
-    """One wave = every read of one level, pipelined, answered within the deadline."""
+    """One wave = every read of one level, pipelined on one session, answered within the deadline.
 
-    def __init__(self, connection: Any, deadline: float, connect_more: Any = None) -> None:
-        self.connections = [connection]
+    One session reads every wave: with kazoo (one I/O thread per session, all under one GIL)
+    splitting a wave over more sessions was slower, 2.28 s over four against 1.33 s over one for
+    10,000 offsets (bench/lag_bench.py, 2 cores).
+    """
+
+    def __init__(self, connection: KazooSession, deadline: float) -> None:
+        self.connection = connection
         self.deadline = deadline
         self.reads = 0
         self.round_trips = 0
         self.sessions = 1
-        self._connect_more = connect_more
 
     @property
     def lost(self) -> str | None:
-        for connection in self.connections:
-            if connection.lost is not None:
-                lost: str = connection.lost
-                return lost
-        return None
+        return self.connection.lost
 
     def close(self) -> None:
-        for connection in self.connections:
-            _close_quietly(connection)
-
-    def _extra_connections(self) -> list[Any]:
-        """Open the other sessions once; a server that refuses them just means fewer in parallel."""
-        if self._connect_more is not None:
-            connect_more, self._connect_more = self._connect_more, None
-            for _ in range(PARALLEL_SESSIONS - 1):
-                try:
-                    self.connections.append(connect_more())
-                except Exception:  # noqa: BLE001 - parallelism is an optimisation, not a need
-                    break
-            self.sessions = len(self.connections)
-        return [connection for connection in self.connections if connection.lost is None]
-
-    def _answers(self, kind: int, paths: Sequence[str]) -> list[Any]:
-        if len(paths) < PARALLEL_WAVE_MIN or self.lost is not None:
-            answers: list[Any] = self.connections[0].wave(kind, paths, self.deadline)
-            return answers
-        connections = self._extra_connections()
-        if len(connections) < 2:
-            answers = connections[0].wave(kind, paths, self.deadline) if connections else []
-            return answers
-        import threading
-
-        size = -(-len(paths) // len(connections))
-        chunks = [paths[index : index + size] for index in range(0, len(paths), size)]
-        results: list[list[Any]] = [[] for _ in chunks]
-
-        def read(index: int) -> None:
-            results[index] = connections[index].wave(kind, chunks[index], self.deadline)
-
-        threads = [
-            threading.Thread(target=read, args=(index,), daemon=True) for index in range(1, len(chunks))
-        ]
-        for thread in threads:
-            thread.start()
-        read(0)
-        for thread in threads:
-            thread.join()
-        return [answer for chunk in results for answer in chunk]
+        self.connection.close()
 
     def _wave(self, paths: Sequence[str], method: str) -> dict[str, Any]:
         if not paths:
@@ -145,7 +97,7 @@ class _WaveReader:
         self.round_trips += 1
         self.reads += len(paths)
         kind = GET_CHILDREN if method == "children" else GET_DATA
-        answers = self._answers(kind, paths)
+        answers = self.connection.wave(kind, paths, self.deadline)
         results: dict[str, Any] = {}
         for path, answer in zip(paths, answers):
             if isinstance(answer, Failure):
@@ -172,13 +124,6 @@ def connect(zookeeper: str, timeout_s: float, security: ZooKeeperSecurity = NO_S
         raise ZooKeeperUnreachableError(
             f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({error.reason})"
         ) from None
-
-
-def _close_quietly(connection: Any) -> None:
-    try:
-        connection.close()
-    except Exception:  # noqa: BLE001 - closing a dead connection may fail in many ways
-        pass
 
 
 def _text(value: bytes | None) -> str:
@@ -253,9 +198,7 @@ def scan(
     """
     deadline = time.monotonic() + timeout_s
     connection = connect(zookeeper, timeout_s, security)
-    reader = _WaveReader(
-        connection, deadline, lambda: connect(zookeeper, max(deadline - time.monotonic(), 0.1), security)
-    )
+    reader = _WaveReader(connection, deadline)
     result = ZooKeeperScan()
     try:
         _scan(reader, result, groups, set(topics) if topics else None)
