@@ -77,7 +77,7 @@ def kafka_python_config(properties: dict[str, str]) -> tuple[dict[str, Any], lis
                 )
             config["sasl_mechanism"] = mechanism
         elif key == "sasl.jaas.config":
-            options = {name: _unescape(text) for name, text in _JAAS_OPTION.findall(value)}
+            options = jaas_options(value)
             if "username" in options:
                 config["sasl_plain_username"] = options["username"]
             if "password" in options:
@@ -144,6 +144,11 @@ def _positive_int(key: str, value: str) -> int:
     if not value.isdigit() or int(value) <= 0:
         raise CommandConfigError(f"{key}={value} is not a positive number")
     return int(value)
+
+
+def jaas_options(text: str) -> dict[str, str]:
+    """The name="value" options of a JAAS login module entry, backslash escapes undone."""
+    return {name: _unescape(value) for name, value in _JAAS_OPTION.findall(text)}
 
 
 def _unescape(text: str) -> str:

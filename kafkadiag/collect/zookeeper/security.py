@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kafkadiag.collect.config import parse_properties
+from kafkadiag.collect.config import jaas_options, parse_properties
 from kafkadiag.errors import UsageError
 
 DIGEST_ENV = "KAFKADIAG_ZK_DIGEST"
 JAAS_ENV = "KAFKADIAG_ZK_JAAS_FILE"
 _JAAS_SECTION = re.compile(r"\bClient\s*\{(?P<body>.*?)\}\s*;", re.DOTALL)
-_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
 class ZooKeeperSecurityError(UsageError):
@@ -138,12 +137,18 @@ def _sasl_from_jaas(path: str) -> dict[str, str]:
         raise ZooKeeperSecurityError(f"cannot read the JAAS file {path}: {error.strerror}") from None
     section = _JAAS_SECTION.search(text)
     if section is None:
-        raise ZooKeeperSecurityError(f"{path} has no Client {{ ... }}; section (the one ZooKeeper clients use)")
+        raise ZooKeeperSecurityError(
+            f"{path} has no Client {{ ... }}; section (the one ZooKeeper clients use)"
+        )
     body = section.group("body")
-    options = {name: value.replace('\\"', '"') for name, value in _JAAS_OPTION.findall(body)}
+    options = jaas_options(body)
     if "DigestLoginModule" not in body or "username" not in options:
         raise ZooKeeperSecurityError(
             f"{path}: kafkadiag logs in to ZooKeeper with DigestLoginModule (SASL DIGEST-MD5) "
             "and a username and password; Kerberos logins are not supported"
         )
-    return {"mechanism": "DIGEST-MD5", "username": options["username"], "password": options.get("password", "")}
+    return {
+        "mechanism": "DIGEST-MD5",
+        "username": options["username"],
+        "password": options.get("password", ""),
+    }
