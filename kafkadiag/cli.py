@@ -108,17 +108,37 @@ def reader_may_leave(command: Callable[[], int]) -> int:
         return int(ExitCode.OK)
 
 
+def _rule_options(fail_on: str, example_prefix: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """--fail-on, --select and --ignore: how every command that runs the rule catalogue is steered."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        options = [
+            click.option(
+                "--fail-on",
+                type=click.Choice(("error", "warning", "info")),
+                default=fail_on,
+                show_default=True,
+                help="Exit 1 when a finding of this severity or worse is found.",
+            ),
+            click.option(
+                "--select",
+                multiple=True,
+                help=f"Run only these rules (code, code prefix like {example_prefix}, or name).",
+            ),
+            click.option(
+                "--ignore", multiple=True, help="Do not run these rules (code, code prefix or name)."
+            ),
+        ]
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
 @dump.command("analyze")
 @dump_inputs(schema="kafkadiag.analysis")
-@click.option(
-    "--fail-on",
-    type=click.Choice(("error", "warning", "info")),
-    default="error",
-    show_default=True,
-    help="Exit 1 when a finding of this severity or worse is found.",
-)
-@click.option("--select", multiple=True, help="Run only these rules (code, code prefix like KD2, or name).")
-@click.option("--ignore", multiple=True, help="Do not run these rules (code, code prefix or name).")
+@_rule_options(fail_on="error", example_prefix="KD2")
 def dump_analyze(
     files: tuple[str, ...],
     input_format: str,
@@ -226,15 +246,7 @@ def demo_command(scenario: str, keep: bool, output_format: str) -> int:
 @click.option("--out", "out_dir", required=True, help="A new directory for the results.")
 @click.option("--master", default=None, help="Spark master URL (default: local[*], embedded).")
 @click.option("--conf", multiple=True, help="A Spark setting KEY=VALUE (repeatable).")
-@click.option(
-    "--fail-on",
-    type=click.Choice(("error", "warning", "info")),
-    default="error",
-    show_default=True,
-    help="Exit 1 when a finding of this severity or worse is found.",
-)
-@click.option("--select", multiple=True, help="Run only these rules (code, code prefix like KD2, or name).")
-@click.option("--ignore", multiple=True, help="Do not run these rules (code, code prefix or name).")
+@_rule_options(fail_on="error", example_prefix="KD2")
 @click.option(
     "--format",
     "output_format",
@@ -290,7 +302,13 @@ def ps_command(output_format: str) -> int:
 @cli.command("capture")
 @click.option("--pid", type=int, required=True, help="The consumer process (a JVM or a Python interpreter).")
 @click.option("--count", type=int, default=3, show_default=True, help="How many thread dumps.")
-@click.option("--interval", type=DURATION, default="2s", show_default=True, help="Time between dumps (500ms, 2s, 1m; a bare number is seconds).")
+@click.option(
+    "--interval",
+    type=DURATION,
+    default="2s",
+    show_default=True,
+    help="Time between dumps (500ms, 2s, 1m; a bare number is seconds).",
+)
 @click.option("--out", "out_dir", required=True, help="A new directory for the bundle.")
 @click.option("--jstack", default=None, help="jstack to use (default: the target JVM's own, then PATH's).")
 @click.option("--py-spy", "py_spy", default=None, help="py-spy to use (default: beside python, then PATH's).")
@@ -382,6 +400,15 @@ def report_error(error: KafkadiagError) -> None:
 # --group, --all-groups, --topic); each has a KAFKADIAG_* environment variable as its default.
 
 LAG_FORMATS = ("table", "json", "prometheus")
+
+# lag --samples and check take their sampling interval the same way.
+_sample_interval_option = click.option(
+    "--interval",
+    type=DURATION,
+    default="10s",
+    show_default=True,
+    help="Time between samples (10s, 1m; a bare number is seconds).",
+)
 
 
 def _remember_zookeeper_setting(ctx: click.Context, param: click.Parameter, value: Any) -> None:
@@ -490,15 +517,7 @@ def _lag_target(
 @click.option(
     "--from", "bundles", multiple=True, help="A capture bundle (kafkadiag capture) or dump file (repeatable)."
 )
-@click.option(
-    "--fail-on",
-    type=click.Choice(("error", "warning", "info")),
-    default="warning",
-    show_default=True,
-    help="Exit 1 when a finding of this severity or worse is found.",
-)
-@click.option("--select", multiple=True, help="Run only these rules (code, code prefix like KD8, or name).")
-@click.option("--ignore", multiple=True, help="Do not run these rules (code, code prefix or name).")
+@_rule_options(fail_on="warning", example_prefix="KD8")
 @click.option(
     "--format",
     "output_format",
@@ -628,7 +647,7 @@ def _metrics_source(options: dict[str, Any], timeout: float) -> Any:
     show_default=True,
     help="Snapshots to take; 2+ adds rates, time lag, time to catch up and Burrow statuses.",
 )
-@click.option("--interval", type=DURATION, default="10s", show_default=True, help="Time between samples (10s, 1m; a bare number is seconds).")
+@_sample_interval_option
 @click.option("--watch", is_flag=True, help="Live view: re-evaluate every --interval until Ctrl-C.")
 @click.option(
     "--record",
@@ -733,7 +752,7 @@ def lag_history_command(
     "--config", "config_path", default=None, help="Per group/topic thresholds (TOML or JSON, docs/lag.md)."
 )
 @click.option("--samples", type=int, default=1, show_default=True, help="Snapshots to take.")
-@click.option("--interval", type=DURATION, default="10s", show_default=True, help="Time between samples (10s, 1m; a bare number is seconds).")
+@_sample_interval_option
 @click.option(
     "--format",
     "output_format",
