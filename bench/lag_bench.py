@@ -161,7 +161,9 @@ def write_zookeeper_group(
     return group, sessions
 
 
-def bare_library_runs(name: str, args: list[str], runs: int, servers: list[ServerProcess], against: dict) -> None:
+def bare_library_runs(
+    name: str, args: list[str], runs: int, servers: list[ServerProcess], against: dict
+) -> None:
     """The bare library doing the same reads (bench/bare_clients.py), as cold processes too."""
     settle(servers)
     command = [sys.executable, str(REPO / "bench" / "bare_clients.py"), *args]

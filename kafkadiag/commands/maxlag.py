@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.collect.jmx import (
     SOURCE_JMX,
     SOURCE_JOLOKIA,
@@ -25,6 +24,7 @@ from kafkadiag.collect.jmx import (
     MetricsReading,
 )
 from kafkadiag.collect.jmx_errors import MetricsSourceUsageError
+from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.maxlag.model import MaxLagReport

@@ -195,7 +195,8 @@ def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus
         ("prometheus", options.prometheus),
     ):
         if value:
-            wanted.append((f"{kind} {value}", MetricsSource(**{kind: value, "timeout_s": options.timeout_s})))
+            settings: dict[str, Any] = {kind: value, "timeout_s": options.timeout_s}
+            wanted.append((f"{kind} {value}", MetricsSource(**settings)))
     if lag is None:
         for name, _ in wanted:
             if options.pids and name.startswith("pid"):

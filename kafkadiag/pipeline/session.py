@@ -54,7 +54,7 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
             f"Spark did not start with --master {master}: {_first_line(error)}"
         ) from error
     session.sparkContext.setLogLevel("ERROR")
-    if not session.sparkContext.master.startswith("local"):
+    if not str(session.sparkContext.master).startswith("local"):
         session.sparkContext.addPyFile(str(_package_zip()))
     return session
 

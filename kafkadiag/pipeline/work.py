@@ -58,7 +58,7 @@ def analyze_unit(
     from kafkadiag.rules.engine import analyze
 
     outcome: dict[str, Any] = {"findings": [], "threads": [], "quarantine": [], "dumps": 0, "bytes": 0}
-    dumps = []
+    dumps: list[Any] = []
     for path in unit.files:
         try:
             outcome["bytes"] += os.path.getsize(path)
@@ -79,7 +79,8 @@ def analyze_unit(
     for finding in report.findings:
         row = _renamed_document(finding_json(finding), display)
         held = [index for index in finding.dumps if 0 <= index < len(times)]
-        latest = max((times[index] for index in held if times[index] is not None), default=None)
+        known = [time for time in (times[index] for index in held) if time is not None]
+        latest = max(known, default=None)
         outcome["findings"].append(
             {
                 "id": stable_id(unit.path, row["rule"], row["series"], row["threads"], row["message"]),

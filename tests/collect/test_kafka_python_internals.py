@@ -22,7 +22,9 @@ def test_every_private_call_works_on_the_installed_kafka_python(broker: ServerPr
         network_clients.append(KafkaNetClient(**settings))
         return network_clients[-1]
 
-    admin = KafkaAdminClient(bootstrap_servers=broker.address, client_id="kafkadiag", kafka_client=network_client)
+    admin = KafkaAdminClient(
+        bootstrap_servers=broker.address, client_id="kafkadiag", kafka_client=network_client
+    )
     try:
         manager = internals.connection_manager(admin)
         accepted = internals.accepted_versions(manager)
@@ -58,5 +60,13 @@ def test_an_unfinished_client_can_be_stopped() -> None:
 def test_the_wait_and_send_signatures_are_the_ones_used() -> None:
     from kafka.net.manager import KafkaConnectionManager
 
-    assert list(inspect.signature(KafkaConnectionManager.send).parameters)[:3] == ["self", "request", "node_id"]
-    assert list(inspect.signature(KafkaConnectionManager.wait_for).parameters) == ["self", "future", "timeout_ms"]
+    assert list(inspect.signature(KafkaConnectionManager.send).parameters)[:3] == [
+        "self",
+        "request",
+        "node_id",
+    ]
+    assert list(inspect.signature(KafkaConnectionManager.wait_for).parameters) == [
+        "self",
+        "future",
+        "timeout_ms",
+    ]

@@ -81,7 +81,7 @@ def test_a_jaas_file_with_a_wrong_password_fails_clearly(secured: Any, tmp_path:
     server, _, _ = secured
     jaas = tmp_path / "jaas.conf"
     jaas.write_text(
-        'Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n'
+        "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
         '  username="ops"\n  password="wrong";\n};\n'
     )
     started = time.monotonic()
@@ -129,10 +129,12 @@ def test_security_settings_are_read_the_way_kafkas_tools_write_them(tmp_path: Pa
         read_security(str(jks), None, environ={})
     jaas = tmp_path / "kafka_jaas.conf"
     jaas.write_text(
-        'KafkaServer { x required; };\nClient {\n  org.apache.zookeeper.server.auth.DigestLoginModule '
+        "KafkaServer { x required; };\nClient {\n  org.apache.zookeeper.server.auth.DigestLoginModule "
         'required username="kafka" password="p\\"w";\n};\n'
     )
-    security = read_security(None, None, environ={"KAFKA_OPTS": f"-Xmx1g -Djava.security.auth.login.config={jaas}"})
+    security = read_security(
+        None, None, environ={"KAFKA_OPTS": f"-Xmx1g -Djava.security.auth.login.config={jaas}"}
+    )
     assert security.sasl == {"mechanism": "DIGEST-MD5", "username": "kafka", "password": 'p"w'}
     with pytest.raises(ZooKeeperSecurityError, match="user:password"):
         read_security(None, None, environ={"KAFKADIAG_ZK_DIGEST": "nocolon"})

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 
 
 class FakeServer:
@@ -94,12 +93,3 @@ class FakeServer:
 def length_prefixed(size_field: int, body: bytes = b"") -> bytes:
     """A frame as Kafka and ZooKeeper both write them: a signed 32-bit size, then the body."""
     return size_field.to_bytes(4, "big", signed=True) + body
-
-
-def wait_until(predicate: object, timeout_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.02)
-    return False

@@ -50,9 +50,7 @@ def start_tls_zookeeper(workdir: Path) -> tuple[servers.ServerProcess, int, Path
         "admin.enableServer=false\n"
         "4lw.commands.whitelist=ruok,srvr\n"
     )
-    classpath = os.pathsep.join(
-        [servers.zookeeper_classpath(), *servers.pyspark_jars(NETTY_SERVER_JARS)]
-    )
+    classpath = os.pathsep.join([servers.zookeeper_classpath(), *servers.pyspark_jars(NETTY_SERVER_JARS)])
     argv = [
         servers.java_tool("java"), "-Xmx256m", "-XX:+UseSerialGC",
         "-Dzookeeper.authProvider.1=org.apache.zookeeper.server.auth.DigestAuthenticationProvider",

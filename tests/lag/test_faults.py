@@ -161,7 +161,8 @@ def test_malformed_znodes_are_flagged_per_partition_and_the_rest_is_read(cluster
     bad = partitions[(topic, 1)]
     assert bad["committed_offset"] is None and bad["lag"] is None and bad["partial"]
     assert bad["problems"] == [
-        f"offset unreadable: /consumers/{group.group}/offsets/{topic}/1 holds '12abc' (not a plain decimal number)"
+        f"offset unreadable: /consumers/{group.group}/offsets/{topic}/1 holds '12abc' "
+        "(not a plain decimal number)"
     ]
     codes = {finding["code"] for finding in group_of(document, group.group)["findings"]}
     assert {"unreadable-offset", "malformed-registration"} <= codes
@@ -185,7 +186,9 @@ def test_offsets_are_parsed_as_kafka_parses_them(cluster: Cluster, raw: str, why
     topic = cluster.topic(2, {0: 4, 1: 4})
     group = cluster.old_group()
     group.commit({(topic, 0): 2, (topic, 1): raw})
-    code, out, err = run(["lag", "--zookeeper", cluster.zookeeper, "--group", group.group, "--format", "json"])
+    code, out, err = run(
+        ["lag", "--zookeeper", cluster.zookeeper, "--group", group.group, "--format", "json"]
+    )
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     partitions = partitions_of(json.loads(out), group.group)
     bad = partitions[(topic, 1)]
