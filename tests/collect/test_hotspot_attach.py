@@ -34,15 +34,15 @@ def java(tmp_path: Path, *options: str) -> subprocess.Popen[str]:
 
 
 def shape(dump: str) -> list[str]:
-    """A dump without what changes from one dump to the next: time, cpu, elapsed, and the
-    threads the JVM starts and stops on its own (the attach listener, compiler threads)."""
+    """A dump without what changes from one dump to the next: time, cpu, elapsed, JNI reference
+    counts, and the threads the JVM starts and stops on its own (attach listener, compiler)."""
     kept = []
     for block in dump.split("\n\n"):
         first = block.strip().splitlines()[0] if block.strip() else ""
         if "Attach Listener" in first or "CompilerThread" in first:
             continue
         kept += block.splitlines()
-    lines = [line for line in kept if not re.match(r"^\d{4}-\d\d-\d\d ", line)]
+    lines = [line for line in kept if not re.match(r"^(\d{4}-\d\d-\d\d |JNI global refs)", line)]
     return [re.sub(r"(cpu|elapsed)=[\d.]+m?s", "", line) for line in lines]
 
 
