@@ -390,9 +390,12 @@ def console_main() -> None:
 
 
 def report_error(error: KafkadiagError) -> None:
-    click.echo(f"kafkadiag: error: {error.message}", err=True)
+    from kafkadiag.report.safe_text import printable
+
+    # Messages quote paths, znode data and server answers: their control characters are escaped.
+    click.echo(f"kafkadiag: error: {printable(error.message)}", err=True)
     if error.help_text:
-        click.echo(f"kafkadiag: what to do: {error.help_text}", err=True)
+        click.echo(f"kafkadiag: what to do: {printable(error.help_text)}", err=True)
 
 
 # ---- lag and check: committed offsets against high watermarks -------------------------------

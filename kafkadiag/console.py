@@ -31,3 +31,12 @@ def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, markup=False, highlight=False, width=_width())
+
+
+def warn(message: str) -> None:
+    """A warning on stderr; its control characters are escaped (it may quote outside text)."""
+    import sys
+
+    from kafkadiag.report.safe_text import printable
+
+    print(f"kafkadiag: warning: {printable(message)}", file=sys.stderr)

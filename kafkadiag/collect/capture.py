@@ -30,6 +30,7 @@ from typing import Any
 
 from kafkadiag.diagnose.live import JVM, ThreadDumpError, jstack_for, py_spy, runtime_of, take_dump
 from kafkadiag.errors import InputUnreadableError, UsageError
+from kafkadiag.report.output import current_umask
 
 SCHEMA = "kafkadiag.capture"
 VERSION = 1
@@ -142,11 +143,11 @@ def capture(
         manifest["finished_at"] = time.time()
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         for path in staging.iterdir():
-            path.chmod(0o644 & ~_umask())
+            path.chmod(0o644 & ~current_umask())
         if target.exists():
             target.rmdir()
         # mkdtemp makes the directory 0700: the bundle gets what the umask gives a new directory.
-        staging.chmod(0o777 & ~_umask())
+        staging.chmod(0o777 & ~current_umask())
         staging.rename(target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -160,12 +161,6 @@ def _banner(text: str) -> str | None:
         if line.startswith("Full thread dump"):
             return line.removeprefix("Full thread dump ").rstrip(":")
     return None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _capture_metrics(pid: int, staging: Path, manifest: dict[str, Any]) -> None:

@@ -105,6 +105,7 @@ class Collector:
         taken_at_ms = int(time.time() * 1000)
         started = time.monotonic()
         errors: list[str] = []
+        unreachable: list[tuple[str, str]] = []
         stats: dict[str, int] = defaultdict(int)
         groups: list[GroupSnapshot] = []
         topics: list[TopicLayout] = []
@@ -122,8 +123,9 @@ class Collector:
                     target.zookeeper, wanted_groups, topic_filter, target.timeout_s, target.zookeeper_security
                 )
             except ZooKeeperUnreachableError as error:
-                if not target.bootstrap_servers:
-                    raise
+                # Not raised: the report must still say, per group, what could not be read,
+                # and machine outputs must still be written (with the failure as data).
+                unreachable.append((SOURCE_ZOOKEEPER, error.message))
                 errors.append(f"{error.message}: old-consumer groups were not read")
             else:
                 zk_groups = scan.groups
@@ -166,9 +168,9 @@ class Collector:
                     include_groups=bool(target.bootstrap_servers),
                 )
             except BrokerUnreachableError as error:
-                if not zk_groups:
-                    raise
-                errors.append(f"{error.message}: lags are unknown")
+                unreachable.append((SOURCE_KAFKA, error.message))
+                read = "Kafka-stored groups and watermarks" if target.bootstrap_servers else "watermarks"
+                errors.append(f"{error.message}: {read} were not read; lags are unknown")
             else:
                 kafka_groups = kafka_scan.groups
                 partitions = kafka_scan.partitions
@@ -179,7 +181,7 @@ class Collector:
 
         if target.zookeeper and zk_groups:
             partitions = _with_zookeeper_states(target, partitions, needed)
-        groups = _merge_groups(wanted_groups, zk_groups, kafka_groups)
+        groups = _merge_groups(wanted_groups, zk_groups, kafka_groups, _unread_holders(target, unreachable))
         for topic in topic_filter or ():
             known = [layout for layout in topics if layout.topic == topic]
             if known and all(layout.error is not None for layout in known):
@@ -192,6 +194,7 @@ class Collector:
             partitions=tuple(partitions),
             topics=tuple(topics),
             errors=tuple(errors),
+            unreachable=tuple(unreachable),
             stats=tuple(sorted(stats.items())),
         )
 
@@ -230,10 +233,21 @@ def _with_zookeeper_states(
     ]
 
 
+def _unread_holders(target: LagTarget, unreachable: list[tuple[str, str]]) -> dict[str, str]:
+    """Group stores that were not read: source -> why. The brokers hold groups only when named
+    with --bootstrap-server (brokers found in ZooKeeper are asked for watermarks alone)."""
+    holders = {SOURCE_ZOOKEEPER: bool(target.zookeeper), SOURCE_KAFKA: bool(target.bootstrap_servers)}
+    return {source: why for source, why in unreachable if holders[source]}
+
+
 def _merge_groups(
-    wanted: list[str] | None, zk_groups: list[GroupSnapshot], kafka_groups: list[GroupSnapshot]
+    wanted: list[str] | None,
+    zk_groups: list[GroupSnapshot],
+    kafka_groups: list[GroupSnapshot],
+    unread: dict[str, str],
 ) -> list[GroupSnapshot]:
-    """Every group that exists in some source; a named group that exists nowhere, once, flagged."""
+    """Every group that exists in some source; a named group found nowhere, once, flagged: as not
+    found when every store was read, as unknown (exists None) when a store was unreachable."""
     if wanted is None:
         return sorted(
             [group for group in zk_groups + kafka_groups if group.exists],
@@ -249,8 +263,16 @@ def _merge_groups(
         if existing:
             merged += existing
             continue
-        errors = tuple(error for group in found for error in group.errors) or ("not found",)
-        sources = {group.source for group in found}
+        not_read = tuple(f"not read from {source}: {why}" for source, why in sorted(unread.items()))
+        errors = tuple(error for group in found for error in group.errors)
+        if not errors and not not_read:
+            errors = ("not found",)
+        # The label of a group that is nowhere: the one store it could still be in, if only one.
+        sources = set(unread) if len(unread) == 1 else {group.source for group in found} | set(unread)
         source = SOURCE_ZOOKEEPER if sources == {SOURCE_ZOOKEEPER} else SOURCE_KAFKA
-        merged.append(GroupSnapshot(group=name, source=source, exists=False, errors=errors))
+        merged.append(
+            GroupSnapshot(
+                group=name, source=source, exists=None if not_read else False, errors=not_read + errors
+            )
+        )
     return merged

@@ -81,7 +81,9 @@ class GroupSnapshot:
     offsets: tuple[CommittedOffset, ...] = ()
     # Group-level problems: not found, could not be read, session lost while reading it.
     errors: tuple[str, ...] = ()
-    exists: bool = True
+    # False: no source that was read holds the group. None: unknown, because a source that
+    # could hold it was unreachable (see Snapshot.unreachable).
+    exists: bool | None = True
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ class Snapshot:
     topics: tuple[TopicLayout, ...] = ()
     # Problems that concern the whole read (a source unreachable, a session lost).
     errors: tuple[str, ...] = ()
+    # Sources that could not be reached at all: ((SOURCE_ZOOKEEPER or SOURCE_KAFKA, why), ...).
+    unreachable: tuple[tuple[str, str], ...] = ()
     # Request accounting: ("zookeeper_reads", n), ("zookeeper_round_trips", n), ("kafka_requests", n) ...
     stats: tuple[tuple[str, int], ...] = field(default=())
 
@@ -172,5 +176,6 @@ def from_json(document: dict[str, Any]) -> Snapshot:
         partitions=tuple(BrokerPartition(**partition) for partition in document.get("partitions", ())),
         topics=topics,
         errors=tuple(document.get("errors", ())),
+        unreachable=_pairs(document.get("unreachable")),
         stats=_pairs(document.get("stats")),
     )

@@ -3,11 +3,11 @@ metrics and a manifest, as one bundle directory (kafkadiag.collect.capture)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from kafkadiag.collect.capture import capture
+from kafkadiag.console import warn
 from kafkadiag.exitcodes import ExitCode
 
 
@@ -41,5 +41,5 @@ def run_capture(
         f"Analyse it with: kafkadiag dump analyze {out_dir}"
     )
     if failures:
-        print(f"kafkadiag: warning: {failures[2:]}", file=sys.stderr)
+        warn(failures[2:])
     return int(ExitCode.OK)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 from kafkadiag.collect.gather import Collector, LagTarget
 from kafkadiag.commands.lag import take_samples
+from kafkadiag.console import warn
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.lag.check import (
@@ -96,7 +96,7 @@ def run_check(
         with report_stream(junit_path) as stream:
             write_junit(stream, result, report)
     for error in report.errors:
-        print(f"kafkadiag: warning: {error}", file=sys.stderr)
+        warn(error)
     if result.verdict == HEALTHY:
         return int(ExitCode.OK)
     if result.verdict == UNHEALTHY:

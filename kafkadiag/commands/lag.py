@@ -20,9 +20,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from kafkadiag.collect.errors import SnapshotReadError
+from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
 from kafkadiag.collect.gather import Collector, LagTarget
-from kafkadiag.collect.snapshot import Snapshot, from_json, to_json
+from kafkadiag.collect.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER, Snapshot, from_json, to_json
+from kafkadiag.console import warn
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.lag.model import LagReport
@@ -113,7 +114,7 @@ def record_snapshot(record_dir: str, snapshot: Snapshot) -> None:
         os.makedirs(record_dir, exist_ok=True)
         line = json.dumps(to_json(snapshot), separators=(",", ":")) + "\n"
         descriptor = os.open(
-            os.path.join(record_dir, RECORD_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
+            os.path.join(record_dir, RECORD_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666
         )
         try:
             os.write(descriptor, line.encode("utf-8"))
@@ -157,10 +158,13 @@ def explain_partial(report: LagReport) -> None:
     from kafkadiag.cli import report_error
 
     for error in report.errors:
-        print(f"kafkadiag: warning: {error}", file=sys.stderr)
-    missing = [group.group for group in report.groups if not group.exists]
+        warn(error)
+    missing = [group.group for group in report.groups if group.exists is False]
+    unread = [group.group for group in report.groups if group.exists is None]
     unknown = sum(1 for group in report.groups for partition in group.partitions if partition.partial)
-    parts = []
+    parts = [f"{_SOURCE_NAMES[source]} unreachable" for source, _ in report.unreachable]
+    if unread:
+        parts.append(f"group(s) not read: {', '.join(unread)}")
     if missing:
         parts.append(f"group(s) not found: {', '.join(missing)}")
     if unknown:
@@ -170,15 +174,18 @@ def explain_partial(report: LagReport) -> None:
     if report.errors and not parts:
         parts.append("some data could not be read")
     if parts:
-        report_error(
-            InputUnreadableError(
-                "results are partial: " + "; ".join(parts),
-                help_text=(
-                    "Check that the groups and topics exist and that ZooKeeper and the brokers are "
-                    "reachable (see the warnings above); raise --timeout on slow networks."
-                ),
-            )
-        )
+        advice = [_SOURCE_HELP[source] for source in dict(report.unreachable)] or [
+            "Check that the groups and topics exist and that ZooKeeper and the brokers are "
+            "reachable (see the warnings above); raise --timeout on slow networks."
+        ]
+        report_error(InputUnreadableError("results are partial: " + "; ".join(parts), " ".join(advice)))
+
+
+_SOURCE_NAMES = {SOURCE_ZOOKEEPER: "ZooKeeper", SOURCE_KAFKA: "the brokers"}
+_SOURCE_HELP = {
+    SOURCE_ZOOKEEPER: ZooKeeperUnreachableError.HELP_TEXT,
+    SOURCE_KAFKA: BrokerUnreachableError.HELP_TEXT,
+}
 
 
 def run_lag(
@@ -223,7 +230,7 @@ def run_history(
         raise UsageError("--samples must be at least 1")
     snapshots, problems = read_recorded(record_dir)
     for problem in problems:
-        print(f"kafkadiag: warning: {problem}", file=sys.stderr)
+        warn(problem)
     if groups:
         import dataclasses
 

@@ -50,6 +50,9 @@ def _lag_lines(lag: Any) -> list[str]:
         return []
     lines = []
     for group in lag.groups:
+        if group.exists is None:
+            lines.append(f"Group {group.group}: not read ({'; '.join(group.errors)}).")
+            continue
         if not group.exists:
             lines.append(f"Group {group.group}: not found ({group.source}).")
             continue
@@ -72,7 +75,7 @@ def _metrics_lines(metrics: Sequence[Any]) -> list[str]:
 def _healthy_summary(lag: Any, dump_report: Any, metrics: Sequence[Any]) -> str:
     parts = []
     if lag is not None:
-        total = sum(group.total_lag for group in lag.groups)
+        total = sum(group.total_lag or 0 for group in lag.groups)
         parts.append(f"{len(lag.groups)} group(s), total lag {total}")
     if dump_report is not None:
         threads = sum(series.threads for series in dump_report.series)

@@ -38,6 +38,7 @@ def compute_lag(snapshot: Snapshot) -> LagReport:
         errors=snapshot.errors,
         stats=snapshot.stats,
         duration_ms=snapshot.duration_ms,
+        unreachable=snapshot.unreachable,
     )
 
 
@@ -119,9 +120,7 @@ def _group_lag(
         members=group.members,
         partitions=tuple(partitions),
         topics=topic_totals(partitions),
-        total_lag=sum(
-            partition.lag for partition in partitions if partition.lag is not None and partition.lag > 0
-        ),
+        total_lag=_total_lag(group, partitions),
         max_lag=max((partition.lag for partition in partitions if partition.lag is not None), default=None),
         findings=tuple(findings),
         errors=group.errors,
@@ -129,8 +128,17 @@ def _group_lag(
     )
 
 
+def _total_lag(group: GroupSnapshot, partitions: list[PartitionLag]) -> int | None:
+    known = [partition.lag for partition in partitions if partition.lag is not None]
+    if not group.exists or (not known and any(partition.problems for partition in partitions)):
+        return None  # unknown is never reported as 0
+    return sum(lag for lag in known if lag > 0)
+
+
 def _zookeeper_state(group: GroupSnapshot) -> str | None:
     # The old consumer has no coordinator state; say whether anyone is registered.
+    if group.exists is None:
+        return None
     if not group.exists:
         return "Dead"
     return "Active" if group.members else "NoConsumers"

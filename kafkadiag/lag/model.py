@@ -77,11 +77,13 @@ class GroupLag:
     members: tuple[GroupMember, ...]
     partitions: tuple[PartitionLag, ...]
     topics: tuple[TopicLag, ...]
-    total_lag: int
+    # Sum of the known positive partition lags (a lower bound when some are unknown); None when
+    # nothing of the group's lag is known (not read, or no partition's lag could be computed).
+    total_lag: int | None
     max_lag: int | None
     findings: tuple[Finding, ...]
     errors: tuple[str, ...]
-    exists: bool = True
+    exists: bool | None = True  # None: unknown, a source that could hold the group was unreachable
     status: str | None = None  # Burrow group status: OK WARN ERR (with several samples)
     consumption_rate: float | None = None
     production_rate: float | None = None
@@ -102,6 +104,8 @@ class LagReport:
     errors: tuple[str, ...]
     stats: tuple[tuple[str, int], ...]
     duration_ms: float = 0.0
+    # Sources that could not be reached at all: ((source, why), ...), as in the snapshot.
+    unreachable: tuple[tuple[str, str], ...] = ()
     samples: int = 1
     window_s: float = 0.0
 

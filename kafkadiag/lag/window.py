@@ -186,7 +186,12 @@ def evaluate_window(snapshots: Sequence[Snapshot]) -> LagReport:
         catch_up = None
         if group.total_lag == 0:
             catch_up = 0.0
-        elif consumption is not None and production is not None and consumption > production:
+        elif (
+            group.total_lag is not None
+            and consumption is not None
+            and production is not None
+            and consumption > production
+        ):
             catch_up = group.total_lag / (consumption - production)
         groups.append(
             dataclasses.replace(

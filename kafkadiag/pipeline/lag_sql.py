@@ -181,6 +181,7 @@ SELECT unit, `group`, source, topic, `partition`, time_ms, committed, high_water
 FROM pairs
 """
 
+
 def evaluate(session: Any, raw: Any) -> Any:
     raw.createOrReplaceTempView("lag_rows")
     return session.sql(EVALUATE_SQL)

@@ -1,4 +1,4 @@
-"""`kafkadiag diagnose --format json`: schema `kafkadiag.diagnosis`, version 1 (docs/diagnose.md).
+"""`kafkadiag diagnose --format json`: schema `kafkadiag.diagnosis`, version 2 (docs/diagnose.md).
 
 Each finding is one record holding its related facts (`facts`: thread, queue, topic and
 partitions, per-partition checker lag, MaxLag ...), so a script need not stitch sources together.
@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from kafkadiag.diagnose.model import Diagnosis
 
 SCHEMA = "kafkadiag.diagnosis"
-VERSION = 1
+VERSION = 2
 
 
 def diagnosis_json(diagnosis: Diagnosis, fail_on: str) -> dict[str, Any]:

@@ -9,14 +9,25 @@ from __future__ import annotations
 
 import json
 from typing import Any, TextIO
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax import saxutils
 
 from kafkadiag.lag.check import UNCHECKED, UNHEALTHY, CheckResult
 from kafkadiag.lag.model import LagReport
 from kafkadiag.report.lag_json import group_document, iso_time
+from kafkadiag.report.safe_text import printable
+
+
+def escape(text: str) -> str:
+    # XML 1.0 cannot carry most control characters at all, even as references.
+    return saxutils.escape(printable(text))
+
+
+def quoteattr(text: str) -> str:
+    return saxutils.quoteattr(printable(text))
+
 
 SCHEMA = "kafkadiag.check"
-VERSION = 1
+VERSION = 2
 
 
 def check_document(result: CheckResult, report: LagReport) -> dict[str, Any]:
@@ -102,7 +113,8 @@ def write_junit(stream: TextIO, result: CheckResult, report: LagReport) -> None:
         stream.write(f'    <testcase name={name} classname={classname} time="0">\n')
         if verdict.violations:
             message = f"{len(verdict.violations)} threshold(s) exceeded"
-            body = "\n".join(f"{v.check}: {v.message}" for v in verdict.violations)
+            lines = [f"{v.check}: {v.message}" for v in verdict.violations]
+            body = "\n".join(lines + [f"not checked: {reason}" for reason in verdict.unchecked])
             stream.write(
                 f'      <failure message={quoteattr(message)} type="unhealthy">{escape(body)}</failure>\n'
             )

@@ -1,4 +1,4 @@
-"""`--format json` for `kafkadiag lag`: schema kafkadiag.lag, version 1 (docs/lag.md).
+"""`--format json` for `kafkadiag lag`: schema kafkadiag.lag, version 2 (docs/lag.md).
 
 New keys may be added within a version; renaming or removing a key or changing its type bumps it.
 """
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from kafkadiag.maxlag.model import MaxLagReport
 
 SCHEMA = "kafkadiag.lag"
-VERSION = 1
+VERSION = 2
 
 
 def iso_time(milliseconds: int) -> str:
@@ -139,6 +139,7 @@ def lag_document(report: LagReport, fetcher: MaxLagReport | None = None) -> dict
         "window_s": report.window_s,
         "partial": report.partial,
         "errors": list(report.errors),
+        "unreachable": [{"source": source, "error": error} for source, error in report.unreachable],
         "stats": dict(report.stats),
         "groups": [group_document(group, fetcher_of) for group in report.groups],
         "fetcher": fetcher_document(fetcher),

@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
+from kafkadiag.collect.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
 from kafkadiag.lag.burrow import GROUP_STATUS_VALUES, PARTITION_STATUSES
 from kafkadiag.lag.model import LagReport
+from kafkadiag.report.safe_text import printable
 
 if TYPE_CHECKING:
     from kafkadiag.maxlag.model import MaxLagReport
@@ -36,8 +38,10 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("group_members", "gauge", "Live members (old consumer: registered consumer instances)."),
     ("group_status", "gauge", "Burrow group status: 0 OK, 1 WARN, 2 ERR."),
     ("group_findings", "gauge", "Findings per code and severity."),
-    ("group_exists", "gauge", "1 when the group was found."),
+    ("group_exists", "gauge", "1 when the group was found, 0 when no source holds it (absent: unknown)."),
     ("fetcher_verdict", "gauge", "1 for the client's fetcher verdict (label verdict; docs/maxlag.md)."),
+    ("up", "gauge", "1 when every source was reached, 0 when one could not be (see source_up)."),
+    ("source_up", "gauge", "1 when the source (label source: zookeeper or kafka) was reached."),
     ("scrape_partial", "gauge", "1 when some data could not be read."),
     ("scrape_duration_seconds", "gauge", "Time spent reading the snapshot."),
     ("scrape_timestamp_seconds", "gauge", "When the snapshot was taken (Unix time)."),
@@ -45,7 +49,8 @@ METRICS: tuple[tuple[str, str, str], ...] = (
 
 
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    # Control characters first, as visible \xNN text, whose backslash is then escaped like any.
+    return printable(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
 def _labels(pairs: Iterable[tuple[str, object]]) -> str:
@@ -57,6 +62,25 @@ def _value(value: float | int) -> str:
     if isinstance(value, float):
         return repr(round(value, 6))
     return str(value)
+
+
+# The provenance names the brokers by the option they came from; source labels use the store.
+_PROVENANCE_SOURCES = {"zookeeper": SOURCE_ZOOKEEPER, "bootstrap_servers": SOURCE_KAFKA}
+
+
+def _sources_reached(report: LagReport) -> dict[tuple[str, str], bool]:
+    """(source, address) -> reached, for every source named or found (brokers registered in
+    ZooKeeper are a source too when they were needed and could not be reached)."""
+    unreachable = dict(report.unreachable)
+    reached = {
+        (_PROVENANCE_SOURCES.get(kind, kind), address): _PROVENANCE_SOURCES.get(kind, kind) not in unreachable
+        for kind, address in report.sources
+    }
+    named = {source for source, _ in reached}
+    for source in unreachable:
+        if source not in named:
+            reached[(source, "")] = False
+    return reached
 
 
 def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None = None) -> None:
@@ -73,6 +97,8 @@ def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | 
 
     for group in report.groups:
         group_labels = (("group", group.group), ("source", group.source))
+        if group.exists is None:
+            continue  # not read: nothing about it is known, not even whether it exists
         add("group_exists", group_labels, 1 if group.exists else 0)
         if not group.exists:
             continue
@@ -112,6 +138,10 @@ def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | 
     for client in fetcher.clients if fetcher is not None else ():
         client_labels = (("client_id", client.client_id), ("group", client.group or ""))
         add("fetcher_verdict", (*client_labels, ("verdict", client.verdict)), 1)
+    reached = _sources_reached(report)
+    for (source, address), up in reached.items():
+        add("source_up", (("source", source), ("address", address)), 1 if up else 0)
+    add("up", (), 1 if all(reached.values()) else 0)
     add("scrape_partial", (), 1 if report.partial else 0)
     add("scrape_duration_seconds", (), report.duration_ms / 1000)
     add("scrape_timestamp_seconds", (), report.taken_at_ms / 1000)

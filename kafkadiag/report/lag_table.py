@@ -53,7 +53,7 @@ def render_lag(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None =
             group.state or NONE,
             str(len(group.members)),
             str(len(group.partitions)),
-            str(group.total_lag),
+            _number(group.total_lag),
             _number(group.max_lag),
         ]
         if sampled:
@@ -99,7 +99,7 @@ def _catch_up(seconds: float | None, lag: int | None) -> str:
 
 def _group_notes(group: GroupLag) -> str:
     notes = []
-    if not group.exists:
+    if group.exists is False:
         notes.append("not found")
     notes += list(group.errors)[:2]
     errors = sum(1 for finding in group.findings if finding.severity == "error")

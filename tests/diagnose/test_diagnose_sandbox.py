@@ -29,7 +29,7 @@ def diagnose_json(arguments: list[str], expect: int) -> dict[str, Any]:
     code, out, err = run(["diagnose", *arguments, "--format", "json"])
     assert code == expect, f"exit {code}, expected {expect}\n{out}\n{err}"
     document: dict[str, Any] = json.loads(out)
-    assert document["schema"] == "kafkadiag.diagnosis" and document["version"] == 1
+    assert document["schema"] == "kafkadiag.diagnosis" and document["version"] == 2
     return document
 
 

@@ -52,7 +52,7 @@ def test_json_follows_the_documented_schema(cluster: Cluster) -> None:
             new,
         ]
     )
-    assert document["schema"] == "kafkadiag.lag" and document["version"] == 1
+    assert document["schema"] == "kafkadiag.lag" and document["version"] == 2
     assert set(document) == {
         "schema", "version", "taken_at", "taken_at_ms", "duration_ms", "sources", "samples", "window_s",
         "partial", "errors", "stats", "groups", "fetcher",
