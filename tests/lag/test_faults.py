@@ -118,6 +118,7 @@ def test_session_lost_mid_scan_flags_what_was_not_read(
         assert all(entry["partial"] and "ZooKeeper" in " ".join(entry["problems"]) for entry in unread)
         read = [entry for entry in partitions.values() if entry["committed_offset"] is not None]
         assert all(entry["committed_offset"] in (1, 7) for entry in read)
+
         # (when SIGSTOP lands late, a later wave (owners, registrations) may be cut instead: a
         # read offset is then flagged for that ZooKeeper reason; the other topic exists only in
         # ZooKeeper, so its offsets that were read lack watermarks, and say so)
