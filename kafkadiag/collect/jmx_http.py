@@ -1,11 +1,20 @@
-"""HTTP GET for the Jolokia and Prometheus sources: bounded, with a timeout and clear errors."""
+"""HTTP GET for the Jolokia and Prometheus sources: bounded, with a timeout and clear errors.
+
+Credentials come from environment variables or from the URL's user info
+(http://user:password@host/...). Either way they are never shown (every URL in a message or a
+report is `without_credentials`) and never sent to another origin: a redirect to another
+scheme, host or port drops the Authorization header.
+"""
 
 from __future__ import annotations
 
 import base64
 import os
+import re
 import urllib.error
+import urllib.parse
 import urllib.request
+from typing import Any
 
 from kafkadiag.collect.jmx_errors import HttpMetricsUnreachableError, MetricsSourceError
 
@@ -13,17 +22,59 @@ from kafkadiag.collect.jmx_errors import HttpMetricsUnreachableError, MetricsSou
 MAX_BYTES = 64 * 1024 * 1024
 
 
+# The user info of a URL: what follows "scheme://" up to the last "@" before the host.
+_USER_INFO = re.compile(r"(?i)\b(https?://)[^/?#\s]*@")
+
+
+def without_credentials(text: str) -> str:
+    """`text` (a URL, or a message quoting URLs) with the user info of every URL removed."""
+    return _USER_INFO.sub(r"\1", text)
+
+
+def _url_credentials(url: str) -> tuple[str, str] | None:
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return None
+    return urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or "")
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default_port = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default_port
+
+
+class _SameOriginAuthRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects as urllib does, but keeps the credentials only on the same origin."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        follow = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if follow is not None and _origin(newurl) != _origin(req.full_url):
+            for name in [name for name in follow.headers if name.lower() == "authorization"]:
+                del follow.headers[name]
+        return follow
+
+
+_OPENER = urllib.request.build_opener(_SameOriginAuthRedirects)
+
+
 def http_get(
     url: str, timeout_s: float, describe: str, user_env: str, password_env: str
 ) -> tuple[int, bytes]:
-    """(HTTP status, body). Basic credentials come from the two environment variables, if set."""
+    """(HTTP status, body). Basic credentials come from the two environment variables, else
+    from the URL's user info; `describe` and every message show the URL without them."""
+    credentials = _url_credentials(url)
+    url = without_credentials(url)
+    describe = without_credentials(describe)
     request = urllib.request.Request(url, headers={"Accept": "application/json, text/plain;q=0.9, */*;q=0.1"})
     user = os.environ.get(user_env)
     if user:
-        token = base64.b64encode(f"{user}:{os.environ.get(password_env, '')}".encode()).decode()
+        credentials = (user, os.environ.get(password_env, ""))
+    if credentials is not None:
+        token = base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
         request.add_header("Authorization", f"Basic {token}")
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        with _OPENER.open(request, timeout=timeout_s) as response:
             return int(response.status), response.read(MAX_BYTES + 1)
     except urllib.error.HTTPError as error:
         body = error.read(MAX_BYTES + 1) if error.fp is not None else b""

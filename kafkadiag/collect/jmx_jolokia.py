@@ -25,7 +25,7 @@ from kafkadiag.collect.jmx import (
     MetricsReading,
 )
 from kafkadiag.collect.jmx_errors import MetricsSourceError, MetricsSourceUsageError
-from kafkadiag.collect.jmx_http import http_get
+from kafkadiag.collect.jmx_http import http_get, without_credentials
 from kafkadiag.collect.jmx_names import parse_object_name
 
 USER_ENV = "KAFKADIAG_JOLOKIA_USER"
@@ -41,6 +41,7 @@ def escape_path_part(text: str) -> str:
 
 def _document(url: str, timeout_s: float) -> dict[str, Any]:
     status, body = http_get(url, timeout_s, f"Jolokia {url}", USER_ENV, PASSWORD_ENV)
+    url = without_credentials(url)
     try:
         document = json.loads(body.decode("utf-8", "replace"))
     except ValueError:
@@ -105,7 +106,7 @@ def read_jolokia(url: str, timeout_s: float = 10.0) -> MetricsReading:
     duration_ms = (time.monotonic() - started) * 1000
     return MetricsReading(
         source_kind=SOURCE_JOLOKIA,
-        source=base,
+        source=without_credentials(base),
         read_at_ms=read_at_ms,
         duration_ms=round(duration_ms, 3),
         beans=tuple(beans),

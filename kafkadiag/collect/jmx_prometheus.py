@@ -29,7 +29,7 @@ from collections import defaultdict
 
 from kafkadiag.collect.jmx import SOURCE_PROMETHEUS, MBeanReading, MetricsReading
 from kafkadiag.collect.jmx_errors import MetricsSourceError
-from kafkadiag.collect.jmx_http import MAX_BYTES, http_get
+from kafkadiag.collect.jmx_http import MAX_BYTES, http_get, without_credentials
 
 USER_ENV = "KAFKADIAG_PROMETHEUS_USER"
 PASSWORD_ENV = "KAFKADIAG_PROMETHEUS_PASSWORD"
@@ -191,6 +191,7 @@ def read_prometheus(target: str, timeout_s: float = 10.0) -> MetricsReading:
     started = time.monotonic()
     if target.startswith(("http://", "https://")):
         status, body = http_get(target, timeout_s, f"Prometheus exporter {target}", USER_ENV, PASSWORD_ENV)
+        target = without_credentials(target)  # from here on it is only shown
         if status != 200:
             raise MetricsSourceError(
                 f"{target} answered HTTP {status}",

@@ -70,7 +70,10 @@ class MetricsSource:
 
             jmx_service_url(self.jmx)
         if self.jolokia is not None and not self.jolokia.startswith(("http://", "https://")):
-            raise MetricsSourceUsageError(f"--jolokia takes an http(s) URL, not {self.jolokia!r}")
+            from kafkadiag.collect.jmx_http import without_credentials
+
+            shown = without_credentials(self.jolokia)
+            raise MetricsSourceUsageError(f"--jolokia takes an http(s) URL, not {shown!r}")
         return given[0]
 
 

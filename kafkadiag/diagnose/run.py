@@ -189,6 +189,8 @@ def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus
         except KafkadiagError:
             continue  # already reported with the dump
         wanted.append((f"pid {pid}", MetricsSource(pid=pid, timeout_s=options.timeout_s)))
+    from kafkadiag.collect.jmx_http import without_credentials
+
     for kind, value in (
         ("jmx", options.jmx),
         ("jolokia", options.jolokia),
@@ -196,7 +198,7 @@ def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus
     ):
         if value:
             settings: dict[str, Any] = {kind: value, "timeout_s": options.timeout_s}
-            wanted.append((f"{kind} {value}", MetricsSource(**settings)))
+            wanted.append((f"{kind} {without_credentials(value)}", MetricsSource(**settings)))
     if lag is None:
         for name, _ in wanted:
             if options.pids and name.startswith("pid"):
