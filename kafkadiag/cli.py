@@ -18,6 +18,7 @@ from kafkadiag import __version__
 from kafkadiag.durations import DURATION
 from kafkadiag.errors import KafkadiagError
 from kafkadiag.exitcodes import ExitCode
+from kafkadiag.moments import MOMENT
 
 INPUT_FORMATS = ("auto", "hotspot", "netbeans", "py-spy", "py-spy-json")
 # Files at least this large get a progress bar on an interactive stderr.
@@ -414,6 +415,17 @@ _sample_interval_option = click.option(
 )
 
 
+# Where Burrow's statuses are evaluated (lag --samples, lag history, check), as Burrow's
+# evaluator allowed-lag setting.
+_allowed_lag_option = click.option(
+    "--allowed-lag",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Lag (records) a partition may have and still be OK in Burrow's statuses.",
+)
+
+
 def _remember_zookeeper_setting(ctx: click.Context, param: click.Parameter, value: Any) -> None:
     # Kept on the context rather than passed as arguments: every command taking the connection
     # options reads them the same way through zookeeper_security().
@@ -651,6 +663,7 @@ def _metrics_source(options: dict[str, Any], timeout: float) -> Any:
     help="Snapshots to take; 2+ adds rates, time lag, time to catch up and Burrow statuses.",
 )
 @_sample_interval_option
+@_allowed_lag_option
 @click.option("--watch", is_flag=True, help="Live view: re-evaluate every --interval until Ctrl-C.")
 @click.option(
     "--record",
@@ -666,6 +679,7 @@ def lag_command(
     output: str | None,
     samples: int,
     interval: float,
+    allowed_lag: int,
     watch: bool,
     record_dir: str | None,
     consumer_config: str | None,
@@ -705,6 +719,7 @@ def lag_command(
             watch=watch,
             record_dir=record_dir,
             fetcher_request=fetcher_request,
+            allowed_lag=allowed_lag,
         )
     )
 
@@ -719,15 +734,31 @@ def lag_command(
     show_default=True,
     help="Evaluate over the last N recorded snapshots (Burrow's default window is 10).",
 )
+@click.option(
+    "--at",
+    "at_ms",
+    type=MOMENT,
+    default=None,
+    help="Evaluate as of this time (ISO 8601, e.g. 2026-11-25T03:00:00Z; no zone: local time).",
+)
+@_allowed_lag_option
 @click.option("--format", "output_format", type=click.Choice(LAG_FORMATS), default="table", show_default=True)
 @click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
 def lag_history_command(
-    record_dir: str, groups: tuple[str, ...], samples: int, output_format: str, output: str | None
+    record_dir: str,
+    groups: tuple[str, ...],
+    samples: int,
+    at_ms: int | None,
+    allowed_lag: int,
+    output_format: str,
+    output: str | None,
 ) -> int:
     """Evaluate snapshots recorded with `kafkadiag lag --record RECORD_DIR`, offline."""
     from kafkadiag.commands.lag import run_history
 
-    return reader_may_leave(lambda: run_history(record_dir, groups, output_format, output, samples))
+    return reader_may_leave(
+        lambda: run_history(record_dir, groups, output_format, output, samples, allowed_lag, at_ms)
+    )
 
 
 @cli.command("check")
@@ -756,6 +787,7 @@ def lag_history_command(
 )
 @click.option("--samples", type=int, default=1, show_default=True, help="Snapshots to take.")
 @_sample_interval_option
+@_allowed_lag_option
 @click.option(
     "--format",
     "output_format",
@@ -775,6 +807,7 @@ def check_command(
     config_path: str | None,
     samples: int,
     interval: float,
+    allowed_lag: int,
     output_format: str,
     output: str | None,
     junit_path: str | None,
@@ -806,7 +839,7 @@ def check_command(
     policy = load_policy(config_path) if config_path else CheckPolicy()
     policy = with_overrides(policy, overrides, fields)
     target = _lag_target(**connection)
-    return run_check(target, policy, output_format, output, junit_path, samples, interval)
+    return run_check(target, policy, output_format, output, junit_path, samples, interval, allowed_lag)
 
 
 # ---- maxlag ---------------------------------------------------------------------------------

@@ -73,6 +73,7 @@ def run_check(
     junit_path: str | None,
     samples: int,
     interval_s: float,
+    allowed_lag: int = 0,
 ) -> int:
     if samples < 1:
         raise UsageError("--samples must be at least 1")
@@ -83,7 +84,7 @@ def run_check(
         )
     with Collector(target) as collector:
         snapshots = take_samples(collector, samples, interval_s)
-    report = evaluate_window(snapshots)
+    report = evaluate_window(snapshots, allowed_lag)
     result = check_report(report, policy)
     from kafkadiag.report.lag_check import write_check_json, write_check_text, write_junit
 

@@ -197,6 +197,7 @@ def run_lag(
     watch: bool = False,
     record_dir: str | None = None,
     fetcher_request: FetcherRequest | None = None,
+    allowed_lag: int = 0,
 ) -> int:
     if samples < 1:
         raise UsageError("--samples must be at least 1")
@@ -206,11 +207,19 @@ def run_lag(
         fetcher_request.validate()
     with Collector(target) as collector:
         if watch:
-            return _watch(collector, output_format, max(samples, 2), interval_s, record_dir, fetcher_request)
+            return _watch(
+                collector,
+                output_format,
+                max(samples, 2),
+                interval_s,
+                record_dir,
+                fetcher_request,
+                allowed_lag,
+            )
         with _SampleProgress(samples) as progress:
             snapshots = take_samples(collector, samples, interval_s, record_dir, on_sample=progress.update)
     # The metrics are read right after the last snapshot, so that both describe the same moment.
-    report, fetcher = with_fetcher(evaluate_window(snapshots), fetcher_request)
+    report, fetcher = with_fetcher(evaluate_window(snapshots, allowed_lag), fetcher_request)
     with report_stream(output) as stream:
         write_report(stream, report, output_format, fetcher)
     code = exit_code_of(report)
@@ -225,10 +234,24 @@ def run_history(
     output_format: str,
     output: str | None,
     window: int,
+    allowed_lag: int = 0,
+    at_ms: int | None = None,
 ) -> int:
+    """`at_ms`: evaluate as of that time, over the `window` snapshots taken up to it."""
     if window < 1:
         raise UsageError("--samples must be at least 1")
     snapshots, problems = read_recorded(record_dir)
+    if at_ms is not None:
+        first, last = snapshots[0].taken_at_ms, snapshots[-1].taken_at_ms
+        snapshots = [snapshot for snapshot in snapshots if snapshot.taken_at_ms <= at_ms]
+        if not snapshots:
+            from kafkadiag.report.lag_json import iso_time
+
+            raise SnapshotReadError(
+                f"no snapshot recorded at or before {iso_time(at_ms)}: the recording spans "
+                f"{iso_time(first)} to {iso_time(last)}",
+                help_text="Give --at a time within the recording.",
+            )
     for problem in problems:
         warn(problem)
     if groups:
@@ -241,7 +264,7 @@ def run_history(
             )
             for snapshot in snapshots
         ]
-    report = evaluate_window(snapshots[-window:])
+    report = evaluate_window(snapshots[-window:], allowed_lag, at_ms)
     with report_stream(output) as stream:
         write_report(stream, report, output_format)
     code = exit_code_of(report)
@@ -301,6 +324,7 @@ def _watch(
     interval_s: float,
     record_dir: str | None,
     fetcher_request: FetcherRequest | None = None,
+    allowed_lag: int = 0,
 ) -> int:
     """Re-evaluate every interval over a sliding window of snapshots until interrupted."""
     import io
@@ -320,7 +344,7 @@ def _watch(
                 snapshots.append(snapshot)
                 if record_dir is not None:
                     record_snapshot(record_dir, snapshot)
-                report, fetcher = with_fetcher(evaluate_window(list(snapshots)), fetcher_request)
+                report, fetcher = with_fetcher(evaluate_window(list(snapshots), allowed_lag), fetcher_request)
                 buffer = io.StringIO()
                 shown = "table" if output_format != "prometheus" else output_format
                 write_report(buffer, report, shown, fetcher)

@@ -52,6 +52,8 @@ class PartitionLag(NamedTuple):
     time_lag_s: float | None = None  # estimated age of the next record to consume
     catch_up_s: float | None = None  # time to reach lag 0 at current rates; None: never
     complete: float | None = None  # fraction of samples that had numbers (Burrow's "complete")
+    # Commits kept in the status evaluation whose lag was unknown (no high watermark then).
+    commits_without_lag: int = 0
 
     @property
     def partial(self) -> bool:

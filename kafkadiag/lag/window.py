@@ -15,7 +15,13 @@ snapshot's lag, enriched per partition with:
   its commit time, as Burrow's ZooKeeper module sees it; where it is not (Kafka-stored offsets:
   OffsetFetch returns no commit time) each sample is one observation stamped with the sample's
   time. Without commit times a consumer that stopped cannot be told from one that commits
-  without progress, and both are reported STALL, never STOP.
+  without progress, and both are reported STALL, never STOP. A commit seen while the high
+  watermark was unknown is kept with an unknown lag (as Burrow keeps it) and counted in
+  `commits_without_lag`; the window's known high watermarks are the "recent" ones Burrow's
+  caught-up-recently check looks at.
+
+`now_ms` evaluates the window as of a chosen time (`lag history --at`): later snapshots are left
+out and the STOP rule measures from that time.
 """
 
 from __future__ import annotations
@@ -61,15 +67,16 @@ def observations(entry: _Series) -> list[burrow.Observation]:
     for time_ms, offset, watermark, commit in zip(
         entry.times_ms, entry.offsets, entry.watermarks, entry.commit_times
     ):
-        if offset is None or watermark is None:
+        if offset is None:
             continue
+        lag = max(watermark - offset, 0) if watermark is not None else None
         if use_commit_times:
             if commit is None or (offset, commit) in seen:
                 continue
             seen.add((offset, commit))
-            result.append(burrow.Observation(offset, commit, max(watermark - offset, 0)))
+            result.append(burrow.Observation(offset, commit, lag))
         else:
-            result.append(burrow.Observation(offset, time_ms, max(watermark - offset, 0)))
+            result.append(burrow.Observation(offset, time_ms, lag))
     return result
 
 
@@ -86,7 +93,14 @@ def _first_last(times: list[int], values: list[int | None]) -> tuple[int | None,
     return known[0][1], known[-1][1], (known[-1][0] - known[0][0]) / 1000.0
 
 
-def enrich_partition(partition: PartitionLag, entry: _Series | None, window_slots: int) -> PartitionLag:
+def enrich_partition(
+    partition: PartitionLag,
+    entry: _Series | None,
+    window_slots: int,
+    allowed_lag: int = 0,
+    now_ms: int | None = None,
+) -> PartitionLag:
+    """`now_ms`: the time the status is evaluated at (default: the partition's last sample)."""
     if entry is None:
         return partition
     first_offset, last_offset, offset_span = _first_last(entry.times_ms, entry.offsets)
@@ -108,8 +122,9 @@ def enrich_partition(partition: PartitionLag, entry: _Series | None, window_slot
     found = observations(entry)
     status = None
     if lag is not None and partition.high_watermark is not None:
-        now_ms = entry.times_ms[-1]
-        status = burrow.partition_status(found, max(lag, 0), now_ms)
+        recent = [mark for mark in entry.watermarks if mark is not None]
+        evaluated_at = now_ms if now_ms is not None else entry.times_ms[-1]
+        status = burrow.partition_status(found, max(lag, 0), evaluated_at, recent, allowed_lag)
     known_samples = sum(
         1 for offset, mark in zip(entry.offsets, entry.watermarks) if offset is not None and mark is not None
     )
@@ -143,6 +158,7 @@ def enrich_partition(partition: PartitionLag, entry: _Series | None, window_slot
         since_progress_s=since,
         since_progress_at_least=at_least,
         last_progress_ms=last_progress,
+        commits_without_lag=sum(1 for observation in found if observation.lag is None),
     )
 
 
@@ -151,11 +167,18 @@ def _sum(values: list[float | None]) -> float | None:
     return sum(known) if known else None
 
 
-def evaluate_window(snapshots: Sequence[Snapshot]) -> LagReport:
-    """The newest snapshot's lag, with rates and Burrow statuses from the whole window."""
+def evaluate_window(
+    snapshots: Sequence[Snapshot], allowed_lag: int = 0, now_ms: int | None = None
+) -> LagReport:
+    """The newest snapshot's lag, with rates and Burrow statuses from the whole window; with
+    `now_ms`, as of that time (the snapshots taken after it are left out)."""
     if not snapshots:
         raise ValueError("no snapshot to evaluate")
     ordered = sorted(snapshots, key=lambda snapshot: snapshot.taken_at_ms)
+    if now_ms is not None:
+        ordered = [snapshot for snapshot in ordered if snapshot.taken_at_ms <= now_ms]
+        if not ordered:
+            raise ValueError("no snapshot at or before the chosen time")
     latest = compute_lag(ordered[-1])
     if len(ordered) < 2:
         return latest
@@ -167,6 +190,8 @@ def evaluate_window(snapshots: Sequence[Snapshot]) -> LagReport:
                 partition,
                 series.get((group.group, group.source, partition.topic, partition.partition)),
                 len(ordered),
+                allowed_lag,
+                now_ms,
             )
             for partition in group.partitions
         ]
@@ -181,6 +206,8 @@ def evaluate_window(snapshots: Sequence[Snapshot]) -> LagReport:
                 )
             )
         statuses = [partition.status for partition in partitions if partition.status is not None]
+        # A partition whose lag is unknown has no status: the group is not OK on its word.
+        unknown = any(partition.partial for partition in partitions)
         consumption = _sum([partition.consumption_rate for partition in partitions])
         production = _sum([partition.production_rate for partition in partitions])
         catch_up = None
@@ -198,7 +225,7 @@ def evaluate_window(snapshots: Sequence[Snapshot]) -> LagReport:
                 group,
                 partitions=tuple(partitions),
                 topics=tuple(_topic_list(topics)),
-                status=burrow.group_status(statuses) if group.exists else None,
+                status=_group_status(statuses, unknown) if group.exists else None,
                 consumption_rate=consumption,
                 production_rate=production,
                 catch_up_s=catch_up,
@@ -211,6 +238,11 @@ def evaluate_window(snapshots: Sequence[Snapshot]) -> LagReport:
         window_s=(ordered[-1].taken_at_ms - ordered[0].taken_at_ms) / 1000.0,
         errors=tuple(dict.fromkeys(error for snapshot in ordered[-1:] for error in snapshot.errors)),
     )
+
+
+def _group_status(statuses: list[str], unknown: bool) -> str | None:
+    worst = burrow.group_status(statuses)
+    return worst if worst == burrow.ERR or not unknown else None
 
 
 def _topic_list(topics: list[TopicLag]) -> list[TopicLag]:

@@ -3,6 +3,7 @@ the Prometheus exposition, samples, --record and `lag history`, thresholds and J
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import time
@@ -19,6 +20,7 @@ PARTITION_KEYS = {
     "topic", "partition", "committed_offset", "high_watermark", "log_start_offset", "lag", "owner", "leader",
     "last_progress_ms", "since_progress_s", "since_progress_at_least", "status", "consumption_rate",
     "production_rate", "time_lag_s", "catch_up_s", "complete", "partial", "problems", "fetcher",
+    "commits_without_lag",
 }  # fmt: skip
 GROUP_KEYS = {
     "group", "source", "exists", "state", "status", "partial", "members", "total_lag", "max_lag",
@@ -55,8 +57,9 @@ def test_json_follows_the_documented_schema(cluster: Cluster) -> None:
     assert document["schema"] == "kafkadiag.lag" and document["version"] == 2
     assert set(document) == {
         "schema", "version", "taken_at", "taken_at_ms", "duration_ms", "sources", "samples", "window_s",
-        "partial", "errors", "stats", "groups", "fetcher",
+        "partial", "errors", "unreachable", "stats", "groups", "fetcher",
     }  # fmt: skip
+    assert document["unreachable"] == []
     assert document["sources"] == {"zookeeper": cluster.zookeeper, "bootstrap_servers": cluster.bootstrap}
     assert document["fetcher"] is None  # no metrics source given
     for group in document["groups"]:
@@ -160,6 +163,40 @@ def test_record_then_history_replays_the_evaluation(cluster: Cluster, tmp_path: 
     assert code == ExitCode.OK and "skipped, not a recorded snapshot" in err
     code, out, err = run(["lag", "history", str(tmp_path / "nothing")])
     assert code == ExitCode.INPUT_UNREADABLE and "kafkadiag lag --record" in err
+
+
+def test_history_as_of_a_time_and_with_an_allowed_lag(cluster: Cluster, tmp_path: Path) -> None:
+    # GIVEN three recorded snapshots of a group that stopped at offset 5 while its topic grew
+    topic = cluster.topic(1, {0: 8})
+    group = workload.unique("stalled")
+    workload.commit_offsets_without_joining(cluster.bootstrap, group, {(topic, 0): 5})
+    record = tmp_path / "record"
+    for produced in (0, 1, 1):
+        workload.produce(cluster.bootstrap, topic, {0: produced})
+        code, out, err = run(
+            ["lag", "--bootstrap-server", cluster.bootstrap, "--group", group, "--record", str(record)]
+        )
+        assert code == ExitCode.OK, err
+    times = [
+        json.loads(line)["taken_at_ms"] for line in (record / "lag-snapshots.jsonl").read_text().splitlines()
+    ]
+    # WHEN evaluated as of a moment between the second and third snapshot (ISO 8601, UTC)
+    between = datetime.datetime.fromtimestamp((times[1] + times[2]) / 2000, tz=datetime.timezone.utc)
+    document = run_json(["lag", "history", str(record), "--at", between.isoformat().replace("+00:00", "Z")])
+    # THEN only the first two count: lag 3 -> 4 with the offset unmoved, STALL
+    entry = partitions_of(document, group)[(topic, 0)]
+    assert document["samples"] == 2 and entry["lag"] == 4 and entry["status"] == "STALL"
+    # WHEN a lag of 5 is allowed THEN the whole recording (lag 5 at the end) is OK
+    document = run_json(["lag", "history", str(record), "--allowed-lag", "5"])
+    assert partitions_of(document, group)[(topic, 0)]["status"] == "OK"
+    assert partitions_of(run_json(["lag", "history", str(record)]), group)[(topic, 0)]["status"] == "STALL"
+    # a time before the recording: exit 3 with its span; not a time, or a negative lag: usage errors
+    code, out, err = run(["lag", "history", str(record), "--at", "2001-01-01T00:00:00Z"])
+    assert code == ExitCode.INPUT_UNREADABLE and "the recording spans" in err
+    code, out, err = run(["lag", "history", str(record), "--at", "yesterday"])
+    assert code == ExitCode.USAGE and "2026-11-25T03:00:00Z" in err
+    code, out, err = run(["lag", "history", str(record), "--allowed-lag", "-1"])
+    assert code == ExitCode.USAGE
 
 
 def test_check_exit_codes_and_junit(cluster: Cluster, broker: ServerProcess, tmp_path: Path) -> None:

@@ -117,3 +117,54 @@ def test_one_snapshot_has_no_rates_and_no_status() -> None:
     report, group, partition = only_partition([snapshot(0, 10, 15)])
     assert report.samples == 1 and partition.status is None and group.status is None
     assert partition.consumption_rate is None and partition.lag == 5
+
+
+def test_a_commit_seen_while_the_watermark_was_unknown_is_kept_and_counted() -> None:
+    # GIVEN the middle sample has no high watermark (leader unavailable) and the offset never moves
+    unknown = snapshot(10, 100, 0)
+    unknown = Snapshot(
+        taken_at_ms=unknown.taken_at_ms,
+        groups=unknown.groups,
+        partitions=(BrokerPartition("t", 0, error="LEADER_NOT_AVAILABLE"),),
+    )
+    report, group, partition = only_partition([snapshot(0, 100, 150), unknown, snapshot(20, 100, 170)])
+    # THEN the commit stays an observation (three, one without lag) and the offset stalled
+    assert partition.commits_without_lag == 1
+    assert partition.status == "STALL" and group.status == "ERR"
+
+
+def test_as_of_a_time_leaves_later_snapshots_out_and_stops_from_that_time() -> None:
+    # GIVEN commits with commit times (old consumer) at 0, 10 and 20 s, lag growing
+    series = [
+        snapshot(0, 100, 150, SOURCE_ZOOKEEPER, commit_time_s=0),
+        snapshot(10, 110, 170, SOURCE_ZOOKEEPER, commit_time_s=10),
+        snapshot(20, 120, 190, SOURCE_ZOOKEEPER, commit_time_s=20),
+        snapshot(30, 130, 210, SOURCE_ZOOKEEPER, commit_time_s=30),
+    ]
+    # WHEN evaluated as of 25 s THEN the 30 s snapshot is not used, lag is the 20 s one's
+    as_of = evaluate_window(series, now_ms=25_000)
+    (partition,) = as_of.groups[0].partitions
+    assert as_of.samples == 3 and partition.lag == 70 and partition.status == "WARN"
+    # WHEN evaluated as of 45 s (25 s after the last commit > the 20 s the commits span) THEN STOP
+    (later,) = evaluate_window(series[:3], now_ms=45_000).groups[0].partitions
+    assert later.status == "STOP"
+    with pytest.raises(ValueError, match="no snapshot at or before"):
+        evaluate_window(series, now_ms=-1)
+
+
+def test_the_allowed_lag_keeps_a_small_steady_lag_ok() -> None:
+    steady = [snapshot(0, 100, 103), snapshot(10, 100, 103), snapshot(20, 100, 103)]
+    assert only_partition(steady)[2].status == "STALL"
+    (partition,) = evaluate_window(steady, allowed_lag=3).groups[0].partitions
+    assert partition.status == "OK"
+
+
+def test_a_group_with_a_partition_of_unknown_lag_is_not_called_ok() -> None:
+    known = GroupSnapshot(
+        "g", SOURCE_KAFKA, offsets=(CommittedOffset("t", 0, 100), CommittedOffset("t", 1, 5))
+    )
+    marks = (BrokerPartition("t", 0, high_watermark=100), BrokerPartition("t", 1, error="NOT_LEADER"))
+    series = [Snapshot(taken_at_ms=at, groups=(known,), partitions=marks) for at in (0, 10_000)]
+    (group,) = evaluate_window(series).groups
+    assert [partition.status for partition in group.partitions] == ["OK", None]
+    assert group.status is None
