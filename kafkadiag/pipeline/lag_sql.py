@@ -6,9 +6,9 @@ WINDOW_SAMPLES snapshots (`lag history --samples`' default):
 - consumption / production rate: (last - first) committed offset / high watermark over the
   window's span, from the first and last sample that know it;
 - time lag: lag / production rate; catch-up: lag / (consumption - production) when positive;
-- status: Burrow's rules (kafkadiag.lag.burrow) written as SQL higher-order functions over the
-  window's observations and their consecutive pairs (no Python UDF), observations built as
-  kafkadiag.lag.window builds them.
+- status: Burrow's current rules (kafkadiag.lag.burrow) written as SQL higher-order functions
+  over the window's observations, their consecutive pairs and the window's high watermarks (no
+  Python UDF), observations built as kafkadiag.lag.window builds them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from kafkadiag.pipeline.units import Unit
 from kafkadiag.pipeline.work import quarantine
 
 WINDOW_SAMPLES = 10
+# Burrow's allowed-lag setting (`lag history --allowed-lag`'s default): the batch uses none.
+ALLOWED_LAG = 0
 SNAPSHOT_SCHEMA_NAME = "kafkadiag.lag.snapshot"
 SNAPSHOT_VERSION = 1
 # The part of a recorded snapshot (kafkadiag.collect.snapshot.to_json) the evaluation reads.
@@ -127,10 +129,13 @@ WITH windowed AS (
       AS first_mark,
     LAST(IF(high_watermark IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', high_watermark)), TRUE) OVER w
       AS last_mark,
-    -- Burrow's observations: the samples that know both the offset and the high watermark
-    COLLECT_LIST(IF(committed IS NULL OR high_watermark IS NULL, NULL,
+    -- Burrow's observations: the samples that know the offset; the lag is unknown (null) where
+    -- the high watermark was, and such commits are kept
+    COLLECT_LIST(IF(committed IS NULL, NULL,
                     NAMED_STRUCT('o', committed, 't', time_ms, 'c', commit_time_ms,
                                  'l', GREATEST(high_watermark - committed, 0)))) OVER w AS usable,
+    -- the window's known high watermarks: Burrow's "recent broker offsets"
+    COLLECT_LIST(high_watermark) OVER w AS recent_marks,
     MAX(commit_time_ms) OVER w IS NOT NULL AS has_commit_times
   FROM lag_rows
   WINDOW w AS (PARTITION BY `group`, source, topic, `partition` ORDER BY time_ms
@@ -156,9 +161,18 @@ pairs AS (
   SELECT *, ZIP_WITH(SLICE(observations, 1, GREATEST(SIZE(observations) - 1, 0)),
                      SLICE(observations, 2, GREATEST(SIZE(observations) - 1, 0)),
                      (earlier, later) -> NAMED_STRUCT('rewind', later.o < earlier.o,
-                                                      'moved', later.o != earlier.o,
-                                                      'lag_down', later.l < earlier.l)) AS steps
+                                                      'moved', later.o != earlier.o)) AS steps,
+            FILTER(observations, x -> x.l IS NOT NULL) AS known_lags
   FROM rated
+),
+judged AS (
+  SELECT *,
+    -- the first rewind, as the 1-based position of the observation before it (0: none)
+    ARRAY_POSITION(TRANSFORM(steps, s -> s.rewind), TRUE) AS rewind_after,
+    EXISTS(ZIP_WITH(SLICE(known_lags, 1, GREATEST(SIZE(known_lags) - 1, 0)),
+                    SLICE(known_lags, 2, GREATEST(SIZE(known_lags) - 1, 0)),
+                    (earlier, later) -> later.l < earlier.l), d -> d) AS lag_decreased
+  FROM pairs
 )
 SELECT unit, `group`, source, topic, `partition`, time_ms, committed, high_watermark, lag,
   consumption_rate, production_rate,
@@ -169,16 +183,18 @@ SELECT unit, `group`, source, topic, `partition`, time_ms, committed, high_water
     AS catch_up_s,
   CASE
     WHEN lag IS NULL OR high_watermark IS NULL THEN NULL
-    WHEN SIZE(observations) = 0 THEN 'OK'
-    WHEN GREATEST(lag, 0) = 0 OR EXISTS(observations, x -> x.l = 0) THEN 'OK'
-    WHEN EXISTS(steps, s -> s.rewind) THEN 'REWIND'
-    WHEN (time_ms - observations[SIZE(observations) - 1].t) > (observations[SIZE(observations) - 1].t
-                                                               - observations[0].t) THEN 'STOP'
+    WHEN SIZE(observations) = 0 OR GREATEST(lag, 0) <= {ALLOWED_LAG} THEN 'OK'
+    WHEN (time_ms - ELEMENT_AT(observations, -1).t) > (ELEMENT_AT(observations, -1).t - observations[0].t)
+         AND NOT EXISTS(recent_marks, m -> m <= ELEMENT_AT(observations, -1).o) THEN 'STOP'
+    WHEN rewind_after > 0
+         AND NOT EXISTS(SLICE(observations, CAST(rewind_after + 1 AS INT), SIZE(observations)),
+                        x -> x.o >= ELEMENT_AT(observations, CAST(rewind_after AS INT)).o) THEN 'REWIND'
+    WHEN EXISTS(known_lags, x -> x.l <= {ALLOWED_LAG}) THEN 'OK'
     WHEN NOT EXISTS(steps, s -> s.moved) THEN 'STALL'
-    WHEN NOT EXISTS(steps, s -> s.lag_down) THEN 'WARN'
+    WHEN NOT lag_decreased THEN 'WARN'
     ELSE 'OK'
   END AS status
-FROM pairs
+FROM judged
 """
 
 
