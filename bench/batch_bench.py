@@ -59,7 +59,7 @@ def build_lag_inputs(
     directory: Path, rows: int, recorders: int = 10, groups: int = 100, partitions: int = 10
 ) -> int:
     """Snapshot files whose rows add up to `rows`; offsets move, stall and rewind by group."""
-    from kafkadiag.collect.snapshot import (
+    from kafkadiag.lag.snapshot import (
         BrokerPartition,
         CommittedOffset,
         GroupSnapshot,

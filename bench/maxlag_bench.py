@@ -34,8 +34,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from kafkadiag.collect import jmx  # noqa: E402
-from kafkadiag.collect.jmx_client import client_command, java_tool  # noqa: E402
+from kafkadiag.collect.jmx import jvm as jmx  # noqa: E402
+from kafkadiag.collect.jmx.client import client_command, java_tool  # noqa: E402
 from tests.infra.servers import free_port  # noqa: E402
 from tests.maxlag.reproducer import Reproducer, compile_reproducer, start_reproducer  # noqa: E402
 from tests.maxlag.test_jmx_remote import remote_jmx_options  # noqa: E402

@@ -15,6 +15,8 @@ from typing import Any
 import click
 
 from kafkadiag import __version__
+from kafkadiag.commands.targets import lag_target, zookeeper_security
+from kafkadiag.console import report_error
 from kafkadiag.durations import DURATION
 from kafkadiag.errors import KafkadiagError
 from kafkadiag.exitcodes import ExitCode
@@ -390,15 +392,6 @@ def console_main() -> None:
     os._exit(code)
 
 
-def report_error(error: KafkadiagError) -> None:
-    from kafkadiag.report.safe_text import printable
-
-    # Messages quote paths, znode data and server answers: their control characters are escaped.
-    click.echo(f"kafkadiag: error: {printable(error.message)}", err=True)
-    if error.help_text:
-        click.echo(f"kafkadiag: what to do: {printable(error.help_text)}", err=True)
-
-
 # ---- lag and check: committed offsets against high watermarks -------------------------------
 # Connection options follow Kafka's tools (--bootstrap-server, --zookeeper, --command-config,
 # --group, --all-groups, --topic); each has a KAFKADIAG_* environment variable as its default.
@@ -430,14 +423,6 @@ def _remember_zookeeper_setting(ctx: click.Context, param: click.Parameter, valu
     # Kept on the context rather than passed as arguments: every command taking the connection
     # options reads them the same way through zookeeper_security().
     ctx.meta[f"kafkadiag.{param.name}"] = value
-
-
-def zookeeper_security() -> Any:
-    """The ZooKeeper security settings of the running command (TLS file, JAAS file, environment)."""
-    from kafkadiag.collect.zookeeper.security import read_security
-
-    meta = click.get_current_context().meta
-    return read_security(meta.get("kafkadiag.zk_tls_config_file"), meta.get("kafkadiag.zk_jaas_file"))
 
 
 def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -491,37 +476,6 @@ def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def _lag_target(
-    bootstrap_server: str | None,
-    zookeeper: str | None,
-    command_config: str | None,
-    groups: tuple[str, ...],
-    all_groups: bool,
-    topics: tuple[str, ...],
-    timeout: float,
-) -> Any:
-    from kafkadiag.collect.config import kafka_python_config, read_command_config
-    from kafkadiag.collect.gather import LagTarget
-
-    client_config: dict[str, Any] = {}
-    if command_config:
-        client_config, notes = kafka_python_config(read_command_config(command_config))
-        for note in notes:
-            click.echo(f"kafkadiag: note: {note}", err=True)
-    target = LagTarget(
-        bootstrap_servers=bootstrap_server or None,
-        zookeeper=zookeeper or None,
-        zookeeper_security=zookeeper_security(),
-        client_config=client_config,
-        groups=groups,
-        all_groups=all_groups,
-        topics=topics,
-        timeout_s=timeout,
-    )
-    target.validate()
-    return target
-
-
 @cli.command("diagnose")
 @_connection_options
 @click.option("--pid", "pids", type=int, multiple=True, help="A consumer process: its thread dump "
@@ -571,13 +525,11 @@ def diagnose_command(
     from kafkadiag.commands.diagnose import run_diagnose
     from kafkadiag.diagnose.run import DiagnoseOptions
 
-    lag_target = None
+    target = None
     if bootstrap_server or zookeeper:
-        lag_target = _lag_target(
-            bootstrap_server, zookeeper, command_config, groups, all_groups, topics, timeout
-        )
+        target = lag_target(bootstrap_server, zookeeper, command_config, groups, all_groups, topics, timeout)
     options = DiagnoseOptions(
-        lag_target=lag_target, pids=pids, jmx=jmx, jolokia=jolokia, prometheus=prometheus, bundles=bundles,
+        lag_target=target, pids=pids, jmx=jmx, jolokia=jolokia, prometheus=prometheus, bundles=bundles,
         select=select, ignore=ignore, timeout_s=timeout,
     )  # fmt: skip
     return run_diagnose(options, output_format, output, fail_on)
@@ -700,7 +652,7 @@ def lag_command(
 
     no_start_agent = connection["no_start_agent"]
     source = _metrics_source(connection, connection["timeout"])
-    target = _lag_target(**connection)
+    target = lag_target(**connection)
     fetcher_request = None
     if source is not None:
         fetcher_request = FetcherRequest(source, consumer_config, lag_threshold)
@@ -838,7 +790,7 @@ def check_command(
         raise click.BadParameter(str(error)) from None
     policy = load_policy(config_path) if config_path else CheckPolicy()
     policy = with_overrides(policy, overrides, fields)
-    target = _lag_target(**connection)
+    target = lag_target(**connection)
     return run_check(target, policy, output_format, output, junit_path, samples, interval, allowed_lag)
 
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from kafkadiag.errors import KafkadiagError
+
 
 def _width() -> int | None:
     value = os.environ.get("KAFKADIAG_WIDTH")
@@ -40,3 +42,15 @@ def warn(message: str) -> None:
     from kafkadiag.report.safe_text import printable
 
     print(f"kafkadiag: warning: {printable(message)}", file=sys.stderr)
+
+
+def report_error(error: KafkadiagError) -> None:
+    """An error and what to do about it, on stderr. Messages quote paths, znode data and server
+    answers: their control characters are escaped."""
+    import sys
+
+    from kafkadiag.report.safe_text import printable
+
+    print(f"kafkadiag: error: {printable(error.message)}", file=sys.stderr)
+    if error.help_text:
+        print(f"kafkadiag: what to do: {printable(error.help_text)}", file=sys.stderr)

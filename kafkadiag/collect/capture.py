@@ -165,7 +165,7 @@ def _banner(text: str) -> str | None:
 
 def _capture_metrics(pid: int, staging: Path, manifest: dict[str, Any]) -> None:
     """The fetcher metrics as read; a JVM whose agent cannot be reached is a noted failure, not fatal."""
-    from kafkadiag.collect.jmx import read_local_jvm
+    from kafkadiag.collect.jmx.jvm import read_local_jvm
 
     try:
         reading = read_local_jvm(pid, 10.0, True)

@@ -14,7 +14,10 @@ from typing import Any
 from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
 from kafkadiag.collect.kafka import client as kafka_client
 from kafkadiag.collect.kafka import scan as kafka_collector
-from kafkadiag.collect.snapshot import (
+from kafkadiag.collect.zookeeper import scan as zookeeper_collector
+from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
+from kafkadiag.errors import UsageError
+from kafkadiag.lag.snapshot import (
     SOURCE_KAFKA,
     SOURCE_ZOOKEEPER,
     BrokerPartition,
@@ -22,9 +25,6 @@ from kafkadiag.collect.snapshot import (
     Snapshot,
     TopicLayout,
 )
-from kafkadiag.collect.zookeeper import scan as zookeeper_collector
-from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
-from kafkadiag.errors import UsageError
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def run_check(
         return int(ExitCode.OK)
     if result.verdict == UNHEALTHY:
         return int(ExitCode.FINDINGS)
-    from kafkadiag.cli import report_error
+    from kafkadiag.console import report_error
 
     report_error(
         InputUnreadableError(

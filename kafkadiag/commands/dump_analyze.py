@@ -47,7 +47,7 @@ def run_dump_analyze(
                         "exit_code": int(error.exit_code),
                     }
                 )
-    from kafkadiag.cli import report_error
+    from kafkadiag.console import report_error
 
     for failure in failures:
         report_error(failure)

@@ -65,7 +65,7 @@ def _inputs(inputs: dict[str, dict[str, Any]], failures: list[InputFailure]) -> 
 
 
 def _finish(failures: list[InputFailure]) -> int:
-    from kafkadiag.cli import report_error
+    from kafkadiag.console import report_error
 
     for failure in failures:
         report_error(failure.error)

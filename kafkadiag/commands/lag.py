@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
 from kafkadiag.collect.gather import Collector, LagTarget
-from kafkadiag.collect.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER, Snapshot, from_json, to_json
 from kafkadiag.console import warn
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.lag.model import LagReport
+from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER, Snapshot, from_json, to_json
 from kafkadiag.lag.window import evaluate_window
 from kafkadiag.report.output import report_stream
 
@@ -155,7 +155,7 @@ def exit_code_of(report: LagReport) -> int:
 
 def explain_partial(report: LagReport) -> None:
     """Say on stderr what could not be read; the report shows where."""
-    from kafkadiag.cli import report_error
+    from kafkadiag.console import report_error
 
     for error in report.errors:
         warn(error)
@@ -272,7 +272,7 @@ def run_history(
         found = {group.group for group in report.groups}
         missing = [group for group in groups if group not in found]
         if missing:
-            from kafkadiag.cli import report_error
+            from kafkadiag.console import report_error
 
             report_error(SnapshotReadError(f"group(s) not in the recorded snapshots: {', '.join(missing)}"))
             return int(ExitCode.INPUT_UNREADABLE)

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from kafkadiag.collect.jmx import (
+from kafkadiag.collect.jmx.errors import MetricsSourceUsageError
+from kafkadiag.collect.jmx.jvm import (
     SOURCE_JMX,
     SOURCE_JOLOKIA,
     SOURCE_PID,
     SOURCE_PROMETHEUS,
     MetricsReading,
 )
-from kafkadiag.collect.jmx_errors import MetricsSourceUsageError
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
@@ -66,11 +66,11 @@ class MetricsSource:
         if self.pid is not None and self.pid <= 0:
             raise MetricsSourceUsageError(f"--pid must be a process id, not {self.pid}")
         if self.jmx is not None:
-            from kafkadiag.collect.jmx import jmx_service_url
+            from kafkadiag.collect.jmx.jvm import jmx_service_url
 
             jmx_service_url(self.jmx)
         if self.jolokia is not None and not self.jolokia.startswith(("http://", "https://")):
-            from kafkadiag.collect.jmx_http import without_credentials
+            from kafkadiag.collect.jmx.http import without_credentials
 
             shown = without_credentials(self.jolokia)
             raise MetricsSourceUsageError(f"--jolokia takes an http(s) URL, not {shown!r}")
@@ -107,21 +107,21 @@ class MaxLagOptions:
 def read_metrics(source: MetricsSource) -> MetricsReading:
     kind = source.kind()
     if kind == SOURCE_PID:
-        from kafkadiag.collect.jmx import read_local_jvm
+        from kafkadiag.collect.jmx.jvm import read_local_jvm
 
         assert source.pid is not None
         return read_local_jvm(source.pid, source.timeout_s, source.start_agent)
     if kind == SOURCE_JMX:
-        from kafkadiag.collect.jmx import read_remote_jmx
+        from kafkadiag.collect.jmx.jvm import read_remote_jmx
 
         assert source.jmx is not None
         return read_remote_jmx(source.jmx, source.timeout_s)
     if kind == SOURCE_JOLOKIA:
-        from kafkadiag.collect.jmx_jolokia import read_jolokia
+        from kafkadiag.collect.jmx.jolokia import read_jolokia
 
         assert source.jolokia is not None
         return read_jolokia(source.jolokia, source.timeout_s)
-    from kafkadiag.collect.jmx_prometheus import read_prometheus
+    from kafkadiag.collect.jmx.prometheus import read_prometheus
 
     assert source.prometheus is not None
     return read_prometheus(source.prometheus, source.timeout_s)
@@ -145,9 +145,9 @@ def _consumer_config(path: str | None) -> dict[str, str] | None:
 
 def read_checker_lag(checker: CheckerTarget, groups: Sequence[str]) -> tuple[Any, list[str]]:
     """The lag engine's report for `groups`, or (None, [why not])."""
-    from kafkadiag.cli import report_error
     from kafkadiag.collect.config import kafka_python_config, read_command_config
     from kafkadiag.collect.gather import Collector, LagTarget
+    from kafkadiag.console import report_error
     from kafkadiag.lag.compute import compute_lag
 
     if not groups and not checker.all_groups:
@@ -177,7 +177,7 @@ def read_checker_lag(checker: CheckerTarget, groups: Sequence[str]) -> tuple[Any
 
 
 def build_report(options: MaxLagOptions, reading: MetricsReading) -> MaxLagReport:
-    from kafkadiag.collect.jmx_kafka import consumer_settings, extract_clients
+    from kafkadiag.collect.jmx.kafka import consumer_settings, extract_clients
     from kafkadiag.maxlag.compare import compare
 
     clients = extract_clients(reading)
@@ -231,7 +231,7 @@ def compare_with_lag(
     brokers): what `kafkadiag lag --pid/--jmx/--jolokia/--prometheus` adds to its report. When the
     metrics hold no consumer client at all, `expected_groups` are reported absent (client.id
     defaults to group.id), as `kafkadiag maxlag --group` does."""
-    from kafkadiag.collect.jmx_kafka import consumer_settings, extract_clients
+    from kafkadiag.collect.jmx.kafka import consumer_settings, extract_clients
     from kafkadiag.maxlag.compare import compare
 
     reading = read_metrics(source)
@@ -292,7 +292,7 @@ def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -
         write_report(stream, report, output_format)
     code = exit_code_of(report)
     if code == ExitCode.INPUT_UNREADABLE:
-        from kafkadiag.cli import report_error
+        from kafkadiag.console import report_error
 
         missing = [client.client_id for client in report.clients if not client.complete]
         report_error(

@@ -189,7 +189,7 @@ def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus
         except KafkadiagError:
             continue  # already reported with the dump
         wanted.append((f"pid {pid}", MetricsSource(pid=pid, timeout_s=options.timeout_s)))
-    from kafkadiag.collect.jmx_http import without_credentials
+    from kafkadiag.collect.jmx.http import without_credentials
 
     for kind, value in (
         ("jmx", options.jmx),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from kafkadiag.collect.snapshot import SOURCE_ZOOKEEPER, BrokerPartition, GroupSnapshot, Snapshot, TopicLayout
 from kafkadiag.lag.model import (
     SEVERITY_ERROR,
     SEVERITY_WARNING,
@@ -15,6 +14,7 @@ from kafkadiag.lag.model import (
     TopicLag,
 )
 from kafkadiag.lag.ownership import _limited, _ranges, ownership_findings
+from kafkadiag.lag.snapshot import SOURCE_ZOOKEEPER, BrokerPartition, GroupSnapshot, Snapshot, TopicLayout
 
 
 def layouts_of(snapshot: Snapshot) -> dict[str, TopicLayout]:

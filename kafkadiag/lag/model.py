@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kafkadiag.collect.snapshot import GroupMember
+from kafkadiag.lag.snapshot import GroupMember
 
 SEVERITY_ERROR = "error"
 SEVERITY_WARNING = "warning"

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from kafkadiag.collect.snapshot import SOURCE_ZOOKEEPER, GroupSnapshot, TopicLayout
 from kafkadiag.lag.model import SEVERITY_ERROR, SEVERITY_INFO, SEVERITY_WARNING, Finding
+from kafkadiag.lag.snapshot import SOURCE_ZOOKEEPER, GroupSnapshot, TopicLayout
 
 # Listing at most this many partitions or nodes in one finding's evidence keeps reports readable.
 EVIDENCE_LIMIT = 20

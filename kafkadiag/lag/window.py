@@ -29,10 +29,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from kafkadiag.collect.snapshot import Snapshot
 from kafkadiag.lag import burrow
 from kafkadiag.lag.compute import compute_lag
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag, TopicLag
+from kafkadiag.lag.snapshot import Snapshot
 
 Key = tuple[str, str, str, int]  # group, source, topic, partition
 

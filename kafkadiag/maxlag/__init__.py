@@ -1,5 +1,5 @@
 """Fetcher MaxLag against checker lag: compare a consumer's own metrics with its committed lag.
 
-Pure logic, no I/O: `kafkadiag.collect.jmx_kafka` extracts the consumer's metrics and settings,
+Pure logic, no I/O: `kafkadiag.collect.jmx.kafka` extracts the consumer's metrics and settings,
 `kafkadiag.lag` computes the checker lag; `compare` explains the gap and reaches a verdict.
 """

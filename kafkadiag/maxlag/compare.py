@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafkadiag.collect.jmx_kafka import NEW_CONSUMER, ClientMetrics, ConsumerSettings
+from kafkadiag.collect.jmx.kafka import NEW_CONSUMER, ClientMetrics, ConsumerSettings
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.lag.ownership import consumer_of_owner
 from kafkadiag.maxlag.model import (

@@ -26,7 +26,7 @@ WINDOW_SAMPLES = 10
 ALLOWED_LAG = 0
 SNAPSHOT_SCHEMA_NAME = "kafkadiag.lag.snapshot"
 SNAPSHOT_VERSION = 1
-# The part of a recorded snapshot (kafkadiag.collect.snapshot.to_json) the evaluation reads.
+# The part of a recorded snapshot (kafkadiag.lag.snapshot.to_json) the evaluation reads.
 SNAPSHOT_SCHEMA = (
     "`schema` string, version long, taken_at_ms long, "
     "groups array<struct<`group`:string, source:string, "

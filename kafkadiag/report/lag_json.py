@@ -9,8 +9,8 @@ import datetime
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kafkadiag.collect.snapshot import GroupMember
 from kafkadiag.lag.model import Finding, GroupLag, LagReport, PartitionLag
+from kafkadiag.lag.snapshot import GroupMember
 
 if TYPE_CHECKING:
     from kafkadiag.maxlag.columns import FetcherColumns, PartitionKey

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from kafkadiag.collect.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
 from kafkadiag.lag.burrow import GROUP_STATUS_VALUES, PARTITION_STATUSES
 from kafkadiag.lag.model import LagReport
+from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
 from kafkadiag.report.safe_text import printable
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from kafkadiag.collect.jmx_errors import MetricsSourceError
-from kafkadiag.collect.jmx_http import http_get, without_credentials
+from kafkadiag.collect.jmx.errors import MetricsSourceError
+from kafkadiag.collect.jmx.http import http_get, without_credentials
 from kafkadiag.exitcodes import ExitCode
 from tests.infra.cli import run
 from tests.infra.servers import free_port

@@ -9,7 +9,7 @@ import pytest
 
 from kafkadiag.collect.config import kafka_python_config, parse_properties
 from kafkadiag.collect.errors import CommandConfigError
-from kafkadiag.collect.snapshot import (
+from kafkadiag.lag.snapshot import (
     SOURCE_ZOOKEEPER,
     BrokerPartition,
     CommittedOffset,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkadiag.collect.jmx_kafka import ConsumerSettings
+from kafkadiag.collect.jmx.kafka import ConsumerSettings
 from kafkadiag.lag.model import Finding as LagFinding
 from kafkadiag.lag.model import GroupLag, LagReport
 from kafkadiag.maxlag.model import ClientComparison, MaxLagReport

@@ -53,7 +53,7 @@ class FakeServer:
         while not self._stopped.is_set():
             try:
                 data = connection.recv(65536)
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 return

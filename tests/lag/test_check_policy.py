@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from kafkadiag.collect.snapshot import SOURCE_KAFKA, BrokerPartition, CommittedOffset, GroupSnapshot, Snapshot
 from kafkadiag.lag.check import (
     HEALTHY,
     UNCHECKED,
@@ -16,6 +15,7 @@ from kafkadiag.lag.check import (
     policy_from_document,
 )
 from kafkadiag.lag.compute import compute_lag
+from kafkadiag.lag.snapshot import SOURCE_KAFKA, BrokerPartition, CommittedOffset, GroupSnapshot, Snapshot
 
 
 def report(lags: dict[tuple[str, str], int | None]):  # type: ignore[no-untyped-def]

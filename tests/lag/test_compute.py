@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from kafkadiag.collect.snapshot import (
+from kafkadiag.lag.compute import compute_lag
+from kafkadiag.lag.snapshot import (
     SOURCE_KAFKA,
     BrokerPartition,
     CommittedOffset,
     GroupSnapshot,
     Snapshot,
 )
-from kafkadiag.lag.compute import compute_lag
 
 
 def test_lag_totals_and_retention_overtaking_the_consumer() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkadiag.collect.snapshot import (
+from kafkadiag.lag.snapshot import (
     SOURCE_KAFKA,
     SOURCE_ZOOKEEPER,
     BrokerPartition,

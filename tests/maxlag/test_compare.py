@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from kafkadiag.collect.jmx import MBeanReading, MetricsReading
-from kafkadiag.collect.jmx_kafka import (
+from kafkadiag.collect.jmx.jvm import MBeanReading, MetricsReading
+from kafkadiag.collect.jmx.kafka import (
     NAMING_081,
     NAMING_082,
     NAMING_NEW,
@@ -323,7 +323,7 @@ def test_compare_reports_an_expected_client_missing_from_the_metrics_as_absent()
 
 
 def bean(name: str, **attributes: object) -> MBeanReading:
-    from kafkadiag.collect.jmx_names import parse_object_name
+    from kafkadiag.collect.jmx.names import parse_object_name
 
     domain, properties = parse_object_name(name)
     return MBeanReading(name, domain, tuple(properties), tuple(sorted(attributes.items())))

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from kafkadiag.collect import jmx
-from kafkadiag.collect.jmx_jolokia import escape_path_part
-from kafkadiag.collect.jmx_prometheus import beans_from_samples, parse_exposition
+from kafkadiag.collect.jmx import jvm as jmx
+from kafkadiag.collect.jmx.jolokia import escape_path_part
+from kafkadiag.collect.jmx.prometheus import beans_from_samples, parse_exposition
 from kafkadiag.exitcodes import ExitCode
 from tests.infra.cli import run
 from tests.infra.servers import free_port
@@ -141,8 +141,8 @@ def test_prometheus_kafka_0_8_1_default_export(cluster, start) -> None:
     assert '_kafka_consumer_ConsumerFetcherManager_Value{name="\\"' in page
     # WHEN the page is understood
     beans = beans_from_samples(parse_exposition(page))
-    from kafkadiag.collect.jmx import MetricsReading
-    from kafkadiag.collect.jmx_kafka import extract_clients
+    from kafkadiag.collect.jmx.jvm import MetricsReading
+    from kafkadiag.collect.jmx.kafka import extract_clients
 
     (client,) = extract_clients(MetricsReading("prometheus", "page", 0, 0.0, beans=tuple(beans)))
     # THEN the quoted names give back client, queues and partitions

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from kafkadiag.collect import jmx
-from kafkadiag.collect.jmx_errors import (
+from kafkadiag.collect.jmx import jvm as jmx
+from kafkadiag.collect.jmx.errors import (
     AttachDisabledError,
     JvmGoneError,
     JvmNotFoundError,
@@ -127,7 +127,7 @@ def test_another_users_jvm_gives_the_user_to_run_as(start) -> None:
     consumer = start(unique("root-owned"), ["orders:1:1"], SETTINGS)
     script = textwrap.dedent(
         f"""
-        from kafkadiag.collect import jmx
+        from kafkadiag.collect.jmx import jvm as jmx
         from kafkadiag.errors import KafkadiagError
         try:
             jmx.read_local_jvm({consumer.pid}, timeout_s=5)

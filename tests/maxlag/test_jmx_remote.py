@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kafkadiag.collect import jmx
-from kafkadiag.collect.jmx_errors import (
+from kafkadiag.collect.jmx import jvm as jmx
+from kafkadiag.collect.jmx.errors import (
     JmxAuthenticationError,
     JmxUnreachableError,
     JvmGoneError,

@@ -40,7 +40,7 @@ from kafkadiag.collect.kafka.requests import (
     OffsetFetchRequest,
     by_topic,
 )
-from kafkadiag.collect.snapshot import (
+from kafkadiag.lag.snapshot import (
     SOURCE_KAFKA,
     BrokerPartition,
     CommittedOffset,

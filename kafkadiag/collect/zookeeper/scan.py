@@ -23,13 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkadiag.collect.errors import ZooKeeperUnreachableError
-from kafkadiag.collect.snapshot import (
-    SOURCE_ZOOKEEPER,
-    CommittedOffset,
-    GroupMember,
-    GroupSnapshot,
-    TopicLayout,
-)
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.collect.zookeeper.session import (
     GET_CHILDREN,
@@ -38,6 +31,13 @@ from kafkadiag.collect.zookeeper.session import (
     KazooSession,
     ZooKeeperSessionError,
     parse_hosts,
+)
+from kafkadiag.lag.snapshot import (
+    SOURCE_ZOOKEEPER,
+    CommittedOffset,
+    GroupMember,
+    GroupSnapshot,
+    TopicLayout,
 )
 
 CONSUMERS = "/consumers"

@@ -16,7 +16,7 @@ The exporter names series by rules, so the same MBean appears under different na
   reads `c1, topic=t, threadId=0` and is split back into them.
 
 Series are turned back into MBean-like readings (domain, key properties, attributes) so the same
-extraction (`jmx_kafka`) applies. The JVM's system properties are not in the exposition: settings
+extraction (`jmx.kafka`) applies. The JVM's system properties are not in the exposition: settings
 then come from --consumer-config or Kafka's defaults.
 """
 
@@ -27,9 +27,9 @@ import re
 import time
 from collections import defaultdict
 
-from kafkadiag.collect.jmx import SOURCE_PROMETHEUS, MBeanReading, MetricsReading
-from kafkadiag.collect.jmx_errors import MetricsSourceError
-from kafkadiag.collect.jmx_http import MAX_BYTES, http_get, without_credentials
+from kafkadiag.collect.jmx.errors import MetricsSourceError
+from kafkadiag.collect.jmx.http import MAX_BYTES, http_get, without_credentials
+from kafkadiag.collect.jmx.jvm import SOURCE_PROMETHEUS, MBeanReading, MetricsReading
 
 USER_ENV = "KAFKADIAG_PROMETHEUS_USER"
 PASSWORD_ENV = "KAFKADIAG_PROMETHEUS_PASSWORD"

@@ -33,7 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkadiag.collect.jmx import MBeanReading, MetricsReading
+from kafkadiag.collect.jmx.jvm import MBeanReading, MetricsReading
 
 OLD_CONSUMER = "old"
 NEW_CONSUMER = "new"

@@ -17,16 +17,16 @@ import time
 import urllib.parse
 from typing import Any
 
-from kafkadiag.collect.jmx import (
+from kafkadiag.collect.jmx.errors import MetricsSourceError, MetricsSourceUsageError
+from kafkadiag.collect.jmx.http import http_get, without_credentials
+from kafkadiag.collect.jmx.jvm import (
     KAFKA_PATTERNS,
     SETTING_PROPERTIES,
     SOURCE_JOLOKIA,
     MBeanReading,
     MetricsReading,
 )
-from kafkadiag.collect.jmx_errors import MetricsSourceError, MetricsSourceUsageError
-from kafkadiag.collect.jmx_http import http_get, without_credentials
-from kafkadiag.collect.jmx_names import parse_object_name
+from kafkadiag.collect.jmx.names import parse_object_name
 
 USER_ENV = "KAFKADIAG_JOLOKIA_USER"
 PASSWORD_ENV = "KAFKADIAG_JOLOKIA_PASSWORD"

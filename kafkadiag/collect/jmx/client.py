@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from kafkadiag.collect.jmx_errors import (
+from kafkadiag.collect.jmx.errors import (
     JavaNotFoundError,
     JmxAuthenticationError,
     JmxUnreachableError,
@@ -51,7 +51,7 @@ def java_tool(name: str) -> str | None:
 
 
 def _source_resource() -> Any:
-    return resources.files("kafkadiag.collect").joinpath("jmxclient").joinpath(CLIENT_SOURCE)
+    return resources.files("kafkadiag.collect.jmx").joinpath("jmxclient").joinpath(CLIENT_SOURCE)
 
 
 def _cache_root() -> str:

@@ -1,4 +1,5 @@
-"""Snapshots: what the collectors read, as plain data with provenance.
+"""Snapshots: what the collectors (kafkadiag.collect) read, as plain data with provenance; the
+lag engine's input, so it lives beside the engine and not with the readers.
 
 A snapshot is frozen dataclasses of str/int/float/None and tuples, so it pickles, and
 `to_json`/`from_json` round-trip it exactly: `kafkadiag lag --record DIR` appends snapshots as

@@ -16,7 +16,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from kafkadiag.collect.jmx_errors import HttpMetricsUnreachableError, MetricsSourceError
+from kafkadiag.collect.jmx.errors import HttpMetricsUnreachableError, MetricsSourceError
 
 # An exporter page of a busy JVM is a few MB; anything far larger is not what kafkadiag expects.
 MAX_BYTES = 64 * 1024 * 1024

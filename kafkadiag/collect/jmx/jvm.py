@@ -16,7 +16,7 @@ Remote (--jmx): `host:port` means service:jmx:rmi:///jndi/rmi://host:port/jmxrmi
 Credentials come from KAFKADIAG_JMX_USER / KAFKADIAG_JMX_PASSWORD.
 
 What is returned is raw: MBeans with their names and attribute values, the JVM's relevant system
-properties, fetcher thread names, and timings. `jmx_kafka` gives the names their Kafka meaning.
+properties, fetcher thread names, and timings. `jmx.kafka` gives the names their Kafka meaning.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkadiag.collect import jmx_perfdata
-from kafkadiag.collect.jmx_client import java_tool, run_client
-from kafkadiag.collect.jmx_errors import (
+from kafkadiag.collect.jmx import perfdata as jmx_perfdata
+from kafkadiag.collect.jmx.client import java_tool, run_client
+from kafkadiag.collect.jmx.errors import (
     AttachDisabledError,
     JavaNotFoundError,
     JvmGoneError,
@@ -42,7 +42,7 @@ from kafkadiag.collect.jmx_errors import (
     NotAJvmError,
     OtherUserError,
 )
-from kafkadiag.collect.jmx_names import parse_object_name, split_key_properties
+from kafkadiag.collect.jmx.names import parse_object_name, split_key_properties
 
 SOURCE_PID = "pid"
 SOURCE_JMX = "jmx"

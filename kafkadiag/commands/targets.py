@@ -1,0 +1,51 @@
+"""What the connection options name: the lag target shared by lag, check and diagnose, and the
+ZooKeeper security settings every command taking those options reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:  # imported when used: `kafkadiag dump parse` starts without the clients
+    from kafkadiag.collect.gather import LagTarget
+
+
+def zookeeper_security() -> Any:
+    """The ZooKeeper security settings of the running command (TLS file, JAAS file, environment)."""
+    from kafkadiag.collect.zookeeper.security import read_security
+
+    meta = click.get_current_context().meta
+    return read_security(meta.get("kafkadiag.zk_tls_config_file"), meta.get("kafkadiag.zk_jaas_file"))
+
+
+def lag_target(
+    bootstrap_server: str | None,
+    zookeeper: str | None,
+    command_config: str | None,
+    groups: tuple[str, ...],
+    all_groups: bool,
+    topics: tuple[str, ...],
+    timeout: float,
+) -> LagTarget:
+    """The LagTarget of the connection options, validated (UsageError otherwise)."""
+    from kafkadiag.collect.config import kafka_python_config, read_command_config
+    from kafkadiag.collect.gather import LagTarget
+
+    client_config: dict[str, Any] = {}
+    if command_config:
+        client_config, notes = kafka_python_config(read_command_config(command_config))
+        for note in notes:
+            click.echo(f"kafkadiag: note: {note}", err=True)
+    target = LagTarget(
+        bootstrap_servers=bootstrap_server or None,
+        zookeeper=zookeeper or None,
+        zookeeper_security=zookeeper_security(),
+        client_config=client_config,
+        groups=groups,
+        all_groups=all_groups,
+        topics=topics,
+        timeout_s=timeout,
+    )
+    target.validate()
+    return target
