@@ -22,14 +22,17 @@ from tests.infra.zookeeper_tls import start_tls_zookeeper
 
 USER, PASSWORD = "ops", "s3cret:with:colons"
 GROUP, TOPIC = "secured-group", "payments"
+# A second group readable only by a SASL identity (Kafka's JAAS Client section logs in with it).
+SASL_USER, SASL_PASSWORD = "kafka", "sasl-s3cret"
+SASL_GROUP = "sasl-group"
 
 
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, int, Path]]:
     from kazoo.client import KazooClient
-    from kazoo.security import make_digest_acl
+    from kazoo.security import ACL, Id, Permissions, make_digest_acl
 
-    server, tls_port, ca = start_tls_zookeeper(tmp_path_factory.mktemp("zk-tls"))
+    server, tls_port, ca = start_tls_zookeeper(tmp_path_factory.mktemp("zk-tls"), {SASL_USER: SASL_PASSWORD})
     admin = KazooClient(hosts=server.address, auth_data=[("digest", f"{USER}:{PASSWORD}")])
     admin.start(timeout=10)
     try:
@@ -41,6 +44,11 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerPr
         admin.create(f"/consumers/{GROUP}/offsets/{TOPIC}", acl=acl)
         for partition, offset in ((0, 41), (1, 7)):
             admin.create(f"/consumers/{GROUP}/offsets/{TOPIC}/{partition}", str(offset).encode(), acl=acl)
+        # (the digest identity may only create children, to build the tree; it cannot read it)
+        sasl_acl = [ACL(Permissions.ALL, Id("sasl", SASL_USER)), make_digest_acl(USER, PASSWORD, create=True)]
+        for path in ("", "/ids", "/owners", "/offsets", f"/offsets/{TOPIC}"):
+            admin.create(f"/consumers/{SASL_GROUP}{path}", acl=sasl_acl)
+        admin.create(f"/consumers/{SASL_GROUP}/offsets/{TOPIC}/0", b"1234", acl=sasl_acl)
         yield server, tls_port, ca
     finally:
         admin.stop()
@@ -75,6 +83,32 @@ def test_the_digest_identity_from_the_environment_reads_the_group(secured: Any) 
     assert code in (ExitCode.OK, ExitCode.FINDINGS, ExitCode.INPUT_UNREADABLE), err
     assert _offsets(document) == {(TOPIC, 0): 41, (TOPIC, 1): 7}
     assert PASSWORD not in json.dumps(document) and PASSWORD not in err
+
+
+def test_a_jaas_file_logs_in_with_sasl_digest_md5_and_reads_what_only_that_identity_may(
+    secured: Any, tmp_path: Path
+) -> None:
+    server, _, _ = secured
+    jaas = tmp_path / "jaas.conf"
+    jaas.write_text(
+        "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
+        f'  username="{SASL_USER}"\n  password="{SASL_PASSWORD}";\n}};\n'
+    )
+    code, out, err = run(
+        ["lag", "--zookeeper", server.address, "--group", SASL_GROUP, "--format", "json", "--timeout", "5s",
+         "--zk-jaas-file", str(jaas)],
+        env={"KAFKADIAG_ZK_DIGEST": ""},
+    )  # fmt: skip
+    document = json.loads(out)
+    offsets = {key: entry["committed_offset"] for key, entry in partitions_of(document, SASL_GROUP).items()}
+    assert offsets == {(TOPIC, 0): 1234}, err
+    assert SASL_PASSWORD not in out + err
+    # and without the login, the same group is flagged as not readable
+    code, out, err = run(
+        ["lag", "--zookeeper", server.address, "--group", SASL_GROUP, "--format", "json", "--timeout", "5s"],
+        env={"KAFKADIAG_ZK_DIGEST": ""},
+    )
+    assert code == ExitCode.INPUT_UNREADABLE and "not allowed to read (ZooKeeper ACL)" in out
 
 
 def test_a_jaas_file_with_a_wrong_password_fails_clearly(secured: Any, tmp_path: Path) -> None:

@@ -24,8 +24,12 @@ NETTY_SERVER_JARS = (
 )
 
 
-def start_tls_zookeeper(workdir: Path) -> tuple[servers.ServerProcess, int, Path]:
-    """(server, TLS port, CA certificate); the plain port is server.port."""
+def start_tls_zookeeper(
+    workdir: Path, sasl_users: dict[str, str] | None = None
+) -> tuple[servers.ServerProcess, int, Path]:
+    """(server, TLS port, CA certificate); the plain port is server.port. With `sasl_users`
+    (name -> password) the server also takes SASL DIGEST-MD5 logins, from a JAAS Server section
+    as ZooKeeper's SASL guide sets it up, and their ACL identity is `sasl:name`."""
     workdir.mkdir(parents=True, exist_ok=True)
     cert, key = self_signed_certificate(workdir / "tls", "zookeeper")
     keystore = workdir / "tls" / "zookeeper-keystore.pem"
@@ -51,9 +55,20 @@ def start_tls_zookeeper(workdir: Path) -> tuple[servers.ServerProcess, int, Path
         "4lw.commands.whitelist=ruok,srvr\n"
     )
     classpath = os.pathsep.join([servers.zookeeper_classpath(), *servers.pyspark_jars(NETTY_SERVER_JARS)])
+    sasl: list[str] = []
+    if sasl_users:
+        jaas = workdir / "server-jaas.conf"
+        users = "\n".join(f'  user_{name}="{password}"' for name, password in sasl_users.items())
+        jaas.write_text(
+            f"Server {{\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n{users};\n}};\n"
+        )
+        sasl = [
+            f"-Djava.security.auth.login.config={jaas}",
+            "-Dzookeeper.authProvider.2=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
+        ]
     argv = [
         servers.java_tool("java"), "-Xmx256m", "-XX:+UseSerialGC",
-        "-Dzookeeper.authProvider.1=org.apache.zookeeper.server.auth.DigestAuthenticationProvider",
+        "-Dzookeeper.authProvider.1=org.apache.zookeeper.server.auth.DigestAuthenticationProvider", *sasl,
         "-cp", classpath, "org.apache.zookeeper.server.ZooKeeperServerMain", str(config),
     ]  # fmt: skip
     server = servers.spawn("zookeeper-tls", argv, workdir, port)
