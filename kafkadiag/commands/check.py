@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from kafkadiag.collect.gather import Collector, LagTarget
 from kafkadiag.commands.lag import take_samples
@@ -29,7 +30,7 @@ CHECK_FORMATS = ("text", "json", "junit")
 
 
 def load_policy(path: str) -> CheckPolicy:
-    """A TOML (Python 3.11+) or JSON file with [defaults] and [[rule]] tables (docs/lag.md)."""
+    """A TOML or JSON file with [defaults] and [[rule]] tables (docs/lag.md)."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -42,12 +43,10 @@ def load_policy(path: str) -> CheckPolicy:
         if path.endswith(".json"):
             document = json.loads(raw.decode("utf-8"))
         else:
-            try:
+            if sys.version_info >= (3, 11):
                 import tomllib
-            except ImportError:  # Python < 3.11
-                raise UsageError(
-                    f"{path}: TOML needs Python 3.11+; write the configuration as JSON"
-                ) from None
+            else:  # the same parser, before it joined the standard library
+                import tomli as tomllib
             document = tomllib.loads(raw.decode("utf-8"))
         if not isinstance(document, dict):
             raise ValueError("the configuration must be a table of [defaults] and [[rule]] entries")

@@ -13,10 +13,15 @@ Cases live in tests/rules/cases/KDnnn.toml:
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 from kafkadiag.dumps import read_dumps
 from kafkadiag.rules.base import Finding, Rule, Severity
