@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps.pyqualify import qualify_methods
 from kafkadiag.errors import InputUnreadableError
 from kafkadiag.model import (
     DumpFormat,
@@ -107,6 +108,7 @@ def _thread(
     name: str, flags: str, header: str, line_no: int, frames: list[Frame], stack_line_no: int = 0
 ) -> Thread:
     state, status = _status("active" in flags)
+    frames = qualify_methods(frames)
     return Thread(
         name=name,
         state=state,

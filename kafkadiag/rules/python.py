@@ -57,9 +57,14 @@ def first_application_frame(thread: Thread) -> int | None:
 
 def is_waiting_for_work(thread: Thread) -> bool:
     """Idle in a queue get, a selector, an event or a join: waiting for something to do."""
-    frames = python_frames(thread)
-    top = [frame.function for _, frame in frames[:3]]
-    return any(function in IDLE_FUNCTIONS for function in top)
+    return any(_is_idle(frame) for _, frame in python_frames(thread)[:3])
+
+
+def _is_idle(frame: Frame) -> bool:
+    if frame.function in IDLE_FUNCTIONS:
+        return True
+    # Every selector class has its own select; before Python 3.11 py-spy prints it bare.
+    return frame.function.rpartition(".")[2] == "select" and (frame.file or "").endswith("selectors.py")
 
 
 def looks_like_poll_loop(thread: Thread) -> bool:
