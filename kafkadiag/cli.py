@@ -111,6 +111,21 @@ def reader_may_leave(command: Callable[[], int]) -> int:
         return int(ExitCode.OK)
 
 
+def _known_rules(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """--select/--ignore values that name no rule are usage errors, not silently empty runs."""
+    if not value:
+        return value
+    from kafkadiag.rules.engine import RULES, rule_matches
+
+    unknown = [pattern for pattern in value if not any(rule_matches(rule, [pattern]) for rule in RULES)]
+    if unknown:
+        known = ", ".join(f"{rule.code} ({rule.name})" for rule in sorted(RULES, key=lambda rule: rule.code))
+        raise click.BadParameter(
+            f"no rule is named {', '.join(unknown)}; the rules are: {known} (`kafkadiag rules` lists them)"
+        )
+    return value
+
+
 def _rule_options(fail_on: str, example_prefix: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """--fail-on, --select and --ignore: how every command that runs the rule catalogue is steered."""
 
@@ -126,10 +141,14 @@ def _rule_options(fail_on: str, example_prefix: str) -> Callable[[Callable[..., 
             click.option(
                 "--select",
                 multiple=True,
+                callback=_known_rules,
                 help=f"Run only these rules (code, code prefix like {example_prefix}, or name).",
             ),
             click.option(
-                "--ignore", multiple=True, help="Do not run these rules (code, code prefix or name)."
+                "--ignore",
+                multiple=True,
+                callback=_known_rules,
+                help="Do not run these rules (code, code prefix or name).",
             ),
         ]
         for option in reversed(options):

@@ -75,6 +75,16 @@ def test_select_and_ignore(captured: Path) -> None:
     assert all(rule.startswith("KD2") for rule in report["rules_run"])
 
 
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_a_rule_that_does_not_exist_is_a_usage_error_listing_the_rules(captured: Path, option: str) -> None:
+    dump = str(captured / "old-consumer-stall/jstack-l.txt")
+    code, out, err = run(["dump", "analyze", option, "KD201", option, "KD999", dump])
+    assert code == ExitCode.USAGE and out == ""
+    assert "no rule is named KD999" in err and "KD201 (fetcher-blocked-on-full-queue)" in err
+    code, out, err = run(["diagnose", "--from", dump, option, "no-such-rule"])
+    assert code == ExitCode.USAGE and "no rule is named no-such-rule" in err
+
+
 def test_rules_that_lack_input_are_listed_as_skipped(captured: Path) -> None:
     _, report, _ = analyze_json(str(captured / "old-consumer-stall/jstack-l.txt"))
     skipped = {s["rule"]: s["missing"] for s in report["skipped_rules"]}
