@@ -44,6 +44,7 @@ def report_json(report: Report, inputs: list[dict[str, Any]], fail_on: str) -> d
             for skipped in report.skipped
         ],
         "rules_run": list(report.rules_run),
+        "caveats": list(report.caveats),
         "series": [
             {"name": s.name, "sources": list(s.sources), "dumps": s.dumps, "threads": s.threads}
             for s in report.series

@@ -26,6 +26,11 @@ def _wrapped(text: str, indent: str) -> str:
 
 def render_report(out: TextIO, report: Report, total_dumps: int) -> None:
     out.write(_wrapped(report.verdict, "") + "\n\n")
+    if report.caveats:
+        out.write("Caveats\n")
+        for caveat in report.caveats:
+            out.write(_wrapped(caveat, "  ") + "\n")
+        out.write("\n")
     if report.findings:
         out.write("Findings\n")
     for finding in report.findings:

@@ -44,6 +44,9 @@ class Report:
     skipped: tuple[SkippedRule, ...]
     series: tuple[SeriesSummary, ...]
     rules_run: tuple[str, ...]
+    # What the parser knows the analysis could not see: a dump cut short, an excerpt without its
+    # banner, lines not understood. Shown with the verdict so "no stall" is never read as whole.
+    caveats: tuple[str, ...] = ()
 
     def worst(self) -> Severity | None:
         if not self.findings:
@@ -113,7 +116,9 @@ def analyze(dumps: Iterable[ThreadDump], select: Sequence[str] = (), ignore: Seq
     skipped: dict[str, SkippedRule] = {}
     ran: set[str] = set()
     summaries = []
+    caveats: list[str] = []
     for series in group_into_series(dumps):
+        caveats += _caveats(series)
         name = _Series(series).name
         summaries.append(
             SeriesSummary(
@@ -130,12 +135,26 @@ def analyze(dumps: Iterable[ThreadDump], select: Sequence[str] = (), ignore: Seq
     stacks.forget_stacks()
     ordered = sorted(findings, key=_finding_order)
     return Report(
-        verdict=compose_verdict(ordered, summaries),
+        verdict=compose_verdict(ordered, summaries, len(caveats)),
         findings=tuple(ordered),
         skipped=tuple(sorted(skipped.values(), key=lambda s: s.code)),
         series=tuple(summaries),
         rules_run=tuple(sorted(ran)),
+        caveats=tuple(caveats[:MAX_CAVEATS]),
     )
+
+
+MAX_CAVEATS = 50
+
+
+def _caveats(series: list[ThreadDump]) -> list[str]:
+    found = []
+    for dump in series:
+        where = f"{dump.source} (dump {dump.index + 1}, line {dump.line_no})"
+        found += [f"{where}: {note}" for note in dump.notes]
+        if dump.unparsed_count:
+            found.append(f"{where}: {dump.unparsed_count} line(s) inside the dump were not understood")
+    return found
 
 
 def _analyze_series(
@@ -199,7 +218,7 @@ def _finding_order(finding: Finding) -> tuple[int, str, str]:
     return (-finding.severity.rank, finding.rule, finding.threads[0] if finding.threads else "")
 
 
-def compose_verdict(findings: Sequence[Finding], series: Sequence[SeriesSummary]) -> str:
+def compose_verdict(findings: Sequence[Finding], series: Sequence[SeriesSummary], caveats: int = 0) -> str:
     """The one-paragraph story: the stories of the error findings (then warnings), in order."""
     threads = sum(s.threads for s in series)
     dumps = sum(s.dumps for s in series)
@@ -212,6 +231,11 @@ def compose_verdict(findings: Sequence[Finding], series: Sequence[SeriesSummary]
             return f"{kind} ({scope}): " + " ".join(_sentence(story) for story in unique)
     if any(f.severity is Severity.ERROR for f in findings):
         return f"Stalled ({scope}): see the findings below."
+    if caveats:
+        return (
+            f"No stall found in what could be read ({scope}), with {caveats} caveat(s) below: the "
+            "input is not a whole dump, so what is missing was not analysed."
+        )
     return f"No stall found ({scope}): no rule found a blocked consumer, deadlock or stuck lock."
 
 

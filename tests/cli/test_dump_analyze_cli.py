@@ -182,3 +182,20 @@ def test_warnings_only_exit_1_with_fail_on_warning(captured: Path) -> None:
 def test_healthy_consumers_produce_no_warning(captured: Path, fixture: str) -> None:
     code, report, err = analyze_json("--fail-on", "warning", str(captured / fixture))
     assert code == ExitCode.OK, [(f["rule"], f["message"]) for f in report["findings"]]
+
+
+def test_a_dump_cut_short_never_reads_as_a_plain_no_stall(captured: Path, tmp_path: Path) -> None:
+    # GIVEN a healthy dump cut in the middle of a thread, as a paste that hit a size limit does
+    whole = (captured / "old-consumer-healthy/jstack-l.txt").read_text()
+    cut = tmp_path / "cut.txt"
+    cut.write_text(whole[: len(whole) // 2])
+    code, report, err = analyze_json(str(cut))
+    # THEN nothing is claimed about what is missing: the caveat is in the verdict and the report
+    assert code == ExitCode.OK, err
+    assert report["verdict"].startswith("No stall found in what could be read")
+    assert any("the input ends inside this dump" in caveat for caveat in report["caveats"])
+    code, table, _ = run(["dump", "analyze", str(cut)])
+    assert "Caveats" in table and "the last thread may be incomplete" in table
+    # and the whole dump has none
+    code, report, _ = analyze_json(str(captured / "old-consumer-healthy/jstack-l.txt"))
+    assert report["caveats"] == [] and report["verdict"].startswith("No stall found (")
