@@ -262,6 +262,8 @@ class _DumpBuilder:
         self.footer_seen = False
         self.notes: list[str] = []
         self.signals: list[UnparsedLine] = []
+        # Only the JVM's deadlock report was given, not the dump around it.
+        self.report_only = False
 
     def unparsed_line(self, line_no: int, text: str) -> None:
         self.unparsed_count += 1
@@ -270,7 +272,9 @@ class _DumpBuilder:
 
     def build(self, truncated: bool, dump_format: DumpFormat) -> ThreadDump:
         notes = list(self.notes)
-        if self.banner is None:
+        if self.report_only:
+            notes.append("only the JVM's deadlock report: the other threads of the dump are not in the input")
+        elif self.banner is None:
             notes.append("fragment: no 'Full thread dump' banner before the first thread")
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
@@ -547,7 +551,11 @@ class HotspotParser:
 
     def _quoted(self, line: str, line_no: int) -> None:
         if line.endswith('":'):  # `"name":` opens a thread of a deadlock report, not a thread
-            if self.dump is not None:
+            if self.dump is not None and self.dump.report_only:
+                # ...unless the report is all there is: then its stacks are the threads.
+                self._finish_thread()
+                self.thread = _ThreadBuilder(line[1:-2], line_no, line)
+            elif self.dump is not None:
                 self._unparsed(line_no, line)
             return
         builder = _thread_from_header(line, line_no)
@@ -582,7 +590,17 @@ class HotspotParser:
         if line.startswith("JNI global ref"):
             self._footer(line, line_no)
             return
+        if DEADLOCK_START in line and not line.startswith(DEADLOCK_START) and self.dump is None:
+            # A report quoted or logged ("> Found one ...", "2024-... Found one ..."): as for a banner
+            self.prefix.learn(line, line.index(DEADLOCK_START))
+            line = line[line.index(DEADLOCK_START) :]
         if line.startswith(DEADLOCK_START):
+            if self.dump is None:
+                # The deadlock report pasted on its own, as most bug reports carry it: it is the
+                # dump (its cycle, and the stacks it lists after "Java stack information").
+                self._start_dump(line_no, banner=None)
+                assert self.dump is not None
+                self.dump.report_only = True
             self._begin_report()
             return
         if line.startswith("Thread ") and self._agent_header(line, line_no):
@@ -601,6 +619,12 @@ class HotspotParser:
             return
         if _DEADLOCK_COUNT.match(line):
             return
+        if dump.report_only:
+            if line.startswith(DEADLOCK_START):
+                self._begin_report()  # the next cycle of a deadlock report given on its own
+                return
+            if line.strip("=") == "":
+                return  # the report's underlines
         if dump.banner is None and dump.threads:
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.
@@ -685,6 +709,9 @@ class HotspotParser:
         if stripped.startswith(DEADLOCK_START) or stripped.startswith("Java stack information"):
             self._close_report_cycle()
             self.report_thread = None
+            stacks_follow = stripped.startswith("Java stack information")
+            if stacks_follow and self.dump is not None and self.dump.report_only:
+                self.mode = IN_DUMP  # the stacks that follow are the only ones there are: read them
             return
         if _DEADLOCK_COUNT.match(stripped) or BANNER in line:
             self._close_report_cycle()
@@ -747,7 +774,7 @@ class HotspotParser:
         in_thread = self.thread is not None
         self._finish_thread()
         dump = self.dump
-        if dump.threads or dump.banner is not None:
+        if dump.threads or dump.banner is not None or dump.deadlocks:
             if dump.end_line_no < self.last_line_no and not dump.footer_seen:
                 dump.end_line_no = self.last_line_no
             # VisualVM writes no JNI footer; only a HotSpot dump without one was cut short.

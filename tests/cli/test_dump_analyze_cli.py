@@ -199,3 +199,19 @@ def test_a_dump_cut_short_never_reads_as_a_plain_no_stall(captured: Path, tmp_pa
     # and the whole dump has none
     code, report, _ = analyze_json(str(captured / "old-consumer-healthy/jstack-l.txt"))
     assert report["caveats"] == [] and report["verdict"].startswith("No stall found (")
+
+
+@pytest.mark.parametrize("quote", ["", "> "])
+def test_the_jvms_deadlock_report_on_its_own_is_a_dump(captured: Path, tmp_path: Path, quote: str) -> None:
+    # GIVEN only the deadlock report of a captured dump, as bug reports paste it (also quoted)
+    whole = (captured / "deadlock/jstack-l.txt").read_text()
+    report_only = whole[whole.index("Found one Java-level deadlock:") :]
+    pasted = tmp_path / "report.txt"
+    pasted.write_text("".join(quote + line for line in report_only.splitlines(keepends=True)))
+    code, report, err = analyze_json(str(pasted))
+    # THEN both cycles are findings with their stacks, and the caveat says what is missing
+    assert code == ExitCode.FINDINGS, err
+    cycles = sorted(tuple(f["threads"]) for f in report["findings"] if f["rule"] == "KD101")
+    assert cycles == [("deadlock-lock-A", "deadlock-lock-B"), ("deadlock-monitor-A", "deadlock-monitor-B")]
+    assert report["series"][0]["threads"] == 4
+    assert any("only the JVM's deadlock report" in caveat for caveat in report["caveats"])
