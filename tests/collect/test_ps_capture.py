@@ -175,3 +175,35 @@ def test_capture_failures_leave_no_bundle(tmp_path: Path) -> None:
     assert code == ExitCode.INPUT_UNREADABLE and ("exited" in err or "no process" in err), err
     assert not (tmp_path / "b").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".b.")] == []
+
+
+def test_ptrace_refused_names_the_sysctl_and_leaves_no_bundle(tmp_path: Path) -> None:
+    # GIVEN a Python process of user nobody that made itself non-dumpable (PR_SET_DUMPABLE 0):
+    # the kernel then refuses ptrace to anyone without CAP_SYS_PTRACE, its own user included,
+    # exactly as kernel.yama.ptrace_scope=1 refuses it to a non-parent
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    env = {**os.environ, "HOME": "/tmp", "PYTHONPATH": str(REPO)}
+    script = (
+        "import ctypes, sys, time; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); "
+        "print('READY', flush=True); time.sleep(120)"
+    )
+    target = subprocess.Popen(
+        [*as_nobody, sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert target.stdout is not None and target.stdout.readline().strip() == "READY"
+        out = f"/tmp/kafkadiag-ptrace-{target.pid}"
+        # WHEN kafkadiag, as the same user, captures it with py-spy
+        completed = subprocess.run(
+            [*as_nobody, sys.executable, "-m", "kafkadiag", "capture", "--pid", str(target.pid),
+             "--out", out],
+            capture_output=True, text=True, timeout=120, cwd="/tmp", env=env,
+        )  # fmt: skip
+        # THEN exit 3 with what to do about ptrace, and no bundle
+        assert completed.returncode == ExitCode.INPUT_UNREADABLE, completed.stderr
+        assert "kernel.yama.ptrace_scope" in completed.stderr and "CAP_SYS_PTRACE" in completed.stderr
+        assert "Traceback" not in completed.stderr
+        assert not os.path.exists(out)
+    finally:
+        target.kill()
+        target.wait()
