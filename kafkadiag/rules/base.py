@@ -11,10 +11,10 @@ import enum
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
-    from kafkadiag.rules.context import AnalysisContext
+    pass
 
 
 class Severity(str, enum.Enum):
@@ -90,7 +90,12 @@ _CODE = re.compile(r"^KD\d{3}$")
 _NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")
 
 
-class Rule:
+# What a rule looks at: one dump series (AnalysisContext) or, for the rules of `diagnose`, every
+# source joined (kafkadiag.rules.cluster.DiagnosisContext).
+ContextT = TypeVar("ContextT")
+
+
+class Rule(Generic[ContextT]):
     """Base of every rule. Subclasses set the class attributes and implement `check`."""
 
     code: ClassVar[str]
@@ -116,7 +121,7 @@ class Rule:
         if not isinstance(cls.severity, Severity):
             raise TypeError(f"rule {cls.__name__}: severity must be a Severity")
 
-    def check(self, context: AnalysisContext) -> Iterable[Finding]:
+    def check(self, context: ContextT) -> Iterable[Finding]:
         raise NotImplementedError
 
     def finding(

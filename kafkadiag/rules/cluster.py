@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Requirement, Rule, Severity
 
@@ -71,7 +71,7 @@ HEARTBEAT_THREAD = re.compile(
 _SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 
 
-class ClusterRule(Rule):
+class ClusterRule(Rule["DiagnosisContext"]):
     """A rule over `DiagnosisContext` (abstract: it has no code of its own)."""
 
     scope = SCOPE_CLUSTER
@@ -82,7 +82,7 @@ class ClusterRule(Rule):
     explanation = "-"
     remedy = "-"
 
-    def check(self, context: Any) -> Iterator[Finding]:
+    def check(self, context: DiagnosisContext) -> Iterator[Finding]:
         raise NotImplementedError
 
 
