@@ -27,7 +27,7 @@ from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.lag.model import LagReport
 from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER, Snapshot, from_json, to_json
-from kafkadiag.lag.window import evaluate_window
+from kafkadiag.lag.window import evaluate_window, snapshots_up_to
 from kafkadiag.report.output import report_stream
 
 if TYPE_CHECKING:
@@ -242,16 +242,10 @@ def run_history(
         raise UsageError("--samples must be at least 1")
     snapshots, problems = read_recorded(record_dir)
     if at_ms is not None:
-        first, last = snapshots[0].taken_at_ms, snapshots[-1].taken_at_ms
-        snapshots = [snapshot for snapshot in snapshots if snapshot.taken_at_ms <= at_ms]
-        if not snapshots:
-            from kafkadiag.report.lag_json import iso_time
-
-            raise SnapshotReadError(
-                f"no snapshot recorded at or before {iso_time(at_ms)}: the recording spans "
-                f"{iso_time(first)} to {iso_time(last)}",
-                help_text="Give --at a time within the recording.",
-            )
+        try:
+            snapshots = snapshots_up_to(snapshots, at_ms)
+        except ValueError as error:
+            raise SnapshotReadError(str(error), help_text="Give --at a time within the recording.") from None
     for problem in problems:
         warn(problem)
     if groups:

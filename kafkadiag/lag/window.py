@@ -9,6 +9,9 @@ snapshot's lag, enriched per partition with:
   read yet); 0 when the lag is 0; unknown when nothing was produced in the window.
 - time to catch up: lag / (consumption rate - production rate), when the group consumes faster
   than the producers write; None (never, at these rates) otherwise.
+- completeness, as Burrow's: the fraction of the window's snapshots that saw the partition's
+  committed offset (a commit whose lag is unknown counts; Burrow's ring of commits can only be
+  empty at its start, before the first commit, while a sample can miss the offset anywhere).
 - Burrow's status (kafkadiag.lag.burrow) over the partition's observations. An observation is a
   committed offset: where its commit time is known (the old consumer's offset znode mtime, which
   changes only when the offset changes) each distinct commit is one observation stamped with
@@ -21,12 +24,16 @@ snapshot's lag, enriched per partition with:
   caught-up-recently check looks at.
 
 `now_ms` evaluates the window as of a chosen time (`lag history --at`): later snapshots are left
-out and the STOP rule measures from that time.
+out, and the STOP rule measures from that time where commit times are known. Observations
+stamped with the sample's time are measured from the last sample instead: the time between that
+sample and `now_ms` is time nobody looked, not time the consumer did not commit, so as of a time
+between two snapshots they get the evaluation of the earlier one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Sequence
 
 from kafkadiag.lag import burrow
@@ -60,9 +67,13 @@ def _series(snapshots: Sequence[Snapshot]) -> dict[Key, _Series]:
     return series
 
 
+def _has_commit_times(entry: _Series) -> bool:
+    return any(commit is not None for commit in entry.commit_times)
+
+
 def observations(entry: _Series) -> list[burrow.Observation]:
     result: list[burrow.Observation] = []
-    use_commit_times = any(commit is not None for commit in entry.commit_times)
+    use_commit_times = _has_commit_times(entry)
     seen: set[tuple[int, int]] = set()
     for time_ms, offset, watermark, commit in zip(
         entry.times_ms, entry.offsets, entry.watermarks, entry.commit_times
@@ -100,7 +111,8 @@ def enrich_partition(
     allowed_lag: int = 0,
     now_ms: int | None = None,
 ) -> PartitionLag:
-    """`now_ms`: the time the status is evaluated at (default: the partition's last sample)."""
+    """`now_ms`: the time the STOP rule measures from where commit times are known (default,
+    and always for observations stamped with the sample time: the partition's last sample)."""
     if entry is None:
         return partition
     first_offset, last_offset, offset_span = _first_last(entry.times_ms, entry.offsets)
@@ -123,11 +135,9 @@ def enrich_partition(
     status = None
     if lag is not None and partition.high_watermark is not None:
         recent = [mark for mark in entry.watermarks if mark is not None]
-        evaluated_at = now_ms if now_ms is not None else entry.times_ms[-1]
+        evaluated_at = now_ms if now_ms is not None and _has_commit_times(entry) else entry.times_ms[-1]
         status = burrow.partition_status(found, max(lag, 0), evaluated_at, recent, allowed_lag)
-    known_samples = sum(
-        1 for offset, mark in zip(entry.offsets, entry.watermarks) if offset is not None and mark is not None
-    )
+    samples_with_offset = sum(1 for offset in entry.offsets if offset is not None)
     since = partition.since_progress_s
     at_least = partition.since_progress_at_least
     last_progress = partition.last_progress_ms
@@ -141,12 +151,12 @@ def enrich_partition(
                 break
             if entry.offsets[index - 1] is None:
                 break
-        now_ms = entry.times_ms[-1]
+        newest_ms = entry.times_ms[-1]
         if moved_at is not None:
-            since = (now_ms - moved_at) / 1000.0
+            since = (newest_ms - moved_at) / 1000.0
             last_progress = moved_at
         elif len(entry.times_ms) > 1:
-            since = (now_ms - entry.times_ms[0]) / 1000.0
+            since = (newest_ms - entry.times_ms[0]) / 1000.0
             at_least = True
     return partition._replace(
         status=status,
@@ -154,7 +164,7 @@ def enrich_partition(
         production_rate=production,
         time_lag_s=time_lag,
         catch_up_s=catch_up,
-        complete=known_samples / window_slots if window_slots else None,
+        complete=samples_with_offset / window_slots if window_slots else None,
         since_progress_s=since,
         since_progress_at_least=at_least,
         last_progress_ms=last_progress,
@@ -167,18 +177,36 @@ def _sum(values: list[float | None]) -> float | None:
     return sum(known) if known else None
 
 
+def _utc(milliseconds: int) -> str:
+    moment = datetime.datetime.fromtimestamp(milliseconds / 1000, tz=datetime.timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def snapshots_up_to(snapshots: Sequence[Snapshot], now_ms: int) -> list[Snapshot]:
+    """The snapshots taken at or before `now_ms`, oldest first; ValueError naming the span of
+    the snapshots when there is none."""
+    ordered = sorted(snapshots, key=lambda snapshot: snapshot.taken_at_ms)
+    kept = [snapshot for snapshot in ordered if snapshot.taken_at_ms <= now_ms]
+    if ordered and not kept:
+        raise ValueError(
+            f"no snapshot at or before {_utc(now_ms)}: the recording spans "
+            f"{_utc(ordered[0].taken_at_ms)} to {_utc(ordered[-1].taken_at_ms)}"
+        )
+    return kept
+
+
 def evaluate_window(
     snapshots: Sequence[Snapshot], allowed_lag: int = 0, now_ms: int | None = None
 ) -> LagReport:
     """The newest snapshot's lag, with rates and Burrow statuses from the whole window; with
-    `now_ms`, as of that time (the snapshots taken after it are left out)."""
+    `now_ms`, as of that time (the snapshots taken after it are left out, ValueError when that
+    leaves none)."""
     if not snapshots:
         raise ValueError("no snapshot to evaluate")
-    ordered = sorted(snapshots, key=lambda snapshot: snapshot.taken_at_ms)
-    if now_ms is not None:
-        ordered = [snapshot for snapshot in ordered if snapshot.taken_at_ms <= now_ms]
-        if not ordered:
-            raise ValueError("no snapshot at or before the chosen time")
+    if now_ms is None:
+        ordered = sorted(snapshots, key=lambda snapshot: snapshot.taken_at_ms)
+    else:
+        ordered = snapshots_up_to(snapshots, now_ms)
     latest = compute_lag(ordered[-1])
     if len(ordered) < 2:
         return latest

@@ -200,6 +200,9 @@ def _partition_notes(partition: PartitionLag) -> str:
         and committed > partition.high_watermark
     ):
         notes.append("above high watermark")
+    if partition.commits_without_lag:
+        # The status was judged on these commits without knowing their lag: say so beside it.
+        notes.append(f"{partition.commits_without_lag} commit(s) without lag (high watermark unknown)")
     return "; ".join(notes)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from kafkadiag.lag.snapshot import (
@@ -13,6 +15,7 @@ from kafkadiag.lag.snapshot import (
     Snapshot,
 )
 from kafkadiag.lag.window import evaluate_window
+from kafkadiag.report.lag_table import render_lag
 
 
 def snapshot(
@@ -113,6 +116,20 @@ def test_a_sample_without_numbers_lowers_completeness_not_the_result() -> None:
     assert partition.lag == 0 and partition.status == "OK" and partition.catch_up_s == 0.0
 
 
+def test_a_group_that_began_committing_late_has_a_partial_window() -> None:
+    # GIVEN four snapshots, the group's offsets in the last two only (its first commit came late)
+    first_commit_late = [
+        Snapshot(taken_at_ms=at * 1000, groups=(GroupSnapshot("g", SOURCE_KAFKA, state="Empty"),))
+        for at in (0, 10)
+    ]
+    report = evaluate_window([*first_commit_late, snapshot(20, 50, 100), snapshot(30, 50, 110)])
+    (partition,) = report.groups[0].partitions
+    # THEN as in Burrow the empty start of the window counts against completeness (2 of 4),
+    # and the status is still judged on what there is
+    assert partition.complete == pytest.approx(0.5)
+    assert partition.status == "STALL"
+
+
 def test_one_snapshot_has_no_rates_and_no_status() -> None:
     report, group, partition = only_partition([snapshot(0, 10, 15)])
     assert report.samples == 1 and partition.status is None and group.status is None
@@ -131,6 +148,12 @@ def test_a_commit_seen_while_the_watermark_was_unknown_is_kept_and_counted() -> 
     # THEN the commit stays an observation (three, one without lag) and the offset stalled
     assert partition.commits_without_lag == 1
     assert partition.status == "STALL" and group.status == "ERR"
+    # the window is complete, as Burrow counts it: every sample saw the committed offset
+    assert partition.complete == 1.0
+    # and the table says, beside the status, that one commit's lag was unknown
+    table = io.StringIO()
+    render_lag(table, report)
+    assert "1 commit(s) without lag (high watermark unknown)" in table.getvalue()
 
 
 def test_as_of_a_time_leaves_later_snapshots_out_and_stops_from_that_time() -> None:
@@ -148,8 +171,21 @@ def test_as_of_a_time_leaves_later_snapshots_out_and_stops_from_that_time() -> N
     # WHEN evaluated as of 45 s (25 s after the last commit > the 20 s the commits span) THEN STOP
     (later,) = evaluate_window(series[:3], now_ms=45_000).groups[0].partitions
     assert later.status == "STOP"
-    with pytest.raises(ValueError, match="no snapshot at or before"):
+    # WHEN evaluated as of a time before the first snapshot THEN the error names the span
+    with pytest.raises(ValueError, match=r"spans 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:30.000Z"):
         evaluate_window(series, now_ms=-1)
+
+
+def test_as_of_a_time_between_samples_kafka_offsets_get_the_earlier_evaluation() -> None:
+    # GIVEN Kafka-stored offsets (no commit time) that do not move while the lag grows, sampled
+    # at 0, 10 and 20 s, and a fourth sample at 100 s
+    series = [snapshot(0, 50, 60), snapshot(10, 50, 70), snapshot(20, 50, 80), snapshot(100, 50, 90)]
+    as_of_earlier = evaluate_window(series[:3]).groups[0].partitions[0]
+    # WHEN evaluated as of 90 s, long after the 20 s sample
+    (partition,) = evaluate_window(series, now_ms=90_000).groups[0].partitions
+    # THEN it is the 20 s evaluation: the 70 s nobody sampled are not a stopped consumer
+    assert partition == as_of_earlier
+    assert partition.status == "STALL"
 
 
 def test_the_allowed_lag_keeps_a_small_steady_lag_ok() -> None:
