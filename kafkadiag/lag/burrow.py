@@ -1,7 +1,9 @@
-"""Burrow's consumer lag evaluation rules, as linkedin/Burrow's evaluator applies them today.
+"""Burrow's consumer lag evaluation rules, as linkedin/Burrow's current evaluator applies them.
 
 Source: linkedin/Burrow core/internal/evaluator/caching.go (calculatePartitionStatus and the
-group status) and its tests (caching_test.go), and the wiki page "Consumer Lag Evaluation Rules".
+group status) and its tests (caching_test.go), both as of commit 2676759 (2022-09-11), still
+their latest change at the repository's head ced55ba (2025-10-03).
+
 Over a window of committed-offset observations (offset, timestamp, lag at commit time; the lag
 is unknown when the high watermark was), with the partition's current lag and the high
 watermarks seen recently, a partition is OK unless its current lag exceeds the allowed lag;

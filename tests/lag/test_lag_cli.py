@@ -28,6 +28,11 @@ GROUP_KEYS = {
 }  # fmt: skip
 
 
+def utc(milliseconds: int) -> str:
+    moment = datetime.datetime.fromtimestamp(milliseconds / 1000, tz=datetime.timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def old_and_new_groups(cluster: Cluster) -> tuple[str, str, str]:
     topic = cluster.topic(2, {0: 10, 1: 4})
     old = cluster.old_group()
@@ -186,13 +191,21 @@ def test_history_as_of_a_time_and_with_an_allowed_lag(cluster: Cluster, tmp_path
     # THEN only the first two count: lag 3 -> 4 with the offset unmoved, STALL
     entry = partitions_of(document, group)[(topic, 0)]
     assert document["samples"] == 2 and entry["lag"] == 4 and entry["status"] == "STALL"
+    # and it is the evaluation as of the second snapshot, however long after it the time is
+    at_second = run_json(["lag", "history", str(record), "--at", utc(times[1])])
+    assert partitions_of(at_second, group) == partitions_of(document, group)
+    # the same moment written in another zone is the same moment
+    in_paris = between.astimezone(datetime.timezone(datetime.timedelta(hours=1))).isoformat()
+    as_of_paris_time = run_json(["lag", "history", str(record), "--at", in_paris])
+    assert partitions_of(as_of_paris_time, group) == partitions_of(document, group)
     # WHEN a lag of 5 is allowed THEN the whole recording (lag 5 at the end) is OK
     document = run_json(["lag", "history", str(record), "--allowed-lag", "5"])
     assert partitions_of(document, group)[(topic, 0)]["status"] == "OK"
     assert partitions_of(run_json(["lag", "history", str(record)]), group)[(topic, 0)]["status"] == "STALL"
     # a time before the recording: exit 3 with its span; not a time, or a negative lag: usage errors
     code, out, err = run(["lag", "history", str(record), "--at", "2001-01-01T00:00:00Z"])
-    assert code == ExitCode.INPUT_UNREADABLE and "the recording spans" in err
+    assert code == ExitCode.INPUT_UNREADABLE, err
+    assert f"the recording spans {utc(times[0])} to {utc(times[2])}" in err.replace("\n", " "), err
     code, out, err = run(["lag", "history", str(record), "--at", "yesterday"])
     assert code == ExitCode.USAGE and "2026-11-25T03:00:00Z" in err
     code, out, err = run(["lag", "history", str(record), "--allowed-lag", "-1"])
@@ -258,6 +271,12 @@ def test_usage_errors_exit_2() -> None:
     assert code == ExitCode.USAGE and "--bootstrap-server" in err
     code, out, err = run(["lag", "--bootstrap-server", "127.0.0.1:1"])
     assert code == ExitCode.USAGE and "--all-groups" in err
+    # a negative allowed lag is refused before anything is read (lag history: see above)
+    for command in ("lag", "check"):
+        code, out, err = run(
+            [command, "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--allowed-lag", "-1"]
+        )
+        assert code == ExitCode.USAGE and "--allowed-lag" in err, (command, err)
 
 
 def test_watch_redraws_until_interrupted(cluster: Cluster) -> None:
