@@ -187,6 +187,23 @@ class LockGraph:
         nodes = [node for node in self.locks.values() if node.waiter_count >= minimum_waiters]
         yield from sorted(nodes, key=lambda node: -node.waiter_count)
 
+    def without_owner(self, ownable_classes: tuple[str, ...]) -> list[LockNode]:
+        """Locks threads are blocked on whose holder is in none of the dump's threads.
+
+        Monitors always name their holder in a whole dump, and ownable synchronizers do with
+        `-l` (only classes in `ownable_classes` have holders at all: a latch or a condition has
+        none). A lock left without one means the holder is not in the text: an excerpt that
+        leaves it out, or a holder that let go while the dump was being written.
+        """
+        found = []
+        for node in self.locks.values():
+            if node.holders:
+                continue
+            ownable = self.dump.has_lock_data and (node.lock_class or "").endswith(ownable_classes)
+            if node.blocked or (node.parked and ownable):
+                found.append(node)
+        return sorted(found, key=lambda node: node.lock_id)
+
     def thread(self, index: int) -> Thread:
         return self.threads[index]
 

@@ -278,6 +278,17 @@ class DeadlockLink(NamedTuple):
     held_by: str
 
 
+class OsThreadCpu(NamedTuple):
+    """One row of a `top -H` / `ps -L` table given with a dump: an OS thread's CPU use."""
+
+    tid: int  # Linux thread id: HotSpot's nid, py-spy's thread number
+    cpu_percent: float
+    cpu_time: str | None  # cumulative, as printed ("10:01.23", "00:03:12")
+    command: str | None
+    line_no: int
+    text: str
+
+
 class UnparsedLine(NamedTuple):
     line_no: int
     text: str
@@ -313,6 +324,8 @@ class ThreadDump:
     notes: tuple[str, ...] = field(default=())
     # Log lines around the dump that bear on a diagnosis (kafkadiag.dumps.hotspot.SIGNALS).
     log_signals: tuple[UnparsedLine, ...] = ()
+    # A per-thread CPU table (top -H, ps -L) found beside the dump in the same input.
+    os_threads: tuple[OsThreadCpu, ...] = ()
 
     def thread_named(self, name: str) -> Thread | None:
         for thread in self.threads:

@@ -152,6 +152,7 @@ def looks_like_hotspot_header(header: str) -> bool:
     tail = header[end + 1 :]
     return (
         " prio=" in tail
+        or " os_prio=" in tail  # JVM-internal threads; or a header cut before its tid=
         or " tid=" in tail
         or " nid=" in tail
         or tail.startswith((" #", VISUALVM))

@@ -6,6 +6,7 @@ the format, and yields dumps one at a time.
 
 from __future__ import annotations
 
+import html
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 
@@ -39,6 +40,10 @@ def read_dumps(
         sampled += len(batch)
         if sampled >= SNIFF_LINES:
             break
+    if any(_escaped_markup(batch) for batch in head):
+        # Copied from a rendered web page or an HTML mail: `&quot;main&quot;`, `&lt;0x..&gt;`.
+        head = [_unescaped(batch) for batch in head]
+        batches = map(_unescaped, batches)
     fmt = input_format or detect_format(list(itertools.chain.from_iterable(head))[:SNIFF_LINES])
     found = 0
     empty_banner_line: int | None = None
@@ -54,6 +59,17 @@ def read_dumps(
         if empty_banner_line is not None:
             message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
         raise NoDumpFoundError(message)
+
+
+_ENTITIES = ("&quot;", "&lt;", "&gt;", "&#34;", "&#x22;")
+
+
+def _escaped_markup(batch: list[str]) -> bool:
+    return any("&" in line and any(entity in line for entity in _ENTITIES) for line in batch)
+
+
+def _unescaped(batch: list[str]) -> list[str]:
+    return [html.unescape(line) if "&" in line else line for line in batch]
 
 
 def _reporting(
