@@ -287,6 +287,9 @@ class OsThreadCpu(NamedTuple):
     command: str | None
     line_no: int
     text: str
+    # The process's first thread (PID = thread id, when the table has both columns): ps and top
+    # print the whole process's CPU on its row, so it says nothing about that one thread.
+    process_leader: bool = False
 
 
 class UnparsedLine(NamedTuple):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator
 
 from kafkadiag.dumps.detect import SNIFF_LINES, detect_format
@@ -44,6 +45,10 @@ def read_dumps(
         # Copied from a rendered web page or an HTML mail: `&quot;main&quot;`, `&lt;0x..&gt;`.
         head = [_unescaped(batch) for batch in head]
         batches = map(_unescaped, batches)
+    if _quoted_reply(head):
+        # A dump quoted in an e-mail reply ("> " before every line, "> > " for a reply to one).
+        head = [_unquoted(batch) for batch in head]
+        batches = map(_unquoted, batches)
     fmt = input_format or detect_format(list(itertools.chain.from_iterable(head))[:SNIFF_LINES])
     found = 0
     empty_banner_line: int | None = None
@@ -70,6 +75,19 @@ def _escaped_markup(batch: list[str]) -> bool:
 
 def _unescaped(batch: list[str]) -> list[str]:
     return [html.unescape(line) if "&" in line else line for line in batch]
+
+
+_QUOTE_MARKERS = re.compile(r"^(?:> ?)+")
+
+
+def _quoted_reply(head: list[list[str]]) -> bool:
+    """Most lines of the sample start with '>': no dump format starts lines that way."""
+    lines = [line for batch in head for line in batch if line.strip()]
+    return bool(lines) and sum(1 for line in lines if line.startswith(">")) * 2 >= len(lines)
+
+
+def _unquoted(batch: list[str]) -> list[str]:
+    return [_QUOTE_MARKERS.sub("", line) if line.startswith(">") else line for line in batch]
 
 
 def _reporting(

@@ -762,7 +762,7 @@ class HotspotParser:
                 return
             if line.strip("=") == "":
                 return  # the report's underlines
-        if dump.banner is None and dump.threads:
+        if dump.banner is None and (dump.threads or thread is not None):
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.
             self._finish_thread()

@@ -26,6 +26,7 @@ _LEAD = re.compile(r"^(?:\s*(?:>|\|)\s?)+")
 
 class _Table(NamedTuple):
     columns: tuple[str, ...]
+    pid: int | None  # a PID column beside the thread id column (ps -L, ps H)
     tid: int
     cpu: int
     time: int | None
@@ -42,7 +43,8 @@ def _header(line: str) -> _Table | None:
         return None
     time = next((columns.index(name) for name in _TIME_COLUMNS if name in columns), None)
     command = next((columns.index(name) for name in _COMMAND_COLUMNS if name in columns), None)
-    return _Table(columns, tid, cpu, time, command)
+    pid = columns.index("PID") if "PID" in columns and columns[tid] != "PID" else None
+    return _Table(columns, pid, tid, cpu, time, command)
 
 
 class ThreadCpuReader:
@@ -94,7 +96,8 @@ class ThreadCpuReader:
             return None
         time = cells[table.time] if table.time is not None and table.time < len(cells) else None
         command = cells[table.command] if table.command is not None and table.command < len(cells) else None
-        return OsThreadCpu(tid, cpu, time, command, line_no, text)
+        leader = table.pid is not None and cells[table.pid] == cells[table.tid]
+        return OsThreadCpu(tid, cpu, time, command, line_no, text, leader)
 
 
 def latest_rows(rows: tuple[OsThreadCpu, ...]) -> dict[int, OsThreadCpu]:

@@ -43,7 +43,7 @@ threads or partitions. Hot GC threads: look at the heap (jstat -gcutil, a GC log
         rows = latest_rows(dump.os_threads)
         by_nid = {thread.nid: thread for thread in dump.threads if thread.nid is not None}
         hot = sorted(
-            (row for row in rows.values() if row.cpu_percent >= HOT_PERCENT),
+            (row for row in rows.values() if row.cpu_percent >= HOT_PERCENT and not row.process_leader),
             key=lambda row: (-row.cpu_percent, row.tid),
         )
         missing = []
