@@ -103,15 +103,22 @@ SIGNALS = (
 
 def parse_lock_id(text: str) -> int | None:
     """`<0x0000000412c8bb80>` or `<7f39d3e70>` (lock ids are always hex) -> int."""
-    inner = text.strip("<>")
+    inner = text.strip("<>\\")  # also "\<0x..\>": see _MARKDOWN_ESCAPED_ANGLE
     try:
         return int(inner, 16)
     except ValueError:
         return None
 
 
+# Dumps pasted through Markdown renderers come back with "\<0x..\>" for "<0x..>" (the Apache
+# Yetus release notes of JIRA issues, for one): the backslashes are markup, not part of the id.
+_MARKDOWN_ESCAPED_ANGLE = ("\\<", "\\>")
+
+
 def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | None]:
     """`- waiting to lock <0x..> (a java.lang.Object)` -> (kind, id, class)."""
+    if _MARKDOWN_ESCAPED_ANGLE[0] in body:
+        body = body.replace(_MARKDOWN_ESCAPED_ANGLE[0], "<").replace(_MARKDOWN_ESCAPED_ANGLE[1], ">")
     words, angle, rest = body[2:].partition("<")
     words = words.strip()
     if not angle:
