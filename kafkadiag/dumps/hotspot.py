@@ -693,6 +693,15 @@ class HotspotParser:
             self._quoted(line, line_no)
             return
         named = _REPORT_THREAD.match(stripped)
+        if named and any(link.thread_name == named["name"] for link in self.report_links):
+            # A thread the cycle already listed, named again: its stack follows, pasted without
+            # the "Java stack information for the threads listed above" heading (KAFKA-2253).
+            self._close_report_cycle()
+            self.report_thread = None
+            if self.dump is not None and self.dump.report_only:
+                self.mode = IN_DUMP
+                self._quoted(stripped, line_no)
+            return
         if named:
             self.report_thread = named["name"]
             return
