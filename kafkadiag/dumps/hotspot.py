@@ -71,6 +71,8 @@ MOUNTED = "Mounted virtual thread #"
 
 # A line opening a thread in the JVM's deadlock report: `"name":` and nothing else.
 _REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
+# Lines by which people mark what they cut out of a pasted dump.
+_ELISIONS = frozenset({"...", "[...]", "(...)", "\u2026", "[\u2026]"})
 # Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
 _TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
@@ -632,6 +634,8 @@ class HotspotParser:
                 return
             if line.strip("=") == "":
                 return  # the report's underlines
+        if line.strip() in _ELISIONS:
+            return  # "..." where a reporter left threads out: the excerpt goes on (KAFKA-1305)
         if dump.banner is None and dump.threads:
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.
