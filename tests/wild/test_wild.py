@@ -7,6 +7,7 @@ subprocess on each file, exactly as a user would run it.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -21,6 +22,7 @@ WILD_DUMPS = load()
 UNREADABLE = 3  # kafkadiag's exit code for input that holds no dump
 
 
+@functools.cache  # each file is analyzed once, whatever number of tests read the result
 def analyze(dump: WildDump) -> tuple[int, dict[str, Any] | None, str]:
     completed = subprocess.run(
         [sys.executable, "-m", "kafkadiag", "dump", "analyze", "--format", "json", str(dump.path)],
