@@ -83,6 +83,8 @@ MOUNTED = "Mounted virtual thread #"
 
 # A line opening a thread in the JVM's deadlock report: `"name":` and nothing else.
 _REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
+# Lines by which people mark what they cut out of a pasted dump.
+_ELISIONS = frozenset({"...", "[...]", "(...)", "\u2026", "[\u2026]"})
 # Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
 _TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
@@ -117,15 +119,22 @@ SIGNALS = (
 
 def parse_lock_id(text: str) -> int | None:
     """`<0x0000000412c8bb80>` or `<7f39d3e70>` (lock ids are always hex) -> int."""
-    inner = text.strip("<>")
+    inner = text.strip("<>\\")  # also "\<0x..\>": see _MARKDOWN_ESCAPED_ANGLE
     try:
         return int(inner, 16)
     except ValueError:
         return None
 
 
+# Dumps pasted through Markdown renderers come back with "\<0x..\>" for "<0x..>" (the Apache
+# Yetus release notes of JIRA issues, for one): the backslashes are markup, not part of the id.
+_MARKDOWN_ESCAPED_ANGLE = ("\\<", "\\>")
+
+
 def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | None]:
     """`- waiting to lock <0x..> (a java.lang.Object)` -> (kind, id, class)."""
+    if _MARKDOWN_ESCAPED_ANGLE[0] in body:
+        body = body.replace(_MARKDOWN_ESCAPED_ANGLE[0], "<").replace(_MARKDOWN_ESCAPED_ANGLE[1], ">")
     words, angle, rest = body[2:].partition("<")
     words = words.strip()
     if not angle:
@@ -762,6 +771,8 @@ class HotspotParser:
                 return
             if line.strip("=") == "":
                 return  # the report's underlines
+        if line.strip() in _ELISIONS:
+            return  # "..." where a reporter left threads out: the excerpt goes on (KAFKA-1305)
         if dump.banner is None and (dump.threads or thread is not None):
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.
@@ -825,6 +836,15 @@ class HotspotParser:
             self._quoted(line, line_no)
             return
         named = _REPORT_THREAD.match(stripped)
+        if named and any(link.thread_name == named["name"] for link in self.report_links):
+            # A thread the cycle already listed, named again: its stack follows, pasted without
+            # the "Java stack information for the threads listed above" heading (KAFKA-2253).
+            self._close_report_cycle()
+            self.report_thread = None
+            if self.dump is not None and self.dump.report_only:
+                self.mode = IN_DUMP
+                self._quoted(stripped, line_no)
+            return
         if named:
             self.report_thread = named["name"]
             return
