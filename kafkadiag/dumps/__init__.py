@@ -77,9 +77,13 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
         from kafkadiag.dumps.pyspy import parse_pyspy_text
 
         return parse_pyspy_text
-    from kafkadiag.dumps.pyspy import parse_pyspy_json
+    if fmt is DumpFormat.PYSPY_JSON:
+        from kafkadiag.dumps.pyspy import parse_pyspy_json
 
-    return parse_pyspy_json
+        return parse_pyspy_json
+    from kafkadiag.dumps.otherjvms import parser_for_other_jvm
+
+    return parser_for_other_jvm(fmt)
 
 
 def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats) -> str:

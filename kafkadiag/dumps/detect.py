@@ -15,6 +15,16 @@ _PYSPY_HEADER = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)
 _PYSPY_PROCESS = re.compile(r"^Process \d+: ")
 _NETBEANS_HEADER = re.compile(r'^".*"\s+.*\bt@\d+\b|^Thread t@\d+:')
 _HOTSPOT_HEADER = re.compile(r'^".*" (?:#\d+ |daemon |prio=|tid=|Id=)')
+# Renderings whose thread headers HotSpot's pattern would also match, or that have none of its
+# own: each is recognised by a line no other format prints.
+_OTHER_JVMS = (
+    (re.compile(r"^(?:0SECTION |1TISIGINFO |3XMTHREADINFO )"), DumpFormat.JAVACORE),
+    (re.compile(r'^#\d+ "'), DumpFormat.JCMD_TEXT),
+    (re.compile(r"^----- pid \d+ at |^DALVIK THREADS"), DumpFormat.ANDROID_ANR),
+    (re.compile(r'^"[^"]*"(?: daemon)? prio=\d+ tid=\d+ [A-Z]'), DumpFormat.ANDROID_ANR),
+    (re.compile(r'^"[^"]*@[\d,]+" (?:daemon )?prio=\d+ tid=0x[0-9a-fA-F]+ nid=NA\b'), DumpFormat.INTELLIJ),
+    (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),
+)
 
 
 def detect_format(lines: Sequence[str]) -> DumpFormat:
@@ -23,6 +33,8 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
     first = next((line.strip() for line in sample if line.strip()), "")
     if first[:1] in ("[", "{") and any('"thread_name"' in line for line in sample[:2000]):
         return DumpFormat.PYSPY_JSON
+    if first[:1] == "{" and any('"threadDump"' in line for line in sample[:20]):
+        return DumpFormat.JCMD_JSON
     hotspot = False
     for line in sample:
         stripped = line.lstrip()
@@ -30,6 +42,9 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
             continue
         if _PYSPY_PROCESS.match(stripped) or _PYSPY_HEADER.match(stripped):
             return DumpFormat.PYSPY
+        for pattern, other_jvm in _OTHER_JVMS:
+            if pattern.match(stripped):
+                return other_jvm
         if _NETBEANS_HEADER.match(stripped):
             # VisualVM prints HotSpot's banner too; its thread headers decide.
             return DumpFormat.NETBEANS
