@@ -12,8 +12,9 @@
     ----- end 6077 -----
 
 Dalvik (Android 4 and older) says MONITOR / WAIT / TIMED_WAIT and `held by tid=12 (name)`;
-ART says Blocked / Waiting / TimedWaiting and `held by thread 46`. Either way the holder's own
-`- locked` line names the lock too, which is what the lock graph uses. `tid` is ART's thread
+ART says Blocked / Waiting / TimedWaiting and `held by thread 46`. ART also prints the
+holder's own `- locked` line; Dalvik does not, so the holder named by `held by` is credited
+with the lock. `tid` is ART's thread
 number (what `held by thread N` refers to), not the Java thread id. Native frames are counted as
 understood but not kept: they are the VM's own, below the Java frames the rules read.
 """
@@ -24,15 +25,21 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, build_thread, lock_event, numbered_lines
-from kafkadiag.model import DumpFormat, Frame, LockEvent, LockEventKind, ThreadDump, ThreadState
+from kafkadiag.dumps.jvmthreads import (
+    DumpCollector,
+    attach_synchronizers,
+    build_thread,
+    lock_event,
+    numbered_lines,
+)
+from kafkadiag.model import DumpFormat, Frame, LockEvent, LockEventKind, LockRef, ThreadDump, ThreadState
 
 HEADER = re.compile(r'^"(?P<name>.*)"(?: daemon)? prio=\d+(?: tid=(?P<tid>\d+))?(?: (?P<state>[A-Za-z_]+))?')
 _PROCESS = re.compile(r"^----- pid (?P<pid>\d+) at (?P<when>.+?) -----$")
 _END = re.compile(r"^----- end \d+ -----$")
 _LOCK = re.compile(
     r"^- (?P<words>locked|waiting to lock|waiting on|sleeping on) <(?P<id>0x[0-9a-fA-F]+)>"
-    r"(?: \(a (?P<class>.+?)\))?(?:,? held by .*)?$"
+    r"(?: \(a (?P<class>.+?)\))?(?:,? held by (?:thread |threadid=|tid=)(?P<holder>\d+).*)?$"
 )
 # ART (Android 5+) and Dalvik state words; "Native" is running native code, as HotSpot's
 # "runnable" threads in native methods are.
@@ -88,8 +95,11 @@ def android_state(word: str | None) -> tuple[ThreadState, str]:
 
 
 class _Open:
-    def __init__(self, name: str, state: ThreadState, detail: str, line_no: int, header: str) -> None:
+    def __init__(
+        self, name: str, state: ThreadState, detail: str, line_no: int, header: str, tid: str | None
+    ) -> None:
         self.name, self.state, self.detail, self.line_no, self.header = name, state, detail, line_no, header
+        self.tid = tid
         self.frames: list[Frame] = []
         self.events: list[LockEvent] = []
         self.stack_line_no = 0
@@ -99,10 +109,24 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
     dump: DumpCollector | None = None
     thread: _Open | None = None
     count = 0
+    index_of_tid: dict[str, int] = {}
+    held_by: list[tuple[str, LockRef]] = []  # (holder's tid, the lock a waiter says it holds)
+
+    def finished(collector: DumpCollector) -> ThreadDump:
+        owned: dict[int, list[LockRef]] = {}
+        for holder, ref in held_by:
+            if holder in index_of_tid:
+                owned.setdefault(index_of_tid[holder], []).append(ref)
+        collector.threads = attach_synchronizers(collector.threads, owned)
+        index_of_tid.clear()
+        held_by.clear()
+        return collector.build()
 
     def close_thread() -> None:
         nonlocal thread
         if thread is not None and dump is not None:
+            if thread.tid is not None:
+                index_of_tid.setdefault(thread.tid, len(dump.threads))
             dump.threads.append(
                 build_thread(
                     thread.name,
@@ -132,7 +156,7 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
         if process:
             close_thread()
             if dump is not None:
-                yield dump.build()
+                yield finished(dump)
             dump = start(line_no)
             dump.pid = int(process["pid"])
             dump.timestamp = process["when"]
@@ -141,7 +165,7 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
             close_thread()
             if dump is not None:
                 dump.end_line_no = line_no
-                yield dump.build()
+                yield finished(dump)
             dump = None
             continue
         header = HEADER.match(line) if line.startswith('"') else None
@@ -151,7 +175,7 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
                 dump = start(line_no)
                 dump.note("fragment: no '----- pid N at ... -----' line before the first thread")
             state, detail = android_state(header["state"])
-            thread = _Open(header["name"], state, detail, line_no, line)
+            thread = _Open(header["name"], state, detail, line_no, line, header["tid"])
             dump.end_line_no = line_no
             continue
         if dump is None:
@@ -165,21 +189,22 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
         if thread is not None and stripped.startswith("at "):
             if not thread.frames:
                 thread.stack_line_no = line_no
-            thread.frames.append(parse_java_frame(stripped[3:].replace(" (", "(", 1)))
+            # "(Deadlock.java:~33)": Dalvik's approximate line; "run (File.java:1)": Play Console's space
+            thread.frames.append(parse_java_frame(stripped[3:].replace(" (", "(", 1).replace(":~", ":")))
             continue
         lock = _LOCK.match(stripped) if thread is not None else None
         if lock and lock["words"] in _KINDS:
             assert thread is not None
-            lock_class = lock["class"]
+            lock_id = int(lock["id"], 16)
             thread.events.append(
-                lock_event(
-                    _KINDS[lock["words"]], int(lock["id"], 16), lock_class, thread.frames, line_no, stripped
-                )
+                lock_event(_KINDS[lock["words"]], lock_id, lock["class"], thread.frames, line_no, stripped)
             )
+            if lock["holder"] is not None:
+                held_by.append((lock["holder"], LockRef(lock_id, lock["class"], line_no, stripped)))
             continue
         if stripped.startswith(_SKIPPED_PREFIXES) or (lock and lock["words"] == "sleeping on"):
             continue
         dump.unparsed_line(line_no, line)
     close_thread()
     if dump is not None:
-        yield dump.build()
+        yield finished(dump)

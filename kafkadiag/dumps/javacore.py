@@ -86,6 +86,10 @@ _SKIPPED_TAGS = (
     "4XENATIVESTACK",
     "1XMTHDCATEGORY",
     "2XMTHDCATEGORY",
+    "1XMPOOLINFO",
+    "2XMPOOL",
+    "1XECTHTYPE",
+    "3XEHSTTYPE",
 )
 
 
@@ -169,6 +173,8 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
                     state_match["state"] if state_match else "", (ThreadState.UNKNOWN, "")
                 )
                 thread = _Open(info["name"], int(info["vmthread"], 16), state, detail, line_no, line)
+            elif tag == "3XMTHREADINFO" and "Anonymous native thread" in body:
+                close()  # a native thread the VM knows nothing Java about: its stack is native only
             elif thread is not None and tag == "4XESTACKTRACE":
                 if not thread.frames:
                     thread.stack_line_no = line_no
