@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 
-from kafkadiag.dumps.detect import SNIFF_LINES, detect_format
+from kafkadiag.dumps.detect import SNIFF_LINES, detect_format, unsupported_format
 from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, ThreadDump
@@ -39,7 +39,8 @@ def read_dumps(
         sampled += len(batch)
         if sampled >= SNIFF_LINES:
             break
-    fmt = input_format or detect_format(list(itertools.chain.from_iterable(head))[:SNIFF_LINES])
+    sample = list(itertools.chain.from_iterable(head))[:SNIFF_LINES]
+    fmt = input_format or detect_format(sample)
     found = 0
     empty_banner_line: int | None = None
     for dump in _parser_for(fmt)(itertools.chain(head, batches), source):
@@ -50,7 +51,7 @@ def read_dumps(
         found += 1
         yield dump
     if found == 0:
-        message = _nothing_found_message(source, fmt, stats)
+        message = _nothing_found_message(source, fmt, stats, unsupported_format(sample))
         if empty_banner_line is not None:
             message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
         raise NoDumpFoundError(message)
@@ -86,9 +87,11 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
     return parser_for_other_jvm(fmt)
 
 
-def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats) -> str:
+def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats, unsupported: str | None) -> str:
     if stats.bytes_read == 0:
         return f"{source} is empty: there is no thread dump in it"
+    if unsupported is not None:
+        return f"{source} looks like {unsupported}, which kafkadiag does not read: no thread dump found in it"
     detail = f"read {stats.bytes_read:,} bytes as {fmt.value}"
     if stats.replaced_characters > stats.bytes_read // 10:
         detail += ", most of it not text (binary data?)"

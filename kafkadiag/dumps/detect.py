@@ -54,3 +54,24 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
     if hotspot:
         return DumpFormat.HOTSPOT
     return DumpFormat.HOTSPOT
+
+
+# Texts people hand over that are not a dump kafkadiag reads, recognised so that the error says
+# what the file is instead of only that no dump was found in it.
+_UNSUPPORTED = (
+    # JRockit R27/R28: "===== FULL THREAD DUMP ===============", threads as `"name" id=1 idx=0x4 ...`
+    (
+        re.compile(r"^===== FULL THREAD DUMP =+|^\"[^\"]*\" id=\d+ idx=0x[0-9a-f]+ tid=\d+"),
+        "a JRockit thread dump",
+    ),
+    (re.compile(r"^(?:#{1,6} \S|```|~~~)"), "a Markdown page"),
+)
+
+
+def unsupported_format(lines: Sequence[str]) -> str | None:
+    """What the text is when it is a known kind that holds no dump kafkadiag reads, else None."""
+    for line in lines[:2000]:
+        for pattern, name in _UNSUPPORTED:
+            if pattern.match(line):
+                return name
+    return None
