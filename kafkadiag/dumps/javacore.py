@@ -125,7 +125,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     section = ""
     vm_index: dict[int, int] = {}  # J9VMThread address -> thread index
     owners: list[tuple[int, LockRef]] = []  # (owner's J9VMThread, lock it owns)
-    deadlock: list[tuple[str, int | None]] = []  # (thread, monitor it waits for), in report order
+    deadlock: list[tuple[str, str]] = []  # (thread, the lock it waits for), in report order
 
     def close() -> None:
         nonlocal thread
@@ -211,25 +211,26 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     yield dump.build()
 
 
-def _deadlock_line(line: str, deadlock: list[tuple[str, int | None]]) -> None:
+def _deadlock_line(line: str, deadlock: list[tuple[str, str]]) -> None:
     """`1LKDEADLOCK Deadlock detected !!!`: each 2LKDEADLOCKTHR thread waits for the next one."""
     named = _DEADLOCK_THREAD.match(line)
     if named:
-        deadlock.append((named["name"], None))
+        deadlock.append((named["name"], ""))
         return
     waited = _DEADLOCK_OBJECT.match(line)
-    if waited and deadlock and deadlock[-1][1] is None:
-        deadlock[-1] = (deadlock[-1][0], split_lock(waited["lock"])[0])
+    if waited and deadlock and not deadlock[-1][1]:
+        deadlock[-1] = (deadlock[-1][0], waited["lock"])
 
 
-def _deadlock_links(cycle: list[tuple[str, int | None]]) -> tuple[DeadlockLink, ...]:
+def _deadlock_links(cycle: list[tuple[str, str]]) -> tuple[DeadlockLink, ...]:
     # The report lists the cycle in order and repeats its first thread at the end.
     names = [name for name, _ in cycle]
     if len(names) > 1 and names[0] == names[-1]:
         cycle = cycle[:-1]
     links = []
-    for position, (name, lock_id) in enumerate(cycle):
+    for position, (name, lock_text) in enumerate(cycle):
         holder = cycle[(position + 1) % len(cycle)][0]
-        waiting = f"monitor (object 0x{lock_id:x})" if lock_id is not None else "a monitor"
+        lock_id, lock_class = split_lock(lock_text) if lock_text else (None, "a lock")
+        waiting = f"{lock_class}@0x{lock_id:x}" if lock_id is not None else lock_class
         links.append(DeadlockLink(thread_name=name, waiting_for=waiting, lock_id=lock_id, held_by=holder))
     return tuple(links)

@@ -60,6 +60,8 @@ def build_thread(
     elif state is ThreadState.RUNNABLE:
         status = ThreadStatus.RUNNABLE
     else:
+        if _virtual_thread_sleeping(frame_tuple):
+            state_detail = "sleeping"
         status, events = reconcile(state, state_detail, frame_tuple, events)
     return Thread(
         name,
@@ -72,6 +74,15 @@ def build_thread(
         None if synchronizers is None else tuple(synchronizers),
         None,
         stack_line_no,
+    )
+
+
+def _virtual_thread_sleeping(frames: tuple[Frame, ...]) -> bool:
+    """Thread.sleep on a virtual thread parks it (JDK 21+): the sleep is one frame below the park."""
+    return (
+        len(frames) > 1
+        and frames[0].function == "java.lang.VirtualThread.parkNanos"
+        and frames[1].function == "java.lang.VirtualThread.sleepNanos"
     )
 
 
