@@ -105,7 +105,9 @@ def test_json_read_as_text_is_not_a_dump(captured: Path) -> None:
     assert "not a jcmd Thread.dump_to_file JSON document" in err
 
 
-def test_a_markdown_page_is_named_and_said_unsupported() -> None:
-    code, out, err = run(["dump", "analyze", str(REPO / "README.md")])
+def test_a_markdown_page_is_named_and_said_unsupported(tmp_path: Path) -> None:
+    page = tmp_path / "incident.md"
+    page.write_text("# Consumer stuck\n\nThe dump is attached to the ticket.\n\n```\n$ jstack -l 4242\n```\n")
+    code, out, err = run(["dump", "analyze", str(page)])
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     assert "looks like a Markdown page, which kafkadiag does not read" in " ".join(err.split())
