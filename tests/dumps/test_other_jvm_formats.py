@@ -15,6 +15,7 @@ import pytest
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.detect import detect_format
 from kafkadiag.dumps.lines import iter_lines
+from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import DumpFormat, LockEventKind, Thread, ThreadDump, ThreadState, ThreadStatus
 
@@ -264,3 +265,52 @@ def test_intellij_export_threads_names_states_and_locks() -> None:
     assert blockers(dump, heartbeat.name) == []
     # The README's prose and fences between the threads are counted, not guessed at.
     assert dump.unparsed_count == 10
+
+
+# -- hostile input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "dump_format",
+    [
+        DumpFormat.JCMD_TEXT,
+        DumpFormat.JCMD_JSON,
+        DumpFormat.INTELLIJ,
+        DumpFormat.JAVACORE,
+        DumpFormat.ANDROID_ANR,
+    ],
+    ids=lambda fmt: fmt.value,
+)
+def test_every_new_reader_turns_cut_and_shuffled_input_into_dumps_or_a_clear_error(
+    tmp_path: Path, captured: Path, dump_format: DumpFormat
+) -> None:
+    """Each reader gets every other format's real files, cut mid-line and with lines shuffled."""
+    import random
+
+    sources = [
+        captured / "virtual-threads/thread-dump.txt",
+        captured / "virtual-threads/thread-dump.json",
+        captured / "virtual-threads/jstack-l.txt",
+        INTELLIJ,
+    ]
+    texts = [source.read_text() for source in sources]
+    texts.append("\n".join(list(iter_lines(str(JAVACORE)))[32900:33100]))
+    texts.append("\n".join(list(iter_lines(str(BUGREPORT)))[4000:4060]))
+    shuffler = random.Random(20261125)
+    for number, text in enumerate(texts):
+        lines = text.split("\n")
+        shuffled = lines[:]
+        shuffler.shuffle(shuffled)
+        for variant, content in enumerate((text[: len(text) // 2], "\n".join(shuffled))):
+            path = tmp_path / f"input-{number}-{variant}"
+            path.write_text(content)
+            try:
+                dumps = list(read_dumps(str(path), dump_format))
+            except NoDumpFoundError:
+                continue
+            for dump in dumps:
+                assert dump.format is dump_format
+                for parsed in dump.threads:
+                    parsed.held_locks()
+                    parsed.waits_for()
+                LockGraph(dump).cycles()
