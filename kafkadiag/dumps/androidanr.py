@@ -186,11 +186,16 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
         if stripped.startswith("Cmd line:"):
             dump.banner = stripped
             continue
+        if thread is None and not dump.threads:
+            continue  # the runtime's own report before the threads: build, GC and JIT statistics
         if thread is not None and stripped.startswith("at "):
             if not thread.frames:
                 thread.stack_line_no = line_no
             # "(Deadlock.java:~33)": Dalvik's approximate line; "run (File.java:1)": Play Console's space
-            thread.frames.append(parse_java_frame(stripped[3:].replace(" (", "(", 1).replace(":~", ":")))
+            frame = parse_java_frame(stripped[3:].replace(" (", "(", 1).replace(":~", ":"))
+            if frame.text.endswith("(Native method)"):  # ART's spelling of "(Native Method)"
+                frame = frame._replace(native=True, file=None)
+            thread.frames.append(frame)
             continue
         lock = _LOCK.match(stripped) if thread is not None else None
         if lock and lock["words"] in _KINDS:

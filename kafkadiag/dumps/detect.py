@@ -21,6 +21,8 @@ _OTHER_JVMS = (
     (re.compile(r"^(?:0SECTION |1TISIGINFO |3XMTHREADINFO )"), DumpFormat.JAVACORE),
     (re.compile(r'^#\d+ "'), DumpFormat.JCMD_TEXT),
     (re.compile(r"^----- pid \d+ at |^DALVIK THREADS"), DumpFormat.ANDROID_ANR),
+    # An Android bugreport: its VM traces come 100,000 lines in, past what is sniffed.
+    (re.compile(r"^== dumpstate: \d{4}-"), DumpFormat.ANDROID_ANR),
     (re.compile(r'^"[^"]*"(?: daemon)? prio=\d+ tid=\d+ [A-Z]'), DumpFormat.ANDROID_ANR),
     (re.compile(r'^"[^"]*@[\d,]+" (?:daemon )?prio=\d+ tid=0x[0-9a-fA-F]+ nid=NA\b'), DumpFormat.INTELLIJ),
     (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),

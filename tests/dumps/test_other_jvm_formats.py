@@ -314,3 +314,30 @@ def test_every_new_reader_turns_cut_and_shuffled_input_into_dumps_or_a_clear_err
                     parsed.held_locks()
                     parsed.waits_for()
                 LockGraph(dump).cycles()
+
+
+ART_BUGREPORT = PUBLIC / "chkbugreport-bugreport-sailfish-QP1A.191005.007.A3-2020-01-08-15-30-07.txt.gz"
+
+
+def test_art_traces_deep_in_a_bugreport_are_found_and_read_whole() -> None:
+    dumps = list(read_dumps(str(ART_BUGREPORT)))
+    assert {dump.format for dump in dumps} == {DumpFormat.ANDROID_ANR}
+    assert (len(dumps), sum(len(dump.threads) for dump in dumps)) == (30, 635)
+    assert sum(dump.unparsed_count for dump in dumps) == 0
+    server = next(dump for dump in dumps if dump.banner == "Cmd line: system_server")
+    assert (server.pid, server.timestamp, len(server.threads)) == (929, "2020-01-08 15:30:12", 117)
+    main = thread(server, "main")
+    assert main.status is ThreadStatus.RUNNABLE  # ART's "Native"
+    assert main.frames[0].function == "android.os.MessageQueue.nativePollOnce" and main.frames[0].native
+
+
+def test_art_object_wait_releases_the_monitor_it_also_prints_as_locked() -> None:
+    server = next(dump for dump in read_dumps(str(ART_BUGREPORT)) if dump.pid == 929)
+    watchdog = thread(server, "FinalizerWatchdogDaemon")
+    assert watchdog.status is ThreadStatus.IN_OBJECT_WAIT
+    waiting = watchdog.waits_for()
+    assert waiting is not None and waiting.kind is LockEventKind.WAITING_ON
+    assert waiting.lock_class == "java.lang.Daemons$FinalizerWatchdogDaemon"
+    assert [event.kind for event in watchdog.lock_events] == [LockEventKind.WAITING_ON, LockEventKind.LOCKED]
+    assert watchdog.held_locks() == ()
+    assert LockGraph(server).cycles() == []
