@@ -25,7 +25,7 @@ from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jcmdtext import NOTE_NO_OWNERS, NOTE_NO_STATES, NOTE_VIRTUAL
 from kafkadiag.dumps.jvmthreads import DumpCollector, attach_synchronizers, build_thread
 from kafkadiag.errors import NoDumpFoundError
-from kafkadiag.model import DumpFormat, LockEvent, LockEventKind, LockRef, ThreadDump, ThreadState
+from kafkadiag.model import DumpFormat, LockEvent, LockEventKind, LockRef, Thread, ThreadDump, ThreadState
 
 _TID_LINE = re.compile(r'^\s*"tid": "(\d+)"')
 _STATES = {state.value: state for state in ThreadState}
@@ -94,7 +94,7 @@ def parse_jcmd_json(batches: Iterable[list[str]], source: str) -> Iterator[Threa
     yield dump.build()
 
 
-def _thread(record: dict[str, Any], line_no: int):  # type: ignore[no-untyped-def]
+def _thread(record: dict[str, Any], line_no: int) -> tuple[Thread, tuple[str, LockRef] | None]:
     name = _text(record.get("name")) or ""
     tid = _text(record.get("tid")) or "?"
     state_text = _text(record.get("state"))
