@@ -20,9 +20,10 @@ from kafkadiag.console import report_error
 from kafkadiag.durations import DURATION
 from kafkadiag.errors import KafkadiagError
 from kafkadiag.exitcodes import ExitCode
+from kafkadiag.model import DumpFormat
 from kafkadiag.moments import MOMENT
 
-INPUT_FORMATS = ("auto", "hotspot", "netbeans", "py-spy", "py-spy-json")
+INPUT_FORMATS = ("auto", *(dump_format.value for dump_format in DumpFormat))
 # Files at least this large get a progress bar on an interactive stderr.
 PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 

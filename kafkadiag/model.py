@@ -302,6 +302,11 @@ class DumpFormat(str, enum.Enum):
     NETBEANS = "netbeans"  # VisualVM / NetBeans "Thread t@N" rendering
     PYSPY = "py-spy"  # py-spy dump text
     PYSPY_JSON = "py-spy-json"  # py-spy dump --json
+    JCMD_TEXT = "jcmd-text"  # jcmd Thread.dump_to_file -format=text (JDK 21+)
+    JCMD_JSON = "jcmd-json"  # jcmd Thread.dump_to_file -format=json (JDK 21+)
+    INTELLIJ = "intellij"  # IntelliJ IDEA debugger: Export Threads, copied stacks
+    JAVACORE = "javacore"  # IBM J9 / OpenJ9 javacore
+    ANDROID_ANR = "android-anr"  # Android ANR traces (ART, Dalvik)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kafkadiag.dumps.detect import SNIFF_LINES, detect_format
+from kafkadiag.dumps.detect import SNIFF_LINES, detect_format, unsupported_format
 from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, ThreadDump
@@ -49,7 +49,8 @@ def read_dumps(
         # A dump quoted in an e-mail reply ("> " before every line, "> > " for a reply to one).
         head = [_unquoted(batch) for batch in head]
         batches = map(_unquoted, batches)
-    fmt = input_format or detect_format(list(itertools.chain.from_iterable(head))[:SNIFF_LINES])
+    sample = list(itertools.chain.from_iterable(head))[:SNIFF_LINES]
+    fmt = input_format or detect_format(sample)
     found = 0
     empty_banner_line: int | None = None
     for dump in _parser_for(fmt)(itertools.chain(head, batches), source):
@@ -60,7 +61,7 @@ def read_dumps(
         found += 1
         yield dump
     if found == 0:
-        message = _nothing_found_message(source, fmt, stats)
+        message = _nothing_found_message(source, fmt, stats, unsupported_format(sample))
         if empty_banner_line is not None:
             message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
         raise NoDumpFoundError(message)
@@ -111,14 +112,20 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
         from kafkadiag.dumps.pyspy import parse_pyspy_text
 
         return parse_pyspy_text
-    from kafkadiag.dumps.pyspy import parse_pyspy_json
+    if fmt is DumpFormat.PYSPY_JSON:
+        from kafkadiag.dumps.pyspy import parse_pyspy_json
 
-    return parse_pyspy_json
+        return parse_pyspy_json
+    from kafkadiag.dumps.otherjvms import parser_for_other_jvm
+
+    return parser_for_other_jvm(fmt)
 
 
-def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats) -> str:
+def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats, unsupported: str | None) -> str:
     if stats.bytes_read == 0:
         return f"{source} is empty: there is no thread dump in it"
+    if unsupported is not None:
+        return f"{source} looks like {unsupported}, which kafkadiag does not read: no thread dump found in it"
     detail = f"read {stats.bytes_read:,} bytes as {fmt.value}"
     if stats.replaced_characters > stats.bytes_read // 10:
         detail += ", most of it not text (binary data?)"

@@ -12,7 +12,17 @@ from kafkadiag.rules.base import Evidence, Requirement
 
 T = TypeVar("T")
 
-JAVA_FORMATS = frozenset({DumpFormat.HOTSPOT, DumpFormat.NETBEANS})
+JAVA_FORMATS = frozenset(
+    {
+        DumpFormat.HOTSPOT,
+        DumpFormat.NETBEANS,
+        DumpFormat.JCMD_TEXT,
+        DumpFormat.JCMD_JSON,
+        DumpFormat.INTELLIJ,
+        DumpFormat.JAVACORE,
+        DumpFormat.ANDROID_ANR,
+    }
+)
 PYTHON_FORMATS = frozenset({DumpFormat.PYSPY, DumpFormat.PYSPY_JSON})
 
 
