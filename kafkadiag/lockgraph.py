@@ -31,6 +31,14 @@ class LockNode:
     parked: list[int] = field(default_factory=list)  # parking to wait for
     waiting: list[int] = field(default_factory=list)  # Object.wait(): waiting for a notify
 
+    _holders: frozenset[int] | None = None
+
+    def holder_set(self) -> frozenset[int]:
+        """`holders` as a set, made once the graph is built (membership tests on big read locks)."""
+        if self._holders is None or len(self._holders) != len(self.holders):
+            self._holders = frozenset(self.holders)
+        return self._holders
+
     @property
     def waiter_count(self) -> int:
         return len(self.blocked) + len(self.parked)
@@ -81,7 +89,11 @@ class LockGraph:
         if event is None or event.kind is _WAITING_ON or event.lock_id is None:
             return []
         node = self.locks[event.lock_id]
-        return [holder for holder in node.holders if holder != index]
+        holders = node.holders
+        if len(holders) == 1:
+            return holders if holders[0] != index else []
+        # A read lock may have thousands of holders: copy only when this thread is one of them.
+        return [holder for holder in holders if holder != index] if index in node.holder_set() else holders
 
     def blocked_by(self, index: int) -> list[int]:
         """Threads that thread `index` blocks: waiting for a lock it holds."""
