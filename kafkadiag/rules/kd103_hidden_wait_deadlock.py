@@ -38,10 +38,15 @@ holds a monitor or lock, and other threads are blocked on that lock. If one of t
 that would count the latch down, complete the future or finish, neither side can ever move: a
 deadlock the JVM cannot report, because a latch or a future has no owner thread to follow. In a
 consumer this is the poll thread that waits for its workers while holding a lock the workers need.
+The classic outside Kafka: System.exit called while holding a monitor (from an error handler or a
+signal handler). The exiting thread runs the shutdown hooks and joins each one
+(ApplicationShutdownHooks.runHooks -> Thread.join); a hook that synchronizes on that monitor is
+BLOCKED forever, and the process never exits.
 """
     remedy = """
 Never wait for other threads while holding a lock they may need: release it before the await /
-get / join, or wait with a timeout and handle it. Check whether the blocked threads listed are
+get / join, or wait with a timeout and handle it. Never call System.exit while holding a lock a
+shutdown hook may take (hand the exit to a thread that holds nothing). Check whether the blocked threads listed are
 the ones being waited for (their stacks show what they were about to do).
 """
 
@@ -68,18 +73,35 @@ the ones being waited for (their stacks show what they were about to do).
                 if event is not None:
                     evidence.append(context.event(victim, event))
             locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in contested)
-            victim_names = [victim.name for victim in victims]
+            victim_names = context.labels(victims)
+            name = context.label(thread)
+            exiting = _exit_caller(thread)
+            if exiting is not None:
+                evidence.insert(2, context.frame(thread, exiting))
+                message = (
+                    f"{name} called System.exit from {thread.frames[exiting + 1].function} while holding "
+                    f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
+                    f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victim_names)} "
+                    f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
+                    "never ends, so the join never returns and the process never exits. "
+                    + _JOIN_IDENTITY
+                )
+                story = f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
+            else:
+                message = (
+                    f"{name} waits in {waited} while holding {locks}, which "
+                    f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. If "
+                    f"{'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
+                    "this is a deadlock the JVM cannot detect."
+                    + (" " + _JOIN_IDENTITY if waited == "Thread.join" else "")
+                )
+                story = f"Thread {name} waits in {waited} while holding a lock that {', '.join(victim_names)} need"
             yield self.finding(
-                f"{thread.name} waits in {waited} while holding {locks}, which "
-                f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. If "
-                f"{'it' if len(victims) == 1 else 'one of them'} is what {thread.name} waits for, "
-                "this is a deadlock the JVM cannot detect.",
-                [thread.name, *victim_names],
+                message,
+                [name, *victim_names],
                 evidence,
-                story=(
-                    f"Thread {thread.name} waits in {waited} while holding a lock that "
-                    f"{', '.join(victim_names)} need"
-                ),
+                story=story,
+                details={"waits_in": waited, "shutdown_hooks": exiting is not None},
             )
 
     def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -107,15 +129,39 @@ the ones being waited for (their stacks show what they were about to do).
             if event is not None:
                 evidence.append(context.event(thread, event))
         yield self.finding(
-            f"{', '.join(t.name for t in waiters)} wait{'s' if len(waiters) == 1 else ''} for a latch, "
-            f"future or join while {', '.join(t.name for t in orphans)} "
+            f"{', '.join(context.labels(waiters))} wait{'s' if len(waiters) == 1 else ''} for a latch, "
+            f"future or join while {', '.join(context.labels(orphans))} "
             f"{'is' if len(orphans) == 1 else 'are'} parked on a lock whose holder this dump cannot show "
             "(no lock data). If a waiter holds that lock, it is a deadlock the JVM cannot see; take "
             "jstack -l to know.",
-            [*(t.name for t in waiters), *(t.name for t in orphans)],
+            [*context.labels(waiters), *context.labels(orphans)],
             evidence,
             severity=Severity.INFO,
         )
+
+
+# A HotSpot dump prints a thread's header without the address of its Thread object, so the
+# object a join waits on cannot be matched to the joined thread's stack: the link is the lock.
+_JOIN_IDENTITY = (
+    "The dump cannot show which thread a join waits for (a thread's header does not carry its "
+    "Thread object's address); the link is the lock they share."
+)
+
+
+def _exit_caller(thread: Thread) -> int | None:
+    """Index of System.exit (or Runtime.exit) in a thread that runs the shutdown hooks, if it does.
+
+    Runtime.exit -> Shutdown.exit -> Shutdown.runHooks -> ApplicationShutdownHooks.runHooks, which
+    starts every hook and joins it (JDK 8 to 21): the thread that called exit waits for the hooks.
+    """
+    if stacks.index_of(thread, "java.lang.ApplicationShutdownHooks.runHooks") is None:
+        return None
+    exit_index = stacks.index_of(thread, "java.lang.System.exit")
+    if exit_index is None:
+        exit_index = stacks.index_of(thread, "java.lang.Runtime.exit")
+    if exit_index is None or exit_index + 1 >= len(thread.frames):
+        return None
+    return exit_index
 
 
 def _main_waiting_for_shutdown(thread: Thread) -> bool:
