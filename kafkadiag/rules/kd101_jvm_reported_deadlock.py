@@ -45,7 +45,8 @@ locks and the frames that take them.
                 if waiting is not None:
                     evidence.append(context.event(thread, waiting))
             chain = "; ".join(
-                f"{name} waits for {names[(position + 1) % len(cycle)]}" for position, name in enumerate(names)
+                f"{name} waits for {names[(position + 1) % len(cycle)]}"
+                for position, name in enumerate(names)
             )
             yield self.finding(
                 f"The JVM found a deadlock of {len(cycle)} threads: {chain}.",

@@ -49,7 +49,8 @@ narrow the code that holds one lock while taking another.
                 if waiting is not None:
                     evidence.append(context.event(thread, waiting))
                     steps.append(
-                        f"{context.label(thread)} waits for <0x{waiting.lock_id or 0:x}> held by {context.label(holder)}"
+                        f"{context.label(thread)} waits for <0x{waiting.lock_id or 0:x}> "
+                        f"held by {context.label(holder)}"
                     )
             yield self.finding(
                 f"{len(threads)} threads wait for each other: {'; '.join(steps)}.",

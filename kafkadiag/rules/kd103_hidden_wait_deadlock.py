@@ -46,8 +46,8 @@ BLOCKED forever, and the process never exits.
     remedy = """
 Never wait for other threads while holding a lock they may need: release it before the await /
 get / join, or wait with a timeout and handle it. Never call System.exit while holding a lock a
-shutdown hook may take (hand the exit to a thread that holds nothing). Check whether the blocked threads listed are
-the ones being waited for (their stacks show what they were about to do).
+shutdown hook may take (hand the exit to a thread that holds nothing). Check whether the blocked
+threads listed are the ones being waited for (their stacks show what they were about to do).
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -83,8 +83,7 @@ the ones being waited for (their stacks show what they were about to do).
                     f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
                     f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victim_names)} "
                     f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
-                    "never ends, so the join never returns and the process never exits. "
-                    + _JOIN_IDENTITY
+                    "never ends, so the join never returns and the process never exits. " + _JOIN_IDENTITY
                 )
                 story = f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
             else:
@@ -95,7 +94,7 @@ the ones being waited for (their stacks show what they were about to do).
                     "this is a deadlock the JVM cannot detect."
                     + (" " + _JOIN_IDENTITY if waited == "Thread.join" else "")
                 )
-                story = f"Thread {name} waits in {waited} while holding a lock that {', '.join(victim_names)} need"
+                story = f"Thread {name} waits in {waited} holding a lock that {', '.join(victim_names)} need"
             yield self.finding(
                 message,
                 [name, *victim_names],

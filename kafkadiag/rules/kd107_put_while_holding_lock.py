@@ -55,7 +55,8 @@ take from a queue of that class.
             drainers = [
                 graph.thread(i)
                 for i in sorted(
-                    set(queues.takers(dump, put.queue_class, put.index)) | set(queues.same_consumer(dump, putter))
+                    set(queues.takers(dump, put.queue_class, put.index))
+                    | set(queues.same_consumer(dump, putter))
                 )
                 if graph.thread(i) not in waiting
             ]
@@ -100,7 +101,9 @@ take from a queue of that class.
         simple_class = put.queue_class.rpartition(".")[2]
         kafka = " or named after its consumer id" if queues.same_consumer(context.dump, putter) else ""
         if drainers:
-            shown = [f"{context.label(thread)} ({stacks.doing(thread)})" for thread in drainers[:MAX_CANDIDATES]]
+            shown = [
+                f"{context.label(thread)} ({stacks.doing(thread)})" for thread in drainers[:MAX_CANDIDATES]
+            ]
             more = f" and {len(drainers) - MAX_CANDIDATES} more" if len(drainers) > MAX_CANDIDATES else ""
             candidates = (
                 f"Threads taking from a queue of class {simple_class}{kafka}, possible consumers: "
@@ -118,7 +121,10 @@ take from a queue of that class.
             message,
             [name, *waiting_names, *context.labels(drainers)],
             evidence,
-            story=f"{name} blocks {', '.join(waiting_names)}: it holds their lock while waiting on a full {simple_class}",
+            story=(
+                f"{name} blocks {', '.join(waiting_names)}: it holds their lock while waiting on a full "
+                f"{simple_class}"
+            ),
             details={
                 "queue_class": put.queue_class,
                 "condition": f"0x{put.waits_on.lock_id:x}"

@@ -100,12 +100,13 @@ never returns needs a timeout; a lock wait needs the holder's stack (KD105, KD10
                 evidence.append(context.frame(thread, 0, last))
             span = _span(first, last)
             cpu = f"; cpu {share:.0%} of the time" if share is not None else ""
+            name = context.label(thread, last)
             yield self.finding(
-                f"{thread.name} is {why}, with the same stack in all {len(series)} dumps{span}{cpu}: "
+                f"{name} is {why}, with the same stack in all {len(series)} dumps{span}{cpu}: "
                 f"{stacks.doing(thread)}.",
-                [thread.name],
+                [name],
                 evidence,
-                story=f"Thread {thread.name} did not move in {len(series)} dumps ({why})",
+                story=f"Thread {name} did not move in {len(series)} dumps ({why})",
             )
 
 

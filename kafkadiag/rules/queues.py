@@ -17,7 +17,9 @@ from kafkadiag.rules import oldconsumer
 
 # Methods of a BlockingQueue / BlockingDeque / TransferQueue that wait for room or a taker. A
 # plain offer() never waits, so a thread parked under offer is in the timed offer(e, t, unit).
-PUT_METHODS = frozenset({"put", "putFirst", "putLast", "offer", "offerFirst", "offerLast", "transfer", "tryTransfer"})
+PUT_METHODS = frozenset(
+    {"put", "putFirst", "putLast", "offer", "offerFirst", "offerLast", "transfer", "tryTransfer"}
+)
 TAKE_METHODS = frozenset({"take", "takeFirst", "takeLast", "poll", "pollFirst", "pollLast", "drainTo"})
 
 # Frames between the park and the queue's own method: the JDK's blocking machinery (JDK 8 to 21).
