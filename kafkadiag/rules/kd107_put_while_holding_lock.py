@@ -30,13 +30,16 @@ lock stalls for as long as the consumer is busy elsewhere. Kafka's old consumer 
 fetcher enqueues under the partition-map lock; KD201 and KD204 explain it in Kafka's terms); a
 controller-style event thread that publishes to a bounded queue inside its critical section is
 another. A Java dump shows the queue's class and the condition the putter waits on, never which
-thread takes from that queue: the threads named as candidates are guesses by role and name.
+thread takes from that queue. The candidates named are guesses by role: threads that run the loop
+other threads take from queues of that class in, but are busy elsewhere (as a stalled consumer
+is); threads parked taking from a queue of that class are listed apart, since a full queue has
+no parked taker; for Kafka, threads named after the fetcher's consumer id.
 """
     remedy = """
 Never block on a bounded queue while holding a lock: put after releasing it, or use offer with a
 timeout and handle a full queue (drop, spill, back-pressure the caller) outside the critical
-section. Then find what the queue's consumer is doing: the candidates listed are the threads that
-take from a queue of that class.
+section. Then find what the queue's consumer is doing: the candidates listed run the loop that
+takes from queues of that class without taking now, or carry the consumer's id in their name.
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -51,16 +54,26 @@ take from a queue of that class.
             ]
             if not contested:
                 continue
-            waiting = [graph.thread(i) for i in dict.fromkeys(i for _, ws in contested for i in ws)]
-            drainers = [
-                graph.thread(i)
-                for i in sorted(
-                    set(queues.takers(dump, put.queue_class, put.index))
-                    | set(queues.same_consumer(dump, putter))
-                )
-                if graph.thread(i) not in waiting
+            waiting_indexes = list(dict.fromkeys(i for _, ws in contested for i in ws))
+            takers = queues.parked_takers(dump, put.queue_class, put.index)
+            busy = queues.busy_consumers(
+                dump,
+                queues.consumer_loops(dump, takers),
+                {put.index, *waiting_indexes},
+            )
+            named = [
+                i for i in queues.same_consumer(dump, putter) if i not in waiting_indexes and i not in busy
             ]
-            yield self._finding(context, put, putter, contested, waiting, drainers)
+            yield self._finding(
+                context,
+                put,
+                putter,
+                contested,
+                waiting=[graph.thread(i) for i in waiting_indexes],
+                busy=[graph.thread(i) for i in busy],
+                idle_takers=[graph.thread(i) for i, _ in takers],
+                named=[graph.thread(i) for i in named],
+            )
 
     @staticmethod
     def _waiters(context: AnalysisContext, lock: LockRef, putter: int) -> list[int]:
@@ -75,8 +88,11 @@ take from a queue of that class.
         put: queues.BoundedPut,
         putter: Thread,
         contested: list[tuple[LockRef, list[int]]],
+        *,
         waiting: list[Thread],
-        drainers: list[Thread],
+        busy: list[Thread],
+        idle_takers: list[Thread],
+        named: list[Thread],
     ) -> Finding:
         name = context.label(putter)
         method = put.method(context.dump)
@@ -96,30 +112,36 @@ take from a queue of that class.
             event = thread.waits_for()
             if event is not None:
                 evidence.append(context.event(thread, event))
-        for thread in drainers[:3]:
+        for thread in busy[:3]:
             evidence.append(context.header(thread))
         simple_class = put.queue_class.rpartition(".")[2]
-        kafka = " or named after its consumer id" if queues.same_consumer(context.dump, putter) else ""
-        if drainers:
-            shown = [
-                f"{context.label(thread)} ({stacks.doing(thread)})" for thread in drainers[:MAX_CANDIDATES]
-            ]
-            more = f" and {len(drainers) - MAX_CANDIDATES} more" if len(drainers) > MAX_CANDIDATES else ""
-            candidates = (
-                f"Threads taking from a queue of class {simple_class}{kafka}, possible consumers: "
-                f"{'; '.join(shown)}{more}."
+        candidates = []
+        if busy:
+            candidates.append(
+                f"Possible consumers busy elsewhere (they run the loop that takes from a {simple_class} "
+                f"elsewhere in this dump, but are not taking): {self._described(context, busy)}."
             )
-        else:
-            candidates = f"No other thread of the dump is taking from a queue of class {simple_class}."
+        if idle_takers:
+            candidates.append(
+                f"Parked taking from other queues of class {simple_class} (a full queue has no parked "
+                f"taker): {', '.join(context.labels(idle_takers[:MAX_CANDIDATES]))}"
+                f"{self._more(idle_takers)}."
+            )
+        if named:
+            candidates.append(f"Named after its consumer id: {self._described(context, named)}.")
+        if not candidates:
+            candidates.append(f"No thread of the dump takes from a queue of class {simple_class}.")
         message = (
             f"{name} is parked in {method}{condition} while holding {locks}, which "
-            f"{', '.join(waiting_names)} {'is' if len(waiting) == 1 else 'are'} waiting for. {candidates} "
-            "A Java dump cannot show which thread drains which queue: if the queue's consumer is among "
-            "the threads waiting for the lock, this is a deadlock; otherwise they wait until it takes again."
+            f"{', '.join(waiting_names)} {'is' if len(waiting) == 1 else 'are'} waiting for. "
+            + " ".join(candidates)
+            + " A Java dump cannot show which thread drains which queue: if the queue's consumer is "
+            "among the threads waiting for the lock, this is a deadlock; otherwise they wait until it "
+            "takes again."
         )
         return self.finding(
             message,
-            [name, *waiting_names, *context.labels(drainers)],
+            [name, *waiting_names, *context.labels(busy)],
             evidence,
             story=(
                 f"{name} blocks {', '.join(waiting_names)}: it holds their lock while waiting on a full "
@@ -132,6 +154,17 @@ take from a queue of that class.
                 else None,
                 "locks": [f"0x{lock.lock_id:x}" for lock, _ in contested],
                 "waiting": waiting_names,
-                "candidate_drainers": context.labels(drainers),
+                "busy_consumers": context.labels(busy),
+                "idle_takers_of_other_queues": context.labels(idle_takers),
+                "named_after_consumer_id": context.labels(named),
             },
         )
+
+    @staticmethod
+    def _described(context: AnalysisContext, threads: list[Thread]) -> str:
+        shown = [f"{context.label(thread)} ({stacks.doing(thread)})" for thread in threads[:MAX_CANDIDATES]]
+        return "; ".join(shown) + PutWhileHoldingLock._more(threads)
+
+    @staticmethod
+    def _more(threads: list[Thread]) -> str:
+        return f" and {len(threads) - MAX_CANDIDATES} more" if len(threads) > MAX_CANDIDATES else ""

@@ -3,9 +3,10 @@
 A thread blocked in put() waits on the queue's internal condition (ArrayBlockingQueue's notFull,
 a SynchronousQueue's transfer stack), which has no owner: the dump links the putter to the queue's
 class and condition, never to the thread that should take. Candidates for that thread are found
-by role (a stack that takes or polls from a queue of the same class) and, for Kafka's old
-consumer, by name (threads named after the fetcher's consumer id). Both are guesses, and the
-findings say so.
+by role: threads parked taking from a queue of the same class show which application loop
+consumes such queues, and a thread running that loop without taking is busy elsewhere (the
+stalled consumer, or another one); for Kafka's old consumer also by name (threads named after the
+fetcher's consumer id). All are guesses, and the findings say so.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkadiag.model import LockEvent, Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import oldconsumer
+from kafkadiag.rules import oldconsumer, stacks
 
 # Methods of a BlockingQueue / BlockingDeque / TransferQueue that wait for room or a taker. A
 # plain offer() never waits, so a thread parked under offer is in the timed offer(e, t, unit).
@@ -89,13 +90,42 @@ def bounded_puts(dump: ThreadDump) -> list[BoundedPut]:
     return found
 
 
-def takers(dump: ThreadDump, queue_class: str, exclude: int) -> list[int]:
-    """Threads whose stack takes or polls from a queue of `queue_class` (any instance)."""
+def parked_takers(dump: ThreadDump, queue_class: str, exclude: int) -> list[tuple[int, int]]:
+    """Threads parked in take/poll of a queue of `queue_class`, with the index of that frame.
+
+    A queue with a parked taker is empty, so while the putter's queue is full these wait on other
+    queues of the same class: not its consumers, but their loops show what a consumer runs.
+    """
     found = []
     for index, thread in enumerate(dump.threads):
-        if index == exclude:
+        if index == exclude or thread.status not in _PARKED:
             continue
-        if any(frame.class_name == queue_class and frame.method in TAKE_METHODS for frame in thread.frames):
+        take = _queue_frame(thread, TAKE_METHODS)
+        if take is not None and thread.frames[take].class_name == queue_class:
+            found.append((index, take))
+    return found
+
+
+def consumer_loops(dump: ThreadDump, takers: list[tuple[int, int]]) -> set[str]:
+    """The application functions from which the parked takers take (their first own frame below)."""
+    loops = set()
+    for index, take in takers:
+        application = stacks.first_application_frame(dump.threads[index], take + 1)
+        if application is not None:
+            loops.add(dump.threads[index].frames[application].function)
+    return loops
+
+
+def busy_consumers(dump: ThreadDump, loops: set[str], exclude: set[int]) -> list[int]:
+    """Threads running one of the consumer loops but not taking now: busy elsewhere, so possibly
+    the consumer that stopped draining the full queue (as a stalled stream thread is)."""
+    if not loops:
+        return []
+    found = []
+    for index, thread in enumerate(dump.threads):
+        if index in exclude or _queue_frame(thread, TAKE_METHODS) is not None:
+            continue
+        if any(frame.function in loops for frame in thread.frames):
             found.append(index)
     return found
 
