@@ -42,7 +42,7 @@ def stuck_kind(thread: Thread) -> str | None:
         return "blocked on a monitor"
     if stacks.has_frame(thread, *QUEUE_PUTS, suffix=True):
         return "blocked putting into a full queue"
-    if stacks.is_idle_wait(thread):
+    if stacks.is_idle_wait(thread) or stacks.is_waiting_for_input(thread):
         return None
     waiting = thread.waits_for()
     if (
