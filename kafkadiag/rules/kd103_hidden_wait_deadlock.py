@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.model import Thread
+from kafkadiag.model import LockEventKind, Thread, ThreadDump
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -76,6 +76,9 @@ threads listed are the ones being waited for (their stacks show what they were a
             victim_names = context.labels(victims)
             name = context.label(thread)
             exiting = _exit_caller(thread)
+            joined = _joined(context.dump, thread) if waited == "Thread.join" else []
+            certain = len(joined) == 1 and joined[0] in victims
+            note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
             if exiting is not None:
                 evidence.insert(2, context.frame(thread, exiting))
                 message = (
@@ -83,24 +86,36 @@ threads listed are the ones being waited for (their stacks show what they were a
                     f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
                     f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victim_names)} "
                     f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
-                    "never ends, so the join never returns and the process never exits. " + _JOIN_IDENTITY
+                    f"never ends, so the join never returns and the process never exits. {note}"
                 )
                 story = f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
             else:
+                consequence = (
+                    "This is a deadlock the JVM cannot detect."
+                    if certain
+                    else f"If {'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
+                    "this is a deadlock the JVM cannot detect."
+                )
                 message = (
                     f"{name} waits in {waited} while holding {locks}, which "
-                    f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. If "
-                    f"{'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
-                    "this is a deadlock the JVM cannot detect."
-                    + (" " + _JOIN_IDENTITY if waited == "Thread.join" else "")
-                )
+                    f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. "
+                    f"{consequence} {note}"
+                ).rstrip()
                 story = f"Thread {name} waits in {waited} holding a lock that {', '.join(victim_names)} need"
+            for other in joined[:3]:
+                if other not in victims:
+                    evidence.append(context.header(other))
             yield self.finding(
-                message,
-                [name, *victim_names],
+                message.rstrip(),
+                [name, *victim_names, *(context.label(other) for other in joined if other not in victims)],
                 evidence,
                 story=story,
-                details={"waits_in": waited, "shutdown_hooks": exiting is not None},
+                details={
+                    "waits_in": waited,
+                    "shutdown_hooks": exiting is not None,
+                    "joined": context.labels(joined),
+                    "deadlock_certain": certain,
+                },
             )
 
     def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -139,12 +154,47 @@ threads listed are the ones being waited for (their stacks show what they were a
         )
 
 
-# A HotSpot dump prints a thread's header without the address of its Thread object, so the
-# object a join waits on cannot be matched to the joined thread's stack: the link is the lock.
+# A HotSpot dump prints a thread's header without the address of its Thread object, so a join's
+# target shows only through the object's class: a Thread subclass names itself in "- waiting on
+# <T> (a com.example.Hook)", and the thread running it has com.example.Hook.run in its stack.
 _JOIN_IDENTITY = (
     "The dump cannot show which thread a join waits for (a thread's header does not carry its "
     "Thread object's address); the link is the lock they share."
 )
+
+
+def _joined(dump: ThreadDump, joiner: Thread) -> list[Thread]:
+    """The threads a Thread.join may wait for, when the joined object's class tells: those running
+    that class's run(). Empty for a plain java.lang.Thread, whose run() every thread has."""
+    event = joiner.waits_for()
+    if event is None or event.kind is not LockEventKind.WAITING_ON:
+        return []
+    if event.lock_class in (None, "java.lang.Thread"):
+        return []
+    run = f"{event.lock_class}.run"
+    return [thread for thread in dump.threads if thread is not joiner and stacks.has_frame(thread, run)]
+
+
+def _join_note(context: AnalysisContext, joiner: Thread, joined: list[Thread], certain: bool) -> str:
+    event = joiner.waits_for()
+    joined_class = event.lock_class if event is not None else None
+    if not joined:
+        return _JOIN_IDENTITY
+    if len(joined) > 1:
+        return (
+            f"The Thread object it joins is a {joined_class}, which {', '.join(context.labels(joined))} "
+            "run; which of them it joins the dump cannot show."
+        )
+    target = context.label(joined[0])
+    if certain:
+        return (
+            f"The Thread object it joins is a {joined_class}, and {target} is the only thread running "
+            f"{joined_class}.run: the thread it waits for is blocked on the lock it holds."
+        )
+    return (
+        f"The Thread object it joins is a {joined_class}: {target}, the only thread running "
+        f"{joined_class}.run, is {stacks.doing(joined[0])}."
+    )
 
 
 def _exit_caller(thread: Thread) -> int | None:
