@@ -32,7 +32,11 @@ each chunk into the bounded queue of the stream that owns the partition
 stream's queue is full because nobody drains it, put parks, and the fetcher stops fetching for
 all its partitions: every other topic of that connector starves, the leader finder and rebalances
 queue behind the lock. The fetcher's MaxLag stays small (it is caught up to where it stopped)
-while the committed-offset lag of every partition grows.
+while the committed-offset lag of every partition grows. The frames differ by release and are
+matched in each: Kafka 0.8.0-beta1 locks in processFetchRequest itself, 0.8.0-0.8.2 through
+Utils$.inLock, 0.9/0.10 through CoreUtils$.inLock; Kafka 0.7's FetcherRunnable ("FetchRunnable-<n>")
+enqueues holding no lock, so only its own partitions stop. KD107 reports the same chain in generic
+terms (any bounded put under a lock others wait for).
 """
     remedy = REMEDY
 
