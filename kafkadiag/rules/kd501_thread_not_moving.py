@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kafkadiag.model import LockEventKind, Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import stacks
+from kafkadiag.rules import queues, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -40,7 +40,10 @@ def stuck_kind(thread: Thread) -> str | None:
         return None
     if thread.status is ThreadStatus.BLOCKED:
         return "blocked on a monitor"
-    if stacks.has_frame(thread, *QUEUE_PUTS, suffix=True):
+    if (
+        stacks.has_frame(thread, *QUEUE_PUTS, suffix=True)
+        or queues.queue_frame(thread, queues.PUT_METHODS) is not None
+    ):
         return "blocked putting into a full queue"
     if stacks.is_idle_wait(thread) or stacks.is_waiting_for_input(thread):
         return None

@@ -58,7 +58,7 @@ def _is_queue_class(class_name: str) -> bool:
     return simple.endswith(("Queue", "Deque"))
 
 
-def _queue_frame(thread: Thread, methods: frozenset[str]) -> int | None:
+def queue_frame(thread: Thread, methods: frozenset[str]) -> int | None:
     """Index of the first frame below the JDK's blocking machinery if it is a queue's `methods`.
 
     Frames of the queue's own inner classes (SynchronousQueue$TransferStack.transfer,
@@ -83,7 +83,7 @@ def bounded_puts(dump: ThreadDump) -> list[BoundedPut]:
     for index, thread in enumerate(dump.threads):
         if thread.status not in _PARKED or not thread.frames:
             continue
-        put_frame = _queue_frame(thread, PUT_METHODS)
+        put_frame = queue_frame(thread, PUT_METHODS)
         if put_frame is None:
             continue
         found.append(BoundedPut(index, put_frame, thread.frames[put_frame].class_name, thread.waits_for()))
@@ -100,7 +100,7 @@ def parked_takers(dump: ThreadDump, queue_class: str, exclude: int) -> list[tupl
     for index, thread in enumerate(dump.threads):
         if index == exclude or thread.status not in _PARKED:
             continue
-        take = _queue_frame(thread, TAKE_METHODS)
+        take = queue_frame(thread, TAKE_METHODS)
         if take is not None and thread.frames[take].class_name == queue_class:
             found.append((index, take))
     return found
@@ -123,7 +123,7 @@ def busy_consumers(dump: ThreadDump, loops: set[str], exclude: set[int]) -> list
         return []
     found = []
     for index, thread in enumerate(dump.threads):
-        if index in exclude or _queue_frame(thread, TAKE_METHODS) is not None:
+        if index in exclude or queue_frame(thread, TAKE_METHODS) is not None:
             continue
         if any(frame.function in loops for frame in thread.frames):
             found.append(index)
