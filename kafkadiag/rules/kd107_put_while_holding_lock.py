@@ -45,6 +45,8 @@ takes from queues of that class without taking now, or carry the consumer's id i
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
         graph = context.graph()
+        if not dump.has_lock_data:
+            yield from self._without_lock_data(context)
         for put in queues.bounded_puts(dump):
             putter = dump.threads[put.index]
             contested = [
@@ -74,6 +76,36 @@ takes from queues of that class without taking now, or carry the consumer's id i
                 idle_takers=[graph.thread(i) for i, _ in takers],
                 named=[graph.thread(i) for i in named],
             )
+
+    def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
+        """Without -l, who owns a ReentrantLock is invisible: say what cannot be seen, guess nothing."""
+        dump = context.dump
+        graph = context.graph()
+        putters = [dump.threads[put.index] for put in queues.bounded_puts(dump)]
+        orphans = [
+            graph.thread(index)
+            for node in graph.locks.values()
+            if not node.holders and (node.lock_class or "").endswith(stacks.LOCK_SYNCS)
+            for index in node.parked
+        ]
+        if not putters or not orphans:
+            return
+        evidence: list[Evidence] = []
+        for thread in putters[:3] + orphans[:3]:
+            evidence.append(context.header(thread))
+            event = thread.waits_for()
+            if event is not None:
+                evidence.append(context.event(thread, event))
+        yield self.finding(
+            f"{', '.join(context.labels(putters))} {'is' if len(putters) == 1 else 'are'} parked putting "
+            f"into a full queue while {', '.join(context.labels(orphans))} "
+            f"{'is' if len(orphans) == 1 else 'are'} parked on a lock whose holder this dump cannot show "
+            "(no lock data). If a putter holds that lock, everything behind it waits for the queue's "
+            "consumer; take jstack -l to know.",
+            [*context.labels(putters), *context.labels(orphans)],
+            evidence,
+            severity=Severity.INFO,
+        )
 
     @staticmethod
     def _waiters(context: AnalysisContext, lock: LockRef, putter: int) -> list[int]:
@@ -124,8 +156,7 @@ takes from queues of that class without taking now, or carry the consumer's id i
         if idle_takers:
             candidates.append(
                 f"Parked taking from other queues of class {simple_class} (a full queue has no parked "
-                f"taker): {', '.join(context.labels(idle_takers[:MAX_CANDIDATES]))}"
-                f"{self._more(idle_takers)}."
+                f"taker): {self._described(context, idle_takers)}."
             )
         if named:
             candidates.append(f"Named after its consumer id: {self._described(context, named)}.")
