@@ -61,7 +61,7 @@ threads listed are the ones being waited for (their stacks show what they were a
             victims = [graph.thread(victim) for victim in dict.fromkeys(graph.blocked_by(index))]
             if not victims:
                 continue
-            waited = HIDDEN_WAITS[thread.frames[wait_index].function]
+            waited = _waited(thread, wait_index)
             held = thread.held_locks()
             victim_locks = {event.lock_id for victim in victims if (event := victim.waits_for()) is not None}
             contested = [lock for lock in held if lock.lock_id in victim_locks]
@@ -195,6 +195,15 @@ def _join_note(context: AnalysisContext, joiner: Thread, joined: list[Thread], c
         f"The Thread object it joins is a {joined_class}: {target}, the only thread running "
         f"{joined_class}.run, is {stacks.doing(joined[0])}."
     )
+
+
+def _waited(thread: Thread, wait_index: int) -> str:
+    """The API the application called: the outermost of consecutive waiting frames
+    (CompletableFuture.waitingGet under CompletableFuture.join is a join)."""
+    outermost = wait_index
+    while outermost + 1 < len(thread.frames) and thread.frames[outermost + 1].function in HIDDEN_WAITS:
+        outermost += 1
+    return HIDDEN_WAITS[thread.frames[outermost].function]
 
 
 def _exit_caller(thread: Thread) -> int | None:

@@ -39,3 +39,10 @@ def test_a_join_on_a_plain_thread_says_the_dump_cannot_name_its_target() -> None
     assert finding.details["deadlock_certain"] is False
     assert "cannot show which thread a join waits for" in finding.message
     assert finding.details["shutdown_hooks"] is False
+
+
+def test_a_completable_future_join_is_named_as_a_join_not_as_its_inner_get() -> None:
+    """JDK 17 waits in CompletableFuture.waitingGet under join: the finding names the call made."""
+    finding = kd103("completable-join-deadlock/jstack-l.txt")["catalog-refresher"]
+    assert finding.details["waits_in"] == "CompletableFuture.join"
+    assert finding.threads == ("catalog-refresher", "catalog-loader-1")
