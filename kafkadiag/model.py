@@ -288,6 +288,11 @@ class DumpFormat(str, enum.Enum):
     NETBEANS = "netbeans"  # VisualVM / NetBeans "Thread t@N" rendering
     PYSPY = "py-spy"  # py-spy dump text
     PYSPY_JSON = "py-spy-json"  # py-spy dump --json
+    FAULTHANDLER = "faulthandler"  # faulthandler.dump_traceback / register / a fatal error
+    PY_TRACEBACK = "py-traceback"  # sys._current_frames() printed with the traceback module
+    GDB_PY_BT = "gdb-py-bt"  # gdb `thread apply all py-bt`
+    GEVENT = "gevent"  # gevent.util.format_run_info()
+    ASYNCIO = "asyncio"  # Task.print_stack() for every asyncio.all_tasks()
 
 
 @dataclass(frozen=True)

@@ -77,9 +77,34 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
         from kafkadiag.dumps.pyspy import parse_pyspy_text
 
         return parse_pyspy_text
-    from kafkadiag.dumps.pyspy import parse_pyspy_json
+    if fmt is DumpFormat.PYSPY_JSON:
+        from kafkadiag.dumps.pyspy import parse_pyspy_json
 
-    return parse_pyspy_json
+        return parse_pyspy_json
+    return _python_parser_for(fmt)
+
+
+def _python_parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
+    """The parsers of Python dumps taken without py-spy."""
+    if fmt is DumpFormat.FAULTHANDLER:
+        from kafkadiag.dumps.faulthandler import parse_faulthandler
+
+        return parse_faulthandler
+    if fmt is DumpFormat.GDB_PY_BT:
+        from kafkadiag.dumps.gdbpybt import parse_gdb_py_bt
+
+        return parse_gdb_py_bt
+    if fmt is DumpFormat.GEVENT:
+        from kafkadiag.dumps.geventinfo import parse_gevent_run_info
+
+        return parse_gevent_run_info
+    if fmt is DumpFormat.ASYNCIO:
+        from kafkadiag.dumps.asynciotasks import parse_asyncio_tasks
+
+        return parse_asyncio_tasks
+    from kafkadiag.dumps.pytraceback import parse_py_traceback
+
+    return parse_py_traceback
 
 
 def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats) -> str:

@@ -13,7 +13,17 @@ from kafkadiag.rules.base import Evidence, Requirement
 T = TypeVar("T")
 
 JAVA_FORMATS = frozenset({DumpFormat.HOTSPOT, DumpFormat.NETBEANS})
-PYTHON_FORMATS = frozenset({DumpFormat.PYSPY, DumpFormat.PYSPY_JSON})
+PYTHON_FORMATS = frozenset(
+    {
+        DumpFormat.PYSPY,
+        DumpFormat.PYSPY_JSON,
+        DumpFormat.FAULTHANDLER,
+        DumpFormat.PY_TRACEBACK,
+        DumpFormat.GDB_PY_BT,
+        DumpFormat.GEVENT,
+        DumpFormat.ASYNCIO,
+    }
+)
 
 
 def available_requirements(dump: ThreadDump, series_length: int) -> frozenset[Requirement]:
