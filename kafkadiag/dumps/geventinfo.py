@@ -24,9 +24,10 @@
 
 Every OS thread and every greenlet becomes a thread of the dump, named by the thread's name or
 the greenlet's (`Greenlet.name`), the hub `Hub`, a raw greenlet by its address. The tree's
-drawing (` : `, ` +--- `) is removed before reading a line. Greenlets switch only where they
-wait, so a greenlet that is not the current one has stopped in a wait; its top frame (or the
-source line it stopped on) says on what, as for the other formats without state.
+drawing (` : `, ` +--- `) is removed before reading a line. A greenlet gives up the CPU only
+where it waits, so every greenlet but the one printing the report is IDLE, even when its top
+frame is application code: gevent's queues and locks are compiled, so `records.put(record)`
+shows no Queue.put frame below it. OS threads' status is read from the top frame.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.pythreads import UnparsedKeeper, python_thread
 from kafkadiag.dumps.pytraceback import StackReader
-from kafkadiag.model import DumpFormat, Thread, ThreadDump
+from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadStatus
 
 SECTION = re.compile(r"^\* (?P<section>Threads|Greenlets)\s*$")
 RULE = re.compile(r"^\*{10,}\s*$")
@@ -45,6 +46,8 @@ OS_THREAD = re.compile(r"^Thread (?P<ident>0x[0-9a-fA-F]+|\d+) \((?P<name>.*?)\)
 GREENLET = re.compile(r'^<Greenlet "(?P<name>[^"]*)" at (?P<address>0x[0-9a-fA-F]+)')
 HUB = re.compile(r"^<Hub '(?P<name>[^']*)' at (?P<address>0x[0-9a-fA-F]+)")
 RAW_GREENLET = re.compile(r"^<(?:[\w.]+\.)?greenlet(?:\.greenlet)? object at (?P<address>0x[0-9a-fA-F]+)")
+# The greenlet printing the report runs; a raw greenlet's repr says `current` when it runs.
+REPORTING_FUNCTIONS = frozenset({"format_run_info", "print_run_info"})
 DETAIL = re.compile(
     r"^(?:Parent|Spawned Greenlets|Spawning parent|Spawn Tree Locals|Greenlet Locals):|^---- Thread boundary"
 )
@@ -98,9 +101,18 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
     def close_thread() -> None:
         nonlocal name, stack
         if name is not None and dump is not None:
-            dump.threads.append(
-                python_thread(name, header, header_line_no, stack.innermost_first(), 0, stack.top_source)
-            )
+            thread = python_thread(name, header, header_line_no, stack.innermost_first(), 0, stack.top_source)
+            running = " current " in header or any(f.function in REPORTING_FUNCTIONS for f in thread.frames)
+            if OS_THREAD.match(header) and "(CURRENT)" in header:
+                thread = thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)
+            elif not OS_THREAD.match(header):
+                state, status = (
+                    (ThreadState.RUNNABLE, ThreadStatus.RUNNABLE)
+                    if running
+                    else (ThreadState.WAITING, ThreadStatus.IDLE)
+                )
+                thread = thread._replace(state=state, status=status)
+            dump.threads.append(thread)
         name, stack = None, StackReader()
 
     for batch in batches:

@@ -47,8 +47,8 @@ BLOCKING_BUILTINS = frozenset(
 # A source line that blocks in C: the frame printed on top cannot be below the call, the call
 # is in C, so the line itself says what the thread waits for.
 BLOCKING_SOURCE = re.compile(
-    r"\bsleep\(|\.acquire\(|\.wait\(|\.join\(|\.get\(|\.put\(|\.result\(|\.recv\w*\(|\.accept\(|"
-    r"\.select\(|\.poll\(|\bwith\s+[\w.]*(?:lock|_lock|cond|condition|mutex|semaphore)\w*\s*:",
+    r"\bsleep\(|\.acquire\(|\.wait\(|\.result\(|\.recv\w*\(|\.accept\(|\.select\(|"
+    r"\bwith\s+[\w.]*(?:lock|_lock|cond|condition|mutex|semaphore)\w*\s*:",
     re.IGNORECASE,
 )
 
