@@ -142,6 +142,9 @@ class Thread(NamedTuple):
     # Line of the first frame; with the lock events' positions it gives every frame's line.
     # 0 when the format has no such line numbers (py-spy JSON, frames interleaved with locals).
     stack_line_no: int = 0
+    # Each frame's line, for formats that print a frame on several lines (a traceback's source
+    # line under each frame, gdb's C functions between them); empty when stack_line_no serves.
+    frame_line_nos: tuple[int, ...] = ()
 
     @property
     def fields(self) -> HeaderFields:
@@ -195,6 +198,8 @@ class Thread(NamedTuple):
 
     def frame_line_no(self, index: int) -> int | None:
         """The source line of frame `index`, when the dump's layout makes it known."""
+        if self.frame_line_nos:
+            return self.frame_line_nos[index] if index < len(self.frame_line_nos) else None
         if not self.stack_line_no or index >= len(self.frames):
             return None
         if any(frame.locals for frame in self.frames):

@@ -53,8 +53,14 @@ class _Dump:
 
 
 def _task(header: re.Match[str], line_no: int, stack: StackReader) -> Thread:
-    frames = stack.innermost_first()
-    thread = python_thread(header["name"], header.string, line_no, frames, 0, stack.top_source)
+    thread = python_thread(
+        header["name"],
+        header.string,
+        line_no,
+        stack.innermost_first(),
+        top_source=stack.top_source,
+        frame_line_nos=stack.line_nos_innermost_first(),
+    )
     if AWAITING in header.string:
         return thread._replace(state=ThreadState.WAITING, status=ThreadStatus.IDLE)
     return thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)
@@ -93,7 +99,7 @@ def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[T
                 continue
             if dump is None:
                 continue
-            if header is not None and stack.feed(line):
+            if header is not None and stack.feed(line, line_no):
                 dump.end_line_no = line_no
                 continue
             close_task()

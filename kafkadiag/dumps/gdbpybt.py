@@ -65,20 +65,28 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
     header: re.Match[str] | None = None
     header_line_no = 0
     frames: list[Frame] = []
+    frame_line_nos: list[int] = []
     sources: dict[int, str] = {}
     line_no = 0
 
     def close_thread() -> None:
-        nonlocal header, frames, sources
+        nonlocal header, frames, sources, frame_line_nos
         if header is not None and dump is not None:
             top_python = next((i for i, frame in enumerate(frames) if not frame.native), None)
             top_source = sources.get(top_python) if top_python is not None else None
             dump.threads.append(
-                python_thread(f"LWP {header['lwp']}", header.group(0), header_line_no, frames, 0, top_source)
+                python_thread(
+                    f"LWP {header['lwp']}",
+                    header.group(0),
+                    header_line_no,
+                    frames,
+                    top_source=top_source,
+                    frame_line_nos=tuple(frame_line_nos),
+                )
             )
             dump.numbers.add(header["number"])
             dump.end_line_no = line_no
-        header, frames, sources = None, [], {}
+        header, frames, sources, frame_line_nos = None, [], {}, []
 
     for batch in batches:
         for line in batch:
@@ -102,10 +110,12 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             frame = FRAME.match(line)
             if frame:
                 frames.append(python_frame(line, frame["function"], frame["file"], int(frame["line"])))
+                frame_line_nos.append(line_no)
                 continue
             builtin = BUILTIN.match(line)
             if builtin:
                 frames.append(native_frame(line, builtin["function"]))
+                frame_line_nos.append(line_no)
                 continue
             if frames and line.startswith("    ") and len(frames) - 1 not in sources:
                 sources[len(frames) - 1] = line.strip()

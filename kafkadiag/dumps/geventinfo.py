@@ -101,7 +101,14 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
     def close_thread() -> None:
         nonlocal name, stack
         if name is not None and dump is not None:
-            thread = python_thread(name, header, header_line_no, stack.innermost_first(), 0, stack.top_source)
+            thread = python_thread(
+                name,
+                header,
+                header_line_no,
+                stack.innermost_first(),
+                top_source=stack.top_source,
+                frame_line_nos=stack.line_nos_innermost_first(),
+            )
             running = " current " in header or any(f.function in REPORTING_FUNCTIONS for f in thread.frames)
             if OS_THREAD.match(header) and "(CURRENT)" in header:
                 thread = thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)
@@ -151,7 +158,7 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
             # The tree's drawing took the indentation: a frame line and its source line are
             # told apart by their text, and re-indented as traceback prints them.
             indent = "  " if stripped.startswith('File "') else "      "
-            if name is not None and collecting and stack.feed(indent + stripped):
+            if name is not None and collecting and stack.feed(indent + stripped, line_no):
                 continue
             if name is not None and not collecting:
                 continue

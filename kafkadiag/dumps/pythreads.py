@@ -84,11 +84,12 @@ def python_thread(
     frames: list[Frame],
     stack_line_no: int = 0,
     top_source: str | None = None,
+    frame_line_nos: tuple[int, ...] = (),
 ) -> Thread:
     """A thread with its stdlib methods qualified and its status read from the top frame.
 
     `frames` are innermost first. `stack_line_no` is the line of the first frame when each frame
-    takes exactly one line (faulthandler); 0 when frames span several lines.
+    takes exactly one line (faulthandler); otherwise `frame_line_nos` holds each frame's line.
     """
     frames = qualify_methods(frames)
     waiting = is_waiting(frames, top_source)
@@ -100,6 +101,7 @@ def python_thread(
         header=header.rstrip(),
         frames=tuple(frames),
         stack_line_no=stack_line_no,
+        frame_line_nos=frame_line_nos,
     )
 
 

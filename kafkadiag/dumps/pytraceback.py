@@ -74,15 +74,17 @@ class StackReader:
 
     def __init__(self) -> None:
         self.frames: list[Frame] = []
+        self.line_nos: list[int] = []
         self.sources: list[str] = []
         self.indent = -1
 
-    def feed(self, line: str) -> bool:
+    def feed(self, line: str, line_no: int) -> bool:
         """Take `line` if it is a frame or indented under the last frame; False otherwise."""
         read = read_frame(line)
         if read is not None:
             frame, indent = read
             self.frames.append(frame)
+            self.line_nos.append(line_no)
             inline = RECIPE_FRAME.match(line)
             self.sources.append((inline["source"] or "") if inline else "")
             self.indent = indent
@@ -95,6 +97,9 @@ class StackReader:
 
     def innermost_first(self) -> list[Frame]:
         return list(reversed(self.frames))
+
+    def line_nos_innermost_first(self) -> tuple[int, ...]:
+        return tuple(reversed(self.line_nos))
 
     @property
     def top_source(self) -> str | None:
@@ -145,7 +150,14 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
                 dump = _Dump(source, count, header_line_no)
                 count += 1
             dump.threads.append(
-                python_thread(name, header, header_line_no, stack.innermost_first(), 0, stack.top_source)
+                python_thread(
+                    name,
+                    header,
+                    header_line_no,
+                    stack.innermost_first(),
+                    top_source=stack.top_source,
+                    frame_line_nos=stack.line_nos_innermost_first(),
+                )
             )
             dump.idents.add(key)
             dump.end_line_no = line_no - 1
@@ -158,13 +170,13 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
             line_no += 1
             if not line.strip():
                 continue
-            if header is not None and stack.feed(line):
+            if header is not None and stack.feed(line, line_no):
                 continue
             yield from close_thread()
             if read_frame(line) is not None:
                 # Frames with no line naming their thread (a bare print_stack): one unnamed thread.
                 header, header_line_no = "", line_no
-                stack.feed(line)
+                stack.feed(line, line_no)
                 continue
             header, header_line_no = line, line_no
     line_no += 1
