@@ -32,6 +32,8 @@ BUILTIN = re.compile(r"^\s+<built-in (?:method|function) (?P<function>[\w.]+)")
 KNOWN_EXTRA = re.compile(
     r"^\s*(?:Unable to locate python frame|Waiting for the GIL|Garbage-collecting|"
     r"\(unable to read python frame information\)|\(frame information optimized out\))"
+    # gdb's own status lines: "[New LWP 1235]", "[Inferior 1 (process 1234) detached]".
+    r"|^\[.*\]\s*$"
 )
 
 
