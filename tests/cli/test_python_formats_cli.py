@@ -20,6 +20,8 @@ POLL = "pyfmt-poll-queue-full"
         ("faulthandler-sigusr1.txt", "faulthandler"),
         ("current-frames-recipe.txt", "py-traceback"),
         ("print-stack.txt", "py-traceback"),
+        ("current-frames-threadid.txt", "py-traceback"),
+        ("format-list.txt", "py-traceback"),
         ("gdb-py-bt.txt", "gdb-py-bt"),
     ],
 )

@@ -28,6 +28,8 @@ FORMAT_OF_FILE = {
     "faulthandler-fatal.txt": DumpFormat.FAULTHANDLER,
     "current-frames-recipe.txt": DumpFormat.PY_TRACEBACK,
     "print-stack.txt": DumpFormat.PY_TRACEBACK,
+    "current-frames-threadid.txt": DumpFormat.PY_TRACEBACK,
+    "format-list.txt": DumpFormat.PY_TRACEBACK,
     "gdb-py-bt.txt": DumpFormat.GDB_PY_BT,
     "gevent-run-info.txt": DumpFormat.GEVENT,
     "asyncio-task-stacks.txt": DumpFormat.ASYNCIO,
@@ -131,7 +133,7 @@ def test_one_file_of_two_faulthandler_dumps_reads_as_two_dumps(tmp_path: Path) -
     assert first.unparsed_count == 1 and first.unparsed[0].text.startswith("application log line")
 
 
-@pytest.mark.parametrize("name", ["current-frames-recipe.txt", "print-stack.txt"])
+@pytest.mark.parametrize("name", ["current-frames-recipe.txt", "print-stack.txt", "format-list.txt"])
 def test_traceback_dumps_name_threads_and_read_blocking_source_lines(name: str) -> None:
     dump = only_dump(POLL / name)
     by_name = {thread.name: thread for thread in dump.threads}
@@ -147,6 +149,24 @@ def test_traceback_dumps_name_threads_and_read_blocking_source_lines(name: str) 
     assert by_name["MainThread"].status is ThreadStatus.RUNNABLE
     for thread in dump.threads:
         assert (thread_identity(thread.header)[1] or "").isdigit()  # the ident, from the header
+
+
+def test_the_recipe_older_copy_names_threads_by_ident_with_the_source_on_the_frame_line() -> None:
+    dump = only_dump(POLL / "current-frames-threadid.txt")
+    assert len(dump.threads) == 5 and all(thread.name.isdigit() for thread in dump.threads)
+    assert dump.unparsed_count == 0
+    (poller,) = with_frame(dump, "Queue.put", "queue.py")
+    assert functions(poller)[:3] == ["Condition.wait", "Queue.put", "poll_loop"]
+    blocked = with_frame(
+        dump, "process_record", "poll_queue_full.py", source_line("poll_queue_full.py", "with state_lock:")
+    )
+    # "File: ..., in process_record  with state_lock:": the inline source line says it blocks.
+    assert blocked[0].frames[0].function == "process_record" and blocked[0].status is ThreadStatus.IDLE
+    # The same threads, by ident, as the recipe that names them.
+    named = only_dump(POLL / "current-frames-recipe.txt")
+    assert {thread.name for thread in dump.threads} == {
+        thread_identity(thread.header)[1] for thread in named.threads
+    }
 
 
 def test_gdb_py_bt_threads_are_named_by_lwp_with_builtin_calls_as_native_frames() -> None:
@@ -202,16 +222,21 @@ def test_asyncio_tasks_show_their_own_coroutine_frame() -> None:
 def test_the_same_process_gives_the_same_stacks_in_every_format(scenario: str) -> None:
     """faulthandler, gdb and the traceback recipe of one process: the same innermost Python frames."""
     stacks = {}
-    for name in ("faulthandler-sigusr1.txt", "gdb-py-bt.txt", "current-frames-recipe.txt"):
+    names = (
+        "faulthandler-sigusr1.txt",
+        "gdb-py-bt.txt",
+        "current-frames-recipe.txt",
+        "current-frames-threadid.txt",
+    )
+    for name in names:
         dump = only_dump(CAPTURED / scenario / name)
         stacks[name] = sorted(
             tuple((f.function, f.line) for f in thread.frames if not f.native)[:2]
             for thread in dump.threads
             if "dump_with.py" not in {Path(f.file or "").name for f in thread.frames}  # the main thread
         )
-    assert (
-        stacks["faulthandler-sigusr1.txt"] == stacks["gdb-py-bt.txt"] == stacks["current-frames-recipe.txt"]
-    )
+    assert len(stacks["faulthandler-sigusr1.txt"]) >= 3  # every thread but the main one
+    assert all(stacks[name] == stacks["faulthandler-sigusr1.txt"] for name in names)
 
 
 def test_lines_around_a_faulthandler_dump_are_kept_as_unparsed(tmp_path: Path) -> None:
