@@ -235,7 +235,7 @@ def test_the_same_process_gives_the_same_stacks_in_every_format(scenario: str) -
             for thread in dump.threads
             if "dump_with.py" not in {Path(f.file or "").name for f in thread.frames}  # the main thread
         )
-    assert len(stacks["faulthandler-sigusr1.txt"]) >= 3  # every thread but the main one
+    assert len(stacks["faulthandler-sigusr1.txt"]) >= 2  # every thread but the main one
     assert all(stacks[name] == stacks["faulthandler-sigusr1.txt"] for name in names)
 
 
