@@ -8,6 +8,8 @@ of the reproducers' frames are looked up by content in their source, as the capt
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.detect import detect_format
 from kafkadiag.dumps.pytraceback import thread_identity
+from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadStatus
 
 from ..conftest import CAPTURED, FIXTURES
@@ -246,3 +249,49 @@ def test_lines_around_a_faulthandler_dump_are_kept_as_unparsed(tmp_path: Path) -
     dump = only_dump(noisy)
     assert len(dump.threads) == 5
     assert dump.unparsed_count == 2
+
+
+PYTHON_FORMATS = [
+    DumpFormat.FAULTHANDLER,
+    DumpFormat.PY_TRACEBACK,
+    DumpFormat.GDB_PY_BT,
+    DumpFormat.GEVENT,
+    DumpFormat.ASYNCIO,
+]
+
+
+@pytest.mark.parametrize("input_format", PYTHON_FORMATS, ids=lambda f: f.value)
+def test_binary_garbage_read_as_a_python_format_is_no_dump_not_a_crash(
+    tmp_path: Path, input_format: DumpFormat
+) -> None:
+    path = tmp_path / "garbage.bin"
+    path.write_bytes(os.urandom(1024 * 1024))
+    started = time.monotonic()
+    with pytest.raises(NoDumpFoundError):
+        list(read_dumps(str(path), input_format))
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize(
+    ("name", "header_rows", "frame_rows"),
+    [
+        ("faulthandler-sigusr1.txt", (1, 1), (2, 2)),
+        ("gdb-py-bt.txt", (9, 10), (12, 13)),
+        ("print-stack.txt", (1, 1), (2, 3)),
+    ],
+)
+def test_a_200000_frame_stack_parses_in_linear_time(
+    tmp_path: Path, name: str, header_rows: tuple[int, int], frame_rows: tuple[int, int]
+) -> None:
+    """A runaway recursion: one captured thread header, then one of its frames (with its source
+    line, where the format prints one) repeated 200,000 times."""
+    lines = (POLL / name).read_text().splitlines()
+    header = lines[header_rows[0] - 1 : header_rows[1]]
+    frame = lines[frame_rows[0] - 1 : frame_rows[1]]
+    assert "File" in frame[0]
+    path = tmp_path / "deep.txt"
+    path.write_text("\n".join([*header, *frame * 200_000]) + "\n")
+    started = time.monotonic()
+    (dump,) = list(read_dumps(str(path)))
+    assert time.monotonic() - started < 30
+    assert len(dump.threads) == 1 and len(dump.threads[0].frames) == 200_000
