@@ -295,3 +295,24 @@ def test_a_200000_frame_stack_parses_in_linear_time(
     (dump,) = list(read_dumps(str(path)))
     assert time.monotonic() - started < 30
     assert len(dump.threads) == 1 and len(dump.threads[0].frames) == 200_000
+
+
+@pytest.mark.parametrize("scenario", THREADED)
+def test_every_format_of_one_process_gives_the_same_thread_idents(scenario: str) -> None:
+    """Python's thread ident, printed in hex (faulthandler, gdb's pthread) or decimal (traceback)."""
+    idents = {
+        name: {thread.tid for thread in only_dump(CAPTURED / scenario / name).threads}
+        for name in (
+            "faulthandler-sigusr1.txt",
+            "faulthandler-fatal.txt",
+            "gdb-py-bt.txt",
+            "current-frames-recipe.txt",
+            "current-frames-threadid.txt",
+            "print-stack.txt",
+            "format-list.txt",
+        )
+    }
+    assert None not in idents["faulthandler-sigusr1.txt"]
+    assert all(found == idents["faulthandler-sigusr1.txt"] for found in idents.values()), idents
+    # gdb also gives each thread's Linux thread id (py-spy's thread number)
+    assert all(thread.nid for thread in only_dump(CAPTURED / scenario / "gdb-py-bt.txt").threads)
