@@ -17,13 +17,13 @@ import click
 from kafkadiag import __version__
 from kafkadiag.commands.targets import lag_target, zookeeper_security
 from kafkadiag.console import report_error
+from kafkadiag.dumps import FORMAT_NAMES
 from kafkadiag.durations import DURATION
 from kafkadiag.errors import KafkadiagError
 from kafkadiag.exitcodes import ExitCode
-from kafkadiag.model import DumpFormat
 from kafkadiag.moments import MOMENT
 
-INPUT_FORMATS = ("auto", *(dump_format.value for dump_format in DumpFormat))
+INPUT_FORMATS = ("auto", *FORMAT_NAMES)
 # Files at least this large get a progress bar on an interactive stderr.
 PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 

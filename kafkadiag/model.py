@@ -142,6 +142,9 @@ class Thread(NamedTuple):
     # Line of the first frame; with the lock events' positions it gives every frame's line.
     # 0 when the format has no such line numbers (py-spy JSON, frames interleaved with locals).
     stack_line_no: int = 0
+    # Each frame's line, for formats that print a frame on several lines (a traceback's source
+    # line under each frame, gdb's C functions between them); empty when stack_line_no serves.
+    frame_line_nos: tuple[int, ...] = ()
 
     @property
     def fields(self) -> HeaderFields:
@@ -195,6 +198,8 @@ class Thread(NamedTuple):
 
     def frame_line_no(self, index: int) -> int | None:
         """The source line of frame `index`, when the dump's layout makes it known."""
+        if self.frame_line_nos:
+            return self.frame_line_nos[index] if index < len(self.frame_line_nos) else None
         if not self.stack_line_no or index >= len(self.frames):
             return None
         if any(frame.locals for frame in self.frames):
@@ -307,6 +312,11 @@ class DumpFormat(str, enum.Enum):
     INTELLIJ = "intellij"  # IntelliJ IDEA debugger: Export Threads, copied stacks
     JAVACORE = "javacore"  # IBM J9 / OpenJ9 javacore
     ANDROID_ANR = "android-anr"  # Android ANR traces (ART, Dalvik)
+    FAULTHANDLER = "faulthandler"  # faulthandler.dump_traceback / register / a fatal error
+    PY_TRACEBACK = "py-traceback"  # sys._current_frames() printed with the traceback module
+    GDB_PY_BT = "gdb-py-bt"  # gdb `thread apply all py-bt`
+    GEVENT = "gevent"  # gevent.util.format_run_info()
+    ASYNCIO = "asyncio"  # Task.print_stack() for every asyncio.all_tasks()
 
 
 @dataclass(frozen=True)

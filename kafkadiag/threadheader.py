@@ -14,6 +14,9 @@ Header forms:
     Mounted virtual thread #206                                               (JDK 21+)
     Thread 2137 (idle+gil): "MainThread"                                      (py-spy)
     #24 "name" virtual BLOCKED 2026-11-25T06:37:32Z                           (jcmd Thread.dump_to_file)
+    Thread 0x00007f1b... (most recent call first):                            (faulthandler)
+    Thread 4 (Thread 0x7f5f... (LWP 27352) "python3.11"):                     (gdb py-bt)
+    # Thread: worker-0(1396...)   <Thread(worker-0, started daemon 1396...)>  (traceback)
 """
 
 from __future__ import annotations
@@ -59,6 +62,14 @@ THREADINFO = re.compile(
 )
 AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
 PYSPY = re.compile(r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')
+# Python's thread ident (pthread_self) and, from gdb, the Linux thread id, in the other Python
+# formats' headers: faulthandler and gevent print the ident in hex, the traceback recipes in decimal.
+PYTHON_IDENT = re.compile(
+    r"^(?:Current thread|Thread) (?P<hex>0x[0-9a-fA-F]+) \(|"
+    r"^Thread \d+ \(Thread (?P<pthread>0x[0-9a-fA-F]+) \(LWP (?P<lwp>\d+)\)|"
+    r"^# Thread: .*\((?P<recipe>\d+)\)\s*$|^# ThreadID: (?P<recipe_id>\d+)|"
+    r"<\w+\(.*, (?:started|initial|stopped)(?: daemon)? (?P<repr>\d+)\)>"
+)
 MOUNTED = "Mounted virtual thread #"
 # jcmd Thread.dump_to_file (JDK 21+): `#24 "name" virtual BLOCKED 2026-...Z`
 DUMP_TO_FILE = re.compile(r'^#(?P<tid>\d+) ".*"(?P<virtual> virtual)?(?: [A-Z_]+)?(?: \S+)?$')
@@ -107,6 +118,14 @@ def header_fields(header: str) -> HeaderFields:
     dump_to_file = DUMP_TO_FILE.match(header)
     if dump_to_file:
         return HeaderFields(java_id=int(dump_to_file["tid"]), virtual=dump_to_file["virtual"] is not None)
+    python = PYTHON_IDENT.search(header)
+    if python:
+        hex_ident = python["hex"] or python["pthread"]
+        decimal = python["recipe"] or python["recipe_id"] or python["repr"]
+        return HeaderFields(
+            tid=int(hex_ident, 16) if hex_ident else int(decimal),
+            nid=int(python["lwp"]) if python["lwp"] else None,
+        )
     return HeaderFields()
 
 

@@ -41,6 +41,8 @@ def read_dumps(
         sampled += len(batch)
         if sampled >= SNIFF_LINES:
             break
+    if head and head[0] and head[0][0].startswith("\ufeff"):
+        head[0][0] = head[0][0][1:]  # the byte-order mark an editor wrote, not text
     if any(_escaped_markup(batch) for batch in head):
         # Copied from a rendered web page or an HTML mail: `&quot;main&quot;`, `&lt;0x..&gt;`.
         head = [_unescaped(batch) for batch in head]
@@ -116,9 +118,45 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
         from kafkadiag.dumps.pyspy import parse_pyspy_json
 
         return parse_pyspy_json
+    if fmt in _PYTHON_FORMATS:
+        return _python_parser_for(fmt)
     from kafkadiag.dumps.otherjvms import parser_for_other_jvm
 
     return parser_for_other_jvm(fmt)
+
+
+_PYTHON_FORMATS = frozenset(
+    {
+        DumpFormat.FAULTHANDLER,
+        DumpFormat.PY_TRACEBACK,
+        DumpFormat.GDB_PY_BT,
+        DumpFormat.GEVENT,
+        DumpFormat.ASYNCIO,
+    }
+)
+
+
+def _python_parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
+    """The parsers of Python dumps taken without py-spy."""
+    if fmt is DumpFormat.FAULTHANDLER:
+        from kafkadiag.dumps.faulthandler import parse_faulthandler
+
+        return parse_faulthandler
+    if fmt is DumpFormat.GDB_PY_BT:
+        from kafkadiag.dumps.gdbpybt import parse_gdb_py_bt
+
+        return parse_gdb_py_bt
+    if fmt is DumpFormat.GEVENT:
+        from kafkadiag.dumps.geventinfo import parse_gevent_run_info
+
+        return parse_gevent_run_info
+    if fmt is DumpFormat.ASYNCIO:
+        from kafkadiag.dumps.asynciotasks import parse_asyncio_tasks
+
+        return parse_asyncio_tasks
+    from kafkadiag.dumps.pytraceback import parse_py_traceback
+
+    return parse_py_traceback
 
 
 def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats, unsupported: str | None) -> str:

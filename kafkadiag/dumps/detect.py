@@ -27,6 +27,23 @@ _OTHER_JVMS = (
     (re.compile(r'^"[^"]*@[\d,]+" (?:daemon )?prio=\d+ tid=0x[0-9a-fA-F]+ nid=NA\b'), DumpFormat.INTELLIJ),
     (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),
 )
+# Python dumps without py-spy, each by a line no other format prints.
+_PYTHON_MARKERS = (
+    (
+        re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):"),
+        DumpFormat.FAULTHANDLER,
+    ),
+    (re.compile(r"^Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"), DumpFormat.GDB_PY_BT),
+    (re.compile(r"^\* (?:Threads|Greenlets)\s*$"), DumpFormat.GEVENT),
+    (re.compile(r"^(?:No stack|Stack) for <\w*Task "), DumpFormat.ASYNCIO),
+    (
+        re.compile(r'^# Thread: .*\(\d+\)\s*$|^# ThreadID: \d+|^File: ".*", line \d+, in '),
+        DumpFormat.PY_TRACEBACK,
+    ),
+)
+# A traceback-module frame: a stack printed by print_stack, or an exception's traceback in a log.
+_TRACEBACK_FRAME = re.compile(r'^\s+File ".*", line \d+, in ')
+_EXCEPTION_HEADER = "Traceback (most recent call last):"
 
 
 def detect_format(lines: Sequence[str]) -> DumpFormat:
@@ -38,10 +55,21 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
     if first[:1] == "{" and any('"threadDump"' in line for line in sample[:20]):
         return DumpFormat.JCMD_JSON
     hotspot = False
+    stacks_printed = False
+    previous = ""
     for line in sample:
         stripped = line.lstrip()
         if not stripped:
             continue
+        for marker, python_format in _PYTHON_MARKERS:
+            if marker.match(line):
+                return python_format
+        if _TRACEBACK_FRAME.match(line):
+            # Frames under "Traceback (most recent call last):" are an exception in a log, not a
+            # dump; frames under any other line are a thread's stack. Java headers still win.
+            stacks_printed = stacks_printed or not previous.startswith(_EXCEPTION_HEADER)
+        elif not line.startswith(" "):
+            previous = stripped
         if _PYSPY_PROCESS.match(stripped) or _PYSPY_HEADER.match(stripped):
             return DumpFormat.PYSPY
         for pattern, other_jvm in _OTHER_JVMS:
@@ -55,6 +83,8 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
         hotspot = hotspot or "Full thread dump" in line
     if hotspot:
         return DumpFormat.HOTSPOT
+    if stacks_printed:
+        return DumpFormat.PY_TRACEBACK
     return DumpFormat.HOTSPOT
 
 

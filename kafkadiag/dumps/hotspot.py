@@ -241,6 +241,7 @@ class _ThreadBuilder:
                 None if synchronizers is None else tuple(synchronizers),
                 self.carried,
                 self.stack_line_no,
+                (),  # frame_line_nos: a HotSpot frame is one line, stack_line_no gives them all
             ),
         )
 

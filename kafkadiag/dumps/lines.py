@@ -37,6 +37,7 @@ class ReadStats:
     replaced_characters: int = 0
     cut_lines: int = 0
     compressed: bool = False
+    encoding: str = "utf-8"
 
 
 def display_name(path: str) -> str:
@@ -122,9 +123,11 @@ def _read(stream: io.RawIOBase | io.BufferedIOBase, size: int, name: str) -> byt
 def _split(
     first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str
 ) -> Iterator[list[str]]:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    stats.encoding, bom = sniff_encoding(first)
+    decoder = codecs.getincrementaldecoder(stats.encoding)(errors="replace")
     carry = ""
-    chunk = first
+    chunk = first[bom:]
+    stats.bytes_read += bom
     while chunk:
         stats.bytes_read += len(chunk)
         text = decoder.decode(chunk)
@@ -154,6 +157,38 @@ def _split(
             stats.cut_lines += 1
             tail = tail[:MAX_LINE_CHARS]
         yield [tail]
+
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def sniff_encoding(head: bytes) -> tuple[str, int]:
+    """The encoding of a dump from its first bytes, and the length of its byte-order mark.
+
+    Dumps are ASCII in practice, UTF-8 when a thread name is not. A Windows editor or PowerShell's
+    `>` writes UTF-16 (with a BOM, or without one: then every other byte of ASCII text is NUL);
+    an old terminal or editor writes Latin-1 (not valid UTF-8, and no control bytes: binary data,
+    which is neither, stays UTF-8 so that its replacement characters say what it is).
+    """
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            return encoding, len(bom)
+    sample = head[:4096]
+    if len(sample) >= 4 and sample.count(0) * 3 >= len(sample):
+        odd_nuls = sample[1::2].count(0)
+        return ("utf-16-le" if odd_nuls >= sample[0::2].count(0) else "utf-16-be"), 0
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(sample) - 4:  # not only a character cut at the sample's end
+            controls = sum(1 for byte in sample if byte < 0x20 and byte not in (9, 10, 13))
+            if controls * 20 < len(sample):
+                return "latin-1", 0
+    return "utf-8", 0
 
 
 class _Prepended(io.RawIOBase):

@@ -1,10 +1,12 @@
-"""Class names for the standard library's methods in py-spy dumps of Python before 3.11.
+"""Class names for the standard library's methods where a dump prints bare function names.
 
 py-spy names a frame by the code object's qualified name, which exists from Python 3.11 on
 ("Queue.put"); for older interpreters it prints the bare name ("put"). The rules speak of
 Queue.put, Condition.wait, Thread.join: these frames get the name 3.11 would print, from the
 module they are in and, for threading's three `wait` methods, from what they call. Application
 frames are left as printed (a bare name there may as well be a module-level function).
+faulthandler, traceback, gdb's py-bt, gevent and asyncio print the bare name on every Python
+version (co_name, not co_qualname), so their parsers qualify the same way.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ _UNIQUE = {
     ("threading.py", "acquire"): "Semaphore.acquire",
     ("threading.py", "release"): "Semaphore.release",
     ("threading.py", "_enter"): "Barrier._enter",
+    # Condition is threading.py's one class with its own __enter__/__exit__ (the locks' and
+    # Semaphore's are aliases of acquire/release, named so in their code objects).
+    ("threading.py", "__enter__"): "Condition.__enter__",
+    ("threading.py", "__exit__"): "Condition.__exit__",
     ("threading.py", "_wait"): "Barrier._wait",
     ("queue.py", "put"): "Queue.put",
     ("queue.py", "get"): "Queue.get",

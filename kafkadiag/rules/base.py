@@ -43,7 +43,7 @@ class Requirement(str, enum.Enum):
     """Inputs a rule may need beyond a parsed dump."""
 
     JAVA = "a Java thread dump"
-    PYTHON = "a py-spy dump"
+    PYTHON = "a Python thread dump (py-spy, faulthandler, traceback, gdb py-bt, gevent, asyncio)"
     LOCK_DATA = "lock ownership (jstack -l / jcmd Thread.print -l)"
     PYSPY_LOCALS = "py-spy --locals"
     SEVERAL_DUMPS = "several dumps of the same process"

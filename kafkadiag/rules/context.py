@@ -24,7 +24,17 @@ JAVA_FORMATS = frozenset(
         DumpFormat.ANDROID_ANR,
     }
 )
-PYTHON_FORMATS = frozenset({DumpFormat.PYSPY, DumpFormat.PYSPY_JSON})
+PYTHON_FORMATS = frozenset(
+    {
+        DumpFormat.PYSPY,
+        DumpFormat.PYSPY_JSON,
+        DumpFormat.FAULTHANDLER,
+        DumpFormat.PY_TRACEBACK,
+        DumpFormat.GDB_PY_BT,
+        DumpFormat.GEVENT,
+        DumpFormat.ASYNCIO,
+    }
+)
 
 
 def available_requirements(dump: ThreadDump, series_length: int) -> frozenset[Requirement]:

@@ -1,0 +1,109 @@
+"""asyncio task stacks: `Task.print_stack()` for every task of `asyncio.all_tasks()`.
+
+    Stack for <Task pending name='kafka-poll-loop' coro=<poll_loop() running at app.py:35>
+        wait_for=<Future pending cb=[Task.task_wakeup()]>> (most recent call last):     one line
+      File "app.py", line 35, in poll_loop
+        await records.put(record)
+
+A suspended coroutine's stack is its own frame only (CPython keeps no caller frames for it), so
+each task shows the line it awaits on, not what it awaits: an `await queue.put()` shows no
+Queue.put frame. `No stack for <Task ...>` is printed for a task that has not started. The
+task is named by its name; a task with `wait_for=` waits (IDLE), the one running (the caller
+of print_stack) is RUNNABLE.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.dumps.pythreads import UnparsedKeeper, python_thread
+from kafkadiag.dumps.pytraceback import StackReader
+from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadStatus
+
+TASK_HEADER = re.compile(
+    r"^(?P<kind>Stack|No stack) for <(?P<task>\w*Task) (?P<state>\w+) name='(?P<name>[^']*)'"
+)
+AWAITING = " wait_for="
+
+
+class _Dump:
+    def __init__(self, source: str, index: int, line_no: int) -> None:
+        self.source = source
+        self.index = index
+        self.line_no = line_no
+        self.end_line_no = line_no
+        self.threads: list[Thread] = []
+        self.names: set[str] = set()
+        self.unparsed = UnparsedKeeper()
+
+    def build(self) -> ThreadDump:
+        return ThreadDump(
+            source=self.source,
+            index=self.index,
+            format=DumpFormat.ASYNCIO,
+            line_no=self.line_no,
+            end_line_no=self.end_line_no,
+            threads=tuple(self.threads),
+            producer="asyncio",
+            unparsed=tuple(self.unparsed.lines),
+            unparsed_count=self.unparsed.count,
+            notes=("asyncio shows each task's own coroutine frame only, not what it awaits",),
+        )
+
+
+def _task(header: re.Match[str], line_no: int, stack: StackReader) -> Thread:
+    thread = python_thread(
+        header["name"],
+        header.string,
+        line_no,
+        stack.innermost_first(),
+        top_source=stack.top_source,
+        frame_line_nos=stack.line_nos_innermost_first(),
+    )
+    if AWAITING in header.string:
+        return thread._replace(state=ThreadState.WAITING, status=ThreadStatus.IDLE)
+    return thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)
+
+
+def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    dump: _Dump | None = None
+    count = 0
+    header: re.Match[str] | None = None
+    header_line_no = 0
+    stack = StackReader()
+    line_no = 0
+
+    def close_task() -> None:
+        nonlocal header, stack
+        if header is not None and dump is not None:
+            dump.threads.append(_task(header, header_line_no, stack))
+            dump.names.add(header["name"])
+        header, stack = None, StackReader()
+
+    for batch in batches:
+        for line in batch:
+            line_no += 1
+            if not line.strip():
+                continue
+            task = TASK_HEADER.match(line)
+            if task:
+                close_task()
+                if dump is None or task["name"] in dump.names:
+                    if dump is not None:
+                        yield dump.build()
+                    dump = _Dump(source, count, line_no)
+                    count += 1
+                header, header_line_no = task, line_no
+                dump.end_line_no = line_no
+                continue
+            if dump is None:
+                continue
+            if header is not None and stack.feed(line, line_no):
+                dump.end_line_no = line_no
+                continue
+            close_task()
+            dump.unparsed.add(line_no, line)
+    close_task()
+    if dump is not None:
+        yield dump.build()

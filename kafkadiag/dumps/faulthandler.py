@@ -1,0 +1,141 @@
+"""faulthandler output: `dump_traceback(all_threads=True)`, `register(signum)`, a fatal error.
+
+Layout (CPython 3.8 to 3.13 print the same lines):
+
+    Fatal Python error: Aborted                          only after a crash (faulthandler.enable)
+    <blank>
+    Thread 0x00007f1bd5e6b6c0 (most recent call first):  the thread's ident (pthread_self), no name
+      File "/usr/lib/python3.11/threading.py", line 327 in wait
+      File "app.py", line 12 in poll_loop
+    <blank>
+    Current thread 0x00007f1bd6a1cb80 (most recent call first):    the thread that got the signal
+      File "app.py", line 40 in <module>
+
+`dump_traceback_later(timeout)` prints `Timeout (0:00:05)!` first and calls every thread
+`Thread`; `all_threads=False` prints one `Stack (most recent call first):`. A stack deeper than
+100 frames ends with `  ...`; a thread without Python frames shows `  <no Python frame>`. After a
+fatal error, CPython 3.9+ may add `Python runtime state: ...` and 3.10+ `Extension modules: ...`.
+
+faulthandler prints no thread names and no state, and the bare function name (`wait`, not
+`Condition.wait`): pythreads qualifies the standard library's and reads the status from the top
+frame. Several dumps in one file (a log with one per signal) are split where a banner appears
+or a thread ident repeats.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.dumps.pythreads import UnparsedKeeper, python_frame, python_thread
+from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump
+
+THREAD_HEADER = re.compile(
+    r"^(?P<current>Current thread|Thread) (?P<ident>0x[0-9a-fA-F]+) \(most recent call first\):\s*$"
+)
+STACK_HEADER = re.compile(r"^Stack \(most recent call first\):\s*$")
+FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*?)\s*$')
+BANNER = re.compile(r"^(?:Fatal Python error: .*|Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!)\s*$")
+# Lines faulthandler or Py_FatalError print that carry nothing a diagnosis needs.
+KNOWN_EXTRA = re.compile(
+    r"^(?:Python runtime state: |Extension modules: |\s+<no Python frame>|\s+\.\.\.\s*$)"
+)
+
+
+class _Dump:
+    def __init__(self, source: str, index: int, line_no: int, banner: str | None) -> None:
+        self.source = source
+        self.index = index
+        self.line_no = line_no
+        self.end_line_no = line_no
+        self.banner = banner
+        self.threads: list[Thread] = []
+        self.idents: set[str] = set()
+        self.unparsed = UnparsedKeeper()
+        self.truncated_stacks = 0
+
+    def build(self) -> ThreadDump:
+        notes: tuple[str, ...] = ("faulthandler prints no thread names: threads are named by their ident",)
+        if self.truncated_stacks:
+            notes += (f"{self.truncated_stacks} stack(s) cut at faulthandler's 100 frames",)
+        return ThreadDump(
+            source=self.source,
+            index=self.index,
+            format=DumpFormat.FAULTHANDLER,
+            line_no=self.line_no,
+            end_line_no=self.end_line_no,
+            threads=tuple(self.threads),
+            banner=self.banner,
+            producer="faulthandler",
+            unparsed=tuple(self.unparsed.lines),
+            unparsed_count=self.unparsed.count,
+            notes=notes,
+        )
+
+
+def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    dump: _Dump | None = None
+    count = 0
+    header: str | None = None
+    ident = ""
+    header_line_no = 0
+    frames: list[Frame] = []
+    line_no = 0
+
+    def close_thread() -> None:
+        nonlocal header, frames
+        if header is not None and dump is not None:
+            dump.threads.append(python_thread(ident, header, header_line_no, frames, header_line_no + 1))
+            dump.idents.add(ident)
+        header, frames = None, []
+
+    def new_dump(banner: str | None) -> _Dump:
+        nonlocal count
+        count += 1
+        return _Dump(source, count - 1, line_no, banner)
+
+    for batch in batches:
+        for line in batch:
+            line_no += 1
+            if not line.strip():
+                continue
+            thread = THREAD_HEADER.match(line)
+            if thread or STACK_HEADER.match(line):
+                close_thread()
+                ident = thread["ident"] if thread else "stack"
+                if dump is None or ident in dump.idents:
+                    if dump is not None:
+                        yield dump.build()
+                    dump = new_dump(None)
+                header, header_line_no = line, line_no
+                dump.end_line_no = line_no
+                continue
+            if BANNER.match(line):
+                close_thread()
+                if dump is not None:
+                    yield dump.build()
+                dump = new_dump(line.strip())
+                continue
+            if dump is None:
+                continue
+            frame = FRAME.match(line) if header is not None else None
+            if frame:
+                number = frame["line"]
+                frames.append(
+                    python_frame(
+                        line, frame["function"], frame["file"], int(number) if number.isdigit() else None
+                    )
+                )
+                dump.end_line_no = line_no
+                continue
+            if KNOWN_EXTRA.match(line):
+                if line.strip() == "...":
+                    dump.truncated_stacks += 1
+                dump.end_line_no = line_no
+                continue
+            # Anything else (the application's own output around the dump) ends the thread.
+            close_thread()
+            dump.unparsed.add(line_no, line)
+    close_thread()
+    if dump is not None:
+        yield dump.build()

@@ -1,0 +1,128 @@
+"""gdb's `thread apply all py-bt`: Python stacks read from outside by CPython's gdb extension.
+
+    Thread 4 (Thread 0x7f5fc56596c0 (LWP 27352) "python3.11"):
+    Traceback (most recent call first):
+      <built-in method __enter__ of _thread.lock object at remote 0x7f5fc6712580>   a C function
+      File "/usr/lib/python3.11/threading.py", line 320, in wait
+        waiter.acquire()                                                            its source line
+
+gdb numbers threads itself; `LWP` is the Linux thread id (py-spy's thread number) and the quoted
+name is the OS thread name, which CPython before 3.14 leaves as the program's. A thread is named
+`LWP <n>` so that it can be matched with a py-spy dump of the same process. gdb prints its own
+lines around the stacks (`[New LWP ...]`, the frame it stopped in, `Unable to locate python
+frame` for threads that run no Python): they are kept as unparsed lines or ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.dumps.pythreads import UnparsedKeeper, native_frame, python_frame, python_thread
+from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump
+
+THREAD_HEADER = re.compile(
+    r"^Thread (?P<number>\d+) \(Thread (?P<pthread>0x[0-9a-fA-F]+) \(LWP (?P<lwp>\d+)\)"
+    r'(?: "(?P<name>.*)")?\):\s*$'
+)
+TRACEBACK = "Traceback (most recent call first):"
+FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$')
+BUILTIN = re.compile(r"^\s+<built-in (?:method|function) (?P<function>[\w.]+)")
+# Lines the extension prints where a frame cannot be shown; they say nothing about state.
+KNOWN_EXTRA = re.compile(
+    r"^\s*(?:Unable to locate python frame|Waiting for the GIL|Garbage-collecting|"
+    r"\(unable to read python frame information\)|\(frame information optimized out\))"
+    # gdb's own status lines: "[New LWP 1235]", "[Inferior 1 (process 1234) detached]".
+    r"|^\[.*\]\s*$"
+)
+
+
+class _Dump:
+    def __init__(self, source: str, index: int, line_no: int) -> None:
+        self.source = source
+        self.index = index
+        self.line_no = line_no
+        self.end_line_no = line_no
+        self.threads: list[Thread] = []
+        self.numbers: set[str] = set()
+        self.unparsed = UnparsedKeeper()
+
+    def build(self) -> ThreadDump:
+        return ThreadDump(
+            source=self.source,
+            index=self.index,
+            format=DumpFormat.GDB_PY_BT,
+            line_no=self.line_no,
+            end_line_no=self.end_line_no,
+            threads=tuple(self.threads),
+            producer="gdb",
+            unparsed=tuple(self.unparsed.lines),
+            unparsed_count=self.unparsed.count,
+        )
+
+
+def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    dump: _Dump | None = None
+    count = 0
+    header: re.Match[str] | None = None
+    header_line_no = 0
+    frames: list[Frame] = []
+    frame_line_nos: list[int] = []
+    sources: dict[int, str] = {}
+    line_no = 0
+
+    def close_thread() -> None:
+        nonlocal header, frames, sources, frame_line_nos
+        if header is not None and dump is not None:
+            top_python = next((i for i, frame in enumerate(frames) if not frame.native), None)
+            top_source = sources.get(top_python) if top_python is not None else None
+            dump.threads.append(
+                python_thread(
+                    f"LWP {header['lwp']}",
+                    header.group(0),
+                    header_line_no,
+                    frames,
+                    top_source=top_source,
+                    frame_line_nos=tuple(frame_line_nos),
+                )
+            )
+            dump.numbers.add(header["number"])
+            dump.end_line_no = line_no
+        header, frames, sources, frame_line_nos = None, [], {}, []
+
+    for batch in batches:
+        for line in batch:
+            line_no += 1
+            if not line.strip():
+                continue
+            thread_header = THREAD_HEADER.match(line)
+            if thread_header:
+                close_thread()
+                if dump is None or thread_header["number"] in dump.numbers:
+                    if dump is not None:
+                        yield dump.build()
+                    dump = _Dump(source, count, line_no)
+                    count += 1
+                header, header_line_no = thread_header, line_no
+                continue
+            if header is None or dump is None:
+                continue  # gdb's own lines before the first thread
+            if line.startswith(TRACEBACK) or KNOWN_EXTRA.match(line):
+                continue
+            frame = FRAME.match(line)
+            if frame:
+                frames.append(python_frame(line, frame["function"], frame["file"], int(frame["line"])))
+                frame_line_nos.append(line_no)
+                continue
+            builtin = BUILTIN.match(line)
+            if builtin:
+                frames.append(native_frame(line, builtin["function"]))
+                frame_line_nos.append(line_no)
+                continue
+            if frames and line.startswith("    ") and len(frames) - 1 not in sources:
+                sources[len(frames) - 1] = line.strip()
+                continue
+            dump.unparsed.add(line_no, line)
+    close_thread()
+    if dump is not None:
+        yield dump.build()

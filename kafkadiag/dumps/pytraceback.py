@@ -1,0 +1,185 @@
+"""Thread stacks printed with the traceback module from `sys._current_frames()`.
+
+Two published shapes, each a thread header followed by its frames, outermost first:
+
+The recipe copied across blogs and Stack Overflow (a SIGUSR1 handler):
+
+    # Thread: worker-0(139650849457856)          also `# ThreadID: 139650849457856`
+    File: "/usr/lib/python3.11/threading.py", line 1002, in _bootstrap
+      self._bootstrap_inner()                    the source line (same line in some copies)
+
+`traceback.print_stack(frame)` / `format_stack` under a line naming the thread, which people
+write in many ways: the thread's repr (`<Thread(worker-0, started daemon 1396...)>`, perhaps
+after `thread `), `Thread ID: 1396... (main thread)`, or just the name:
+
+    <Thread(worker-0, started daemon 139650849457856)>
+      File "/usr/lib/python3.11/threading.py", line 1002, in _bootstrap
+        self._bootstrap_inner()
+        ^^^^^^^^^^^^^^^^^^^^^^^                  Python 3.11+ may underline the expression
+
+Frames are stored innermost first like every other format. The header is any line that is not
+a frame nor indented under one; a header without frames (a banner, a log line) is kept as an
+unparsed line. A thread ident seen twice starts another dump (one file, one dump per signal).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.dumps.pythreads import UnparsedKeeper, python_frame, python_thread
+from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump
+
+RECIPE_FRAME = re.compile(
+    r'^File: "(?P<file>.*)", line (?P<line>\d+), in (?P<function>\S+)(?:  (?P<source>.*))?$'
+)
+TRACEBACK_FRAME = re.compile(
+    r'^(?P<indent>\s*)File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$'
+)
+CARETS = re.compile(r"^\s*[~^]+\s*$")
+
+# Thread headers: (pattern, what it names). Tried in order; the first match wins.
+RECIPE_THREAD = re.compile(r"^# Thread: (?P<name>.*)\((?P<ident>\d+)\)\s*$")
+RECIPE_THREAD_ID = re.compile(r"^# ThreadID: (?P<ident>\d+)\s*$")
+THREAD_REPR = re.compile(r"<\w+\((?P<name>.*), (?:started|initial|stopped)(?: daemon)? ?(?P<ident>\d+)?\)>")
+THREAD_ID_LINE = re.compile(r"^Thread ID: (?P<ident>\d+)(?: \((?P<name>[^)]*)\))?")
+
+
+def thread_identity(header: str) -> tuple[str, str | None]:
+    """(name, ident) from a header line; the line itself is the name when no shape matches."""
+    text = header.strip()
+    for pattern in (RECIPE_THREAD, RECIPE_THREAD_ID, THREAD_REPR, THREAD_ID_LINE):
+        match = pattern.search(text)
+        if match:
+            groups = match.groupdict()
+            ident = groups.get("ident")
+            name = groups.get("name") or ident or text
+            return name, ident
+    return text.rstrip(":").strip() or "(unnamed)", None
+
+
+def read_frame(line: str) -> tuple[Frame, int] | None:
+    """A frame line of either shape, and its indentation (0 for the recipe's `File:`)."""
+    match = RECIPE_FRAME.match(line)
+    if match:
+        return python_frame(line, match["function"], match["file"], int(match["line"])), 0
+    match = TRACEBACK_FRAME.match(line)
+    if match:
+        return python_frame(line, match["function"], match["file"], int(match["line"])), len(match["indent"])
+    return None
+
+
+class StackReader:
+    """Frames of one traceback-style block, outermost first, with the source line under each."""
+
+    def __init__(self) -> None:
+        self.frames: list[Frame] = []
+        self.line_nos: list[int] = []
+        self.sources: list[str] = []
+        self.indent = -1
+
+    def feed(self, line: str, line_no: int) -> bool:
+        """Take `line` if it is a frame or indented under the last frame; False otherwise."""
+        read = read_frame(line)
+        if read is not None:
+            frame, indent = read
+            self.frames.append(frame)
+            self.line_nos.append(line_no)
+            inline = RECIPE_FRAME.match(line)
+            self.sources.append((inline["source"] or "") if inline else "")
+            self.indent = indent
+            return True
+        if self.frames and len(line) - len(line.lstrip()) > self.indent:
+            if not self.sources[-1] and not CARETS.match(line):
+                self.sources[-1] = line.strip()
+            return True
+        return False
+
+    def innermost_first(self) -> list[Frame]:
+        return list(reversed(self.frames))
+
+    def line_nos_innermost_first(self) -> tuple[int, ...]:
+        return tuple(reversed(self.line_nos))
+
+    @property
+    def top_source(self) -> str | None:
+        return self.sources[-1] if self.sources else None
+
+
+class _Dump:
+    def __init__(self, source: str, index: int, line_no: int) -> None:
+        self.source = source
+        self.index = index
+        self.line_no = line_no
+        self.end_line_no = line_no
+        self.threads: list[Thread] = []
+        self.idents: set[str] = set()
+        self.unparsed = UnparsedKeeper()
+
+    def build(self) -> ThreadDump:
+        return ThreadDump(
+            source=self.source,
+            index=self.index,
+            format=DumpFormat.PY_TRACEBACK,
+            line_no=self.line_no,
+            end_line_no=self.end_line_no,
+            threads=tuple(self.threads),
+            producer="traceback",
+            unparsed=tuple(self.unparsed.lines),
+            unparsed_count=self.unparsed.count,
+        )
+
+
+def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    dump: _Dump | None = None
+    count = 0
+    header: str | None = None
+    header_line_no = 0
+    stack = StackReader()
+    line_no = 0
+
+    def close_thread() -> Iterator[ThreadDump]:
+        """Add the thread being read; yields the previous dump when its ident repeats."""
+        nonlocal header, stack, dump, count
+        if header is not None and stack.frames:
+            name, ident = thread_identity(header)
+            key = ident or name
+            if dump is None or key in dump.idents:
+                if dump is not None:
+                    yield dump.build()
+                dump = _Dump(source, count, header_line_no)
+                count += 1
+            dump.threads.append(
+                python_thread(
+                    name,
+                    header,
+                    header_line_no,
+                    stack.innermost_first(),
+                    top_source=stack.top_source,
+                    frame_line_nos=stack.line_nos_innermost_first(),
+                )
+            )
+            dump.idents.add(key)
+            dump.end_line_no = line_no - 1
+        elif header is not None and dump is not None:
+            dump.unparsed.add(header_line_no, header)
+        header, stack = None, StackReader()
+
+    for batch in batches:
+        for line in batch:
+            line_no += 1
+            if not line.strip():
+                continue
+            if header is not None and stack.feed(line, line_no):
+                continue
+            yield from close_thread()
+            if read_frame(line) is not None:
+                # Frames with no line naming their thread (a bare print_stack): one unnamed thread.
+                header, header_line_no = "", line_no
+                stack.feed(line, line_no)
+                continue
+            header, header_line_no = line, line_no
+    line_no += 1
+    yield from close_thread()
+    if dump is not None:
+        yield dump.build()

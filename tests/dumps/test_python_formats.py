@@ -1,0 +1,318 @@
+"""Python dumps taken without py-spy, read from real captures of the reproducers.
+
+fixtures/captured/pyfmt-*: faulthandler (SIGUSR1, dump_traceback_later, a fatal SIGABRT, and
+Python 3.13), the sys._current_frames() recipe, print_stack under each thread's repr, gdb's
+`thread apply all py-bt`, gevent's print_run_info and asyncio's Task.print_stack. Line numbers
+of the reproducers' frames are looked up by content in their source, as the capture does.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.dumps.detect import detect_format
+from kafkadiag.dumps.pytraceback import thread_identity
+from kafkadiag.errors import NoDumpFoundError
+from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadStatus
+
+from ..conftest import CAPTURED, FIXTURES
+
+POLL = CAPTURED / "pyfmt-poll-queue-full"
+THREADED = ("pyfmt-poll-queue-full", "pyfmt-poll-waits-futures", "pyfmt-heartbeat-blocked", "pyfmt-healthy")
+FORMAT_OF_FILE = {
+    "faulthandler-sigusr1.txt": DumpFormat.FAULTHANDLER,
+    "faulthandler-sigusr1-py313.txt": DumpFormat.FAULTHANDLER,
+    "faulthandler-later.txt": DumpFormat.FAULTHANDLER,
+    "faulthandler-fatal.txt": DumpFormat.FAULTHANDLER,
+    "current-frames-recipe.txt": DumpFormat.PY_TRACEBACK,
+    "print-stack.txt": DumpFormat.PY_TRACEBACK,
+    "current-frames-threadid.txt": DumpFormat.PY_TRACEBACK,
+    "format-list.txt": DumpFormat.PY_TRACEBACK,
+    "gdb-py-bt.txt": DumpFormat.GDB_PY_BT,
+    "gevent-run-info.txt": DumpFormat.GEVENT,
+    "asyncio-task-stacks.txt": DumpFormat.ASYNCIO,
+}
+CAPTURES = sorted(path for path in CAPTURED.glob("pyfmt-*/*.txt"))
+
+
+def source_line(script: str, marker: str) -> int:
+    """The one line of fixtures/python/<script> that starts with `marker`."""
+    lines = (FIXTURES / "python" / script).read_text().splitlines()
+    found = [number for number, text in enumerate(lines, 1) if text.strip().startswith(marker)]
+    assert len(found) == 1, (script, marker, found)
+    return found[0]
+
+
+def only_dump(path: Path) -> ThreadDump:
+    dumps = list(read_dumps(str(path)))
+    assert len(dumps) == 1, [dump.line_no for dump in dumps]
+    return dumps[0]
+
+
+def functions(thread: Thread) -> list[str]:
+    return [frame.function for frame in thread.frames]
+
+
+def with_frame(dump: ThreadDump, function: str, file_end: str, line: int | None = None) -> list[Thread]:
+    """Threads with a frame of `function` in a file ending in `file_end` (at `line`, if given)."""
+    return [
+        thread
+        for thread in dump.threads
+        if any(
+            frame.function == function
+            and (frame.file or "").endswith(file_end)
+            and (line is None or frame.line == line)
+            for frame in thread.frames
+        )
+    ]
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_capture_is_detected_as_its_format(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert detect_format(lines) is FORMAT_OF_FILE[path.name]
+    assert only_dump(path).format is FORMAT_OF_FILE[path.name]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "faulthandler-sigusr1.txt",
+        "faulthandler-later.txt",
+        "faulthandler-fatal.txt",
+        "faulthandler-sigusr1-py313.txt",
+    ],
+)
+def test_faulthandler_threads_are_named_by_ident_with_frames_innermost_first(name: str) -> None:
+    dump = only_dump(POLL / name)
+    assert dump.producer == "faulthandler"
+    assert len(dump.threads) == 5
+    for thread in dump.threads:
+        assert thread.name.startswith("0x") and thread.name in thread.header
+    (poller,) = with_frame(
+        dump, "poll_loop", "poll_queue_full.py", source_line("poll_queue_full.py", "records.put(record)")
+    )
+    assert functions(poller)[:3] == ["Condition.wait", "Queue.put", "poll_loop"]
+    assert poller.frames[1].file.endswith("queue.py") and poller.frames[1].line is not None
+    assert poller.status is ThreadStatus.IDLE
+    sleeping = with_frame(
+        dump, "process_record", "poll_queue_full.py", source_line("poll_queue_full.py", "time.sleep(3600)")
+    )
+    blocked = with_frame(
+        dump, "process_record", "poll_queue_full.py", source_line("poll_queue_full.py", "with state_lock:")
+    )
+    assert len(sleeping) == len(blocked) == 1
+    # faulthandler quotes no source: an application frame on top reads as running code.
+    assert sleeping[0].status is ThreadStatus.RUNNABLE
+    joins = with_frame(dump, "Thread.join", "threading.py")
+    # Python 3.13's join waits in C (no _wait_for_tstate_lock frame); either way the thread waits.
+    top = "Thread.join" if name.endswith("py313.txt") else "Thread._wait_for_tstate_lock"
+    assert len(joins) == 1 and joins[0].frames[0].function == top
+    assert joins[0].status is ThreadStatus.IDLE
+
+
+def test_faulthandler_banners_name_the_trigger() -> None:
+    assert only_dump(POLL / "faulthandler-fatal.txt").banner == "Fatal Python error: Aborted"
+    assert only_dump(POLL / "faulthandler-later.txt").banner.startswith("Timeout (0:00:08")
+    current = [
+        t for t in only_dump(POLL / "faulthandler-sigusr1.txt").threads if t.header.startswith("Current")
+    ]
+    assert len(current) == 1 and "run_path" in functions(current[0])
+
+
+def test_one_file_of_two_faulthandler_dumps_reads_as_two_dumps(tmp_path: Path) -> None:
+    """A log collecting one dump per signal: the repeated thread idents start a second dump."""
+    text = (POLL / "faulthandler-sigusr1.txt").read_text()
+    both = tmp_path / "two.txt"
+    both.write_text(text + "application log line between the dumps\n" + text)
+    first, second = list(read_dumps(str(both)))
+    assert [t.name for t in first.threads] == [t.name for t in second.threads]
+    assert second.line_no == text.count("\n") + 2
+    assert first.unparsed_count == 1 and first.unparsed[0].text.startswith("application log line")
+
+
+@pytest.mark.parametrize("name", ["current-frames-recipe.txt", "print-stack.txt", "format-list.txt"])
+def test_traceback_dumps_name_threads_and_read_blocking_source_lines(name: str) -> None:
+    dump = only_dump(POLL / name)
+    by_name = {thread.name: thread for thread in dump.threads}
+    assert set(by_name) == {"MainThread", "kafka-poll-loop", "worker-0", "worker-1", "group1-heartbeat"}
+    assert functions(by_name["kafka-poll-loop"])[:3] == ["Condition.wait", "Queue.put", "poll_loop"]
+    assert by_name["kafka-poll-loop"].frames[-1].function == "Thread._bootstrap"
+    worker0, worker1 = by_name["worker-0"], by_name["worker-1"]
+    assert worker0.frames[0].line == source_line("poll_queue_full.py", "time.sleep(3600)")
+    assert worker1.frames[0].line == source_line("poll_queue_full.py", "with state_lock:")
+    # The quoted source line (`time.sleep(...)`, `with state_lock:`) says the call blocks.
+    assert worker0.status is worker1.status is ThreadStatus.IDLE
+    # The thread that ran the dumping handler is running.
+    assert by_name["MainThread"].status is ThreadStatus.RUNNABLE
+    for thread in dump.threads:
+        assert (thread_identity(thread.header)[1] or "").isdigit()  # the ident, from the header
+
+
+def test_the_recipe_older_copy_names_threads_by_ident_with_the_source_on_the_frame_line() -> None:
+    dump = only_dump(POLL / "current-frames-threadid.txt")
+    assert len(dump.threads) == 5 and all(thread.name.isdigit() for thread in dump.threads)
+    assert dump.unparsed_count == 0
+    (poller,) = with_frame(dump, "Queue.put", "queue.py")
+    assert functions(poller)[:3] == ["Condition.wait", "Queue.put", "poll_loop"]
+    blocked = with_frame(
+        dump, "process_record", "poll_queue_full.py", source_line("poll_queue_full.py", "with state_lock:")
+    )
+    # "File: ..., in process_record  with state_lock:": the inline source line says it blocks.
+    assert blocked[0].frames[0].function == "process_record" and blocked[0].status is ThreadStatus.IDLE
+    # The same threads, by ident, as the recipe that names them.
+    named = only_dump(POLL / "current-frames-recipe.txt")
+    assert {thread.name for thread in dump.threads} == {
+        thread_identity(thread.header)[1] for thread in named.threads
+    }
+
+
+def test_gdb_py_bt_threads_are_named_by_lwp_with_builtin_calls_as_native_frames() -> None:
+    dump = only_dump(POLL / "gdb-py-bt.txt")
+    assert dump.producer == "gdb"
+    assert len(dump.threads) == 5 and all(t.name.startswith("LWP ") for t in dump.threads)
+    assert dump.unparsed_count == 0
+    blocked = with_frame(
+        dump, "process_record", "poll_queue_full.py", source_line("poll_queue_full.py", "with state_lock:")
+    )
+    sleeping = with_frame(
+        dump, "process_record", "poll_queue_full.py", source_line("poll_queue_full.py", "time.sleep(3600)")
+    )
+    assert blocked[0].frames[0].native and blocked[0].frames[0].function == "__enter__"
+    assert sleeping[0].frames[0].native and sleeping[0].frames[0].function == "sleep"
+    assert blocked[0].status is sleeping[0].status is ThreadStatus.IDLE
+    (poller,) = with_frame(dump, "Queue.put", "queue.py")
+    assert functions(poller)[:3] == ["Condition.wait", "Queue.put", "poll_loop"]
+    lines = (POLL / "gdb-py-bt.txt").read_text().splitlines()
+    for index, frame in enumerate(poller.frames):
+        assert frame.text in lines[poller.frame_line_no(index) - 1]
+
+
+def test_gevent_report_reads_greenlets_by_name_without_their_spawn_site() -> None:
+    script = "gevent_poll_queue_full.py"
+    dump = only_dump(CAPTURED / "pyfmt-gevent-poll-queue-full/gevent-run-info.txt")
+    by_name = {thread.name: thread for thread in dump.threads}
+    assert {"kafka-poll-loop", "worker-0", "worker-1", "group1-heartbeat", "Hub"} <= set(by_name)
+    poller = by_name["kafka-poll-loop"]
+    assert [(f.function, f.line) for f in poller.frames] == [
+        ("poll_loop", source_line(script, "records.put(record)"))
+    ]
+    assert by_name["worker-1"].frames[1].line == source_line(script, "with state_lock:")
+    assert "Condition.wait" in functions(by_name["group1-heartbeat"])
+    # Every greenlet but the one printing the report has switched away to wait.
+    for name in ("kafka-poll-loop", "worker-0", "worker-1", "group1-heartbeat", "Hub"):
+        assert by_name[name].status is ThreadStatus.IDLE, name
+
+
+def test_asyncio_tasks_show_their_own_coroutine_frame() -> None:
+    script = "asyncio_poll_queue_full.py"
+    dump = only_dump(CAPTURED / "pyfmt-asyncio-poll-queue-full/asyncio-task-stacks.txt")
+    by_name = {thread.name: thread for thread in dump.threads}
+    assert {"kafka-poll-loop", "worker-0", "worker-1", "group1-heartbeat"} <= set(by_name)
+    poller = by_name["kafka-poll-loop"]
+    assert [(f.function, f.line) for f in poller.frames] == [
+        ("poll_loop", source_line(script, "await records.put(record)"))
+    ]
+    assert all(thread.status is ThreadStatus.IDLE for thread in dump.threads)  # all await something
+
+
+@pytest.mark.parametrize("scenario", THREADED)
+def test_the_same_process_gives_the_same_stacks_in_every_format(scenario: str) -> None:
+    """faulthandler, gdb and the traceback recipe of one process: the same innermost Python frames."""
+    stacks = {}
+    names = (
+        "faulthandler-sigusr1.txt",
+        "gdb-py-bt.txt",
+        "current-frames-recipe.txt",
+        "current-frames-threadid.txt",
+    )
+    for name in names:
+        dump = only_dump(CAPTURED / scenario / name)
+        stacks[name] = sorted(
+            tuple((f.function, f.line) for f in thread.frames if not f.native)[:2]
+            for thread in dump.threads
+            if "dump_with.py" not in {Path(f.file or "").name for f in thread.frames}  # the main thread
+        )
+    assert len(stacks["faulthandler-sigusr1.txt"]) >= 2  # every thread but the main one
+    assert all(stacks[name] == stacks["faulthandler-sigusr1.txt"] for name in names)
+
+
+def test_lines_around_a_faulthandler_dump_are_kept_as_unparsed(tmp_path: Path) -> None:
+    text = (POLL / "faulthandler-fatal.txt").read_text()
+    noisy = tmp_path / "stderr.log"
+    noisy.write_text("starting consumer\n" + text + "Traceback (most recent call last):\n  garbage \x00\n")
+    dump = only_dump(noisy)
+    assert len(dump.threads) == 5
+    assert dump.unparsed_count == 2
+
+
+PYTHON_FORMATS = [
+    DumpFormat.FAULTHANDLER,
+    DumpFormat.PY_TRACEBACK,
+    DumpFormat.GDB_PY_BT,
+    DumpFormat.GEVENT,
+    DumpFormat.ASYNCIO,
+]
+
+
+@pytest.mark.parametrize("input_format", PYTHON_FORMATS, ids=lambda f: f.value)
+def test_binary_garbage_read_as_a_python_format_is_no_dump_not_a_crash(
+    tmp_path: Path, input_format: DumpFormat
+) -> None:
+    path = tmp_path / "garbage.bin"
+    path.write_bytes(os.urandom(1024 * 1024))
+    started = time.monotonic()
+    with pytest.raises(NoDumpFoundError):
+        list(read_dumps(str(path), input_format))
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize(
+    ("name", "header_rows", "frame_rows"),
+    [
+        ("faulthandler-sigusr1.txt", (1, 1), (2, 2)),
+        ("gdb-py-bt.txt", (9, 10), (12, 13)),
+        ("print-stack.txt", (1, 1), (2, 3)),
+    ],
+)
+def test_a_200000_frame_stack_parses_in_linear_time(
+    tmp_path: Path, name: str, header_rows: tuple[int, int], frame_rows: tuple[int, int]
+) -> None:
+    """A runaway recursion: one captured thread header, then one of its frames (with its source
+    line, where the format prints one) repeated 200,000 times."""
+    lines = (POLL / name).read_text().splitlines()
+    header = lines[header_rows[0] - 1 : header_rows[1]]
+    frame = lines[frame_rows[0] - 1 : frame_rows[1]]
+    assert "File" in frame[0]
+    path = tmp_path / "deep.txt"
+    path.write_text("\n".join([*header, *frame * 200_000]) + "\n")
+    started = time.monotonic()
+    (dump,) = list(read_dumps(str(path)))
+    assert time.monotonic() - started < 30
+    assert len(dump.threads) == 1 and len(dump.threads[0].frames) == 200_000
+
+
+@pytest.mark.parametrize("scenario", THREADED)
+def test_every_format_of_one_process_gives_the_same_thread_idents(scenario: str) -> None:
+    """Python's thread ident, printed in hex (faulthandler, gdb's pthread) or decimal (traceback)."""
+    idents = {
+        name: {thread.tid for thread in only_dump(CAPTURED / scenario / name).threads}
+        for name in (
+            "faulthandler-sigusr1.txt",
+            "faulthandler-fatal.txt",
+            "gdb-py-bt.txt",
+            "current-frames-recipe.txt",
+            "current-frames-threadid.txt",
+            "print-stack.txt",
+            "format-list.txt",
+        )
+    }
+    assert None not in idents["faulthandler-sigusr1.txt"]
+    assert all(found == idents["faulthandler-sigusr1.txt"] for found in idents.values()), idents
+    # gdb also gives each thread's Linux thread id (py-spy's thread number)
+    assert all(thread.nid for thread in only_dump(CAPTURED / scenario / "gdb-py-bt.txt").threads)
