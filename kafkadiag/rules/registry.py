@@ -26,6 +26,7 @@ from kafkadiag.rules.kd402_python_poll_waiting_on_futures import PythonPollWaiti
 from kafkadiag.rules.kd403_python_heartbeat_blocked import PythonHeartbeatBlocked
 from kafkadiag.rules.kd404_python_lock_order_inversion import PythonLockOrderInversion
 from kafkadiag.rules.kd405_python_lock_reentry import PythonLockReentry
+from kafkadiag.rules.kd406_python_event_loop_blocked import PythonEventLoopBlocked
 from kafkadiag.rules.kd501_thread_not_moving import ThreadNotMoving
 from kafkadiag.rules.kd502_busy_threads import BusyThreads
 from kafkadiag.rules.kd601_offset_below_log_start import OffsetBelowLogStart
@@ -72,6 +73,7 @@ RULES: tuple[type[Rule], ...] = (
     PythonHeartbeatBlocked,
     PythonLockOrderInversion,
     PythonLockReentry,
+    PythonEventLoopBlocked,
     ThreadNotMoving,
     BusyThreads,
     OffsetBelowLogStart,

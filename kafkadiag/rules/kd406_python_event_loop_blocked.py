@@ -1,0 +1,116 @@
+"""KD406: an event loop's thread stopped in a blocking call made by one of its callbacks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.model import Frame, Thread
+from kafkadiag.rules import eventloop
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+
+def _where(frame: Frame) -> str:
+    return frame.text.strip()  # as the dump printed it: "Class.method (file.py:12)"
+
+
+class PythonEventLoopBlocked(Rule):
+    code = "KD406"
+    name = "python-event-loop-blocked"
+    title = "Python event loop blocked in a synchronous call"
+    severity = Severity.ERROR
+    requires = frozenset({Requirement.PYTHON})
+    explanation = """
+A thread that runs an event loop (asyncio's run_forever/_run_once/Handle._run, tornado's IOLoop,
+a Twisted reactor, the gevent hub) is not running and not waiting in the loop's own selector: a
+callback or coroutine the loop called is waiting in a blocking call - time.sleep, a socket
+connect/recv/sendall, getaddrinfo, an SSL handshake or read, http.client/urllib3/requests, a
+subprocess wait, a threading lock or a queue.Queue.get. A loop runs one callback at a time, so
+until that call returns every other task and callback of the loop is stalled: timers, reads,
+writes, heartbeats. An aiokafka consumer stalls this way: its heartbeat and fetch tasks starve, the
+group coordinator evicts the member after session.timeout.ms and the partitions are reassigned.
+The finding names the loop's thread, the blocking call, the code that made it and the coroutine or
+callback the loop was running. Without --native a call into C (time.sleep, socket.recv,
+Lock.acquire) shows only as the calling line; --native names the C function.
+"""
+    remedy = """
+Never block the loop's thread: `await asyncio.sleep(...)` instead of time.sleep; move blocking
+calls to a thread with `await loop.run_in_executor(None, ...)` (or asyncio.to_thread); use async
+clients (asyncio streams, aiohttp/httpx.AsyncClient, aiokafka, asyncio.Lock/asyncio.Queue) for I/O
+made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log slow callbacks.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        for thread in context.dump.threads:
+            finding = self._blocked_loop(context, thread)
+            if finding is not None:
+                yield finding
+
+    def _blocked_loop(self, context: AnalysisContext, thread: Thread) -> Finding | None:
+        # An active thread runs Python code (a CPU-bound callback is another problem); one waiting
+        # for the GIL is idle to py-spy but not blocked in a call.
+        if thread.active is not False or eventloop.waits_for_gil(thread):
+            return None
+        dispatch = eventloop.dispatch_index(thread)
+        if dispatch is None:
+            return None
+        above = eventloop.python_indexes(thread, below=dispatch)
+        if not above:
+            return None  # the loop's own code on top: idle (gevent's hub waits in C)
+        callback = above[-1]  # what the loop called: the task's coroutine or the callback
+        caller = next(
+            (index for index in above if not eventloop.is_blocking_library(thread.frames[index])), callback
+        )
+        library = [index for index in above if index < caller]
+        native = eventloop.native_blocking_call(thread, above[0])
+        call = self._describe_call(thread, caller, library, native)
+        evidence = [context.header(thread)]
+        shown = sorted(
+            {*(index for index in (native[0] if native else None,) if index is not None), above[0], caller}
+            | ({library[-1]} if library else set())
+            | {callback, dispatch}
+        )
+        evidence += [context.frame(thread, index) for index in shown]
+        loop = eventloop.framework(thread, dispatch)
+        caller_frame, callback_frame = thread.frames[caller], thread.frames[callback]
+        running = (
+            f", called from {_where(callback_frame)}, the coroutine or callback the loop is running"
+            if callback != caller
+            else ""
+        )
+        return self.finding(
+            f"{thread.name} runs the {loop} event loop and is stuck in one of its callbacks: "
+            f"{_where(caller_frame)} is blocked in {call}{running}. Until that call returns, every "
+            f"other task and callback of this loop is stalled (timers, reads, writes, heartbeats; an "
+            f"aiokafka consumer on it neither fetches nor heartbeats).",
+            [thread.name],
+            evidence,
+            story=(
+                f"The {loop} event loop of {thread.name} is blocked in {call} called by "
+                f"{caller_frame.function}"
+            ),
+            details={
+                "loop": loop,
+                "blocking_call": call,
+                "caller": _where(caller_frame),
+                "callback": _where(callback_frame),
+            },
+        )
+
+    @staticmethod
+    def _describe_call(
+        thread: Thread, caller: int, library: list[int], native: tuple[int, str] | None
+    ) -> str:
+        frames = thread.frames
+        if library:
+            outer, inner = frames[library[-1]], frames[library[0]]
+            call = _where(outer)
+            if inner is not outer:
+                call += f", waiting in {_where(inner)}"
+            return call + (f" ({native[1]})" if native else "")
+        if native:
+            return f"{native[1]} ({frames[native[0]].function})"
+        return (
+            f"a call into C made at that line (time.sleep, a socket call, a lock acquire: "
+            f"py-spy --native names it)"
+        )
