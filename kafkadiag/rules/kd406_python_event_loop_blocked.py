@@ -111,6 +111,6 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
         if native:
             return f"{native[1]} ({frames[native[0]].function})"
         return (
-            f"a call into C made at that line (time.sleep, a socket call, a lock acquire: "
-            f"py-spy --native names it)"
+            "a call into C made at that line (time.sleep, a socket call, a lock acquire: "
+            "py-spy --native names it)"
         )
