@@ -46,6 +46,7 @@ class Requirement(str, enum.Enum):
     PYTHON = "a py-spy dump"
     LOCK_DATA = "lock ownership (jstack -l / jcmd Thread.print -l)"
     PYSPY_LOCALS = "py-spy --locals"
+    PYSPY_NATIVE = "py-spy --native"
     SEVERAL_DUMPS = "several dumps of the same process"
     CPU_TIMES = "per-thread cpu= times (JDK 11+)"
     LAG = "committed offsets and high watermarks (--zookeeper / --bootstrap-server)"
