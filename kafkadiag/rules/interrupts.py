@@ -51,7 +51,7 @@ MAIN_THREAD = "MainThread"
 class AsyncEntry(NamedTuple):
     """A frame entered asynchronously, and what shows it."""
 
-    index: int
+    frame_index: int
     kind: str  # "signal handler" or "finalizer"
     shown_by: str  # what in the dump shows it: "--native frames", "--locals", "its name"
     confirmed: bool  # shown by the interpreter's own frames or the handler's arguments, not a name

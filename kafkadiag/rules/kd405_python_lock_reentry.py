@@ -64,10 +64,14 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
         if outer is None:
             return None
         entry = _entry_between(thread, top_index, outer)
-        how = f", re-entered through the {entry.kind} {thread.frames[entry.index].function}" if entry else ""
+        how = (
+            f", re-entered through the {entry.kind} {thread.frames[entry.frame_index].function}"
+            if entry
+            else ""
+        )
         evidence = [context.header(thread), context.frame(thread, top_index)]
         if entry:
-            evidence.append(context.frame(thread, entry.index))
+            evidence.append(context.frame(thread, entry.frame_index))
         evidence.append(context.frame(thread, outer))
         return self.finding(
             f"{thread.name} is stopped in {top.function} on the object at 0x{top_self:x}, which it "
@@ -101,7 +105,7 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
         inner_self, outer_self = python.self_address(function), python.self_address(thread.frames[outer])
         if inner_self is not None and outer_self is not None and inner_self != outer_self:
             return None  # --locals shows two objects: two locks, not one taken twice
-        handler = thread.frames[entry.index]
+        handler = thread.frames[entry.frame_index]
         known = f"known as one by {entry.shown_by}"
         caveat = (
             ""
@@ -110,14 +114,14 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
             "object (the same lock): capture with --locals to confirm."
         )
         evidence = [context.header(thread)]
-        quoted = {taker, entry.index, outer}
+        quoted = {taker, entry.frame_index, outer}
         # With --native: the C lock acquire on top, and the C function that called the handler.
         acquire = next(
             (i for i in range(taker) if thread.frames[i].function in interrupts.LOCK_ACQUIRE_NATIVE), None
         )
         quoted |= {
             index
-            for index in (acquire, entry.index + 1)
+            for index in (acquire, entry.frame_index + 1)
             if index is not None
             and index < len(thread.frames)
             and interrupts.eventloop.is_native(thread.frames[index])
