@@ -31,7 +31,8 @@ writes, heartbeats. An aiokafka consumer stalls this way: its heartbeat and fetc
 group coordinator evicts the member after session.timeout.ms and the partitions are reassigned.
 The finding names the loop's thread, the blocking call, the code that made it and the coroutine or
 callback the loop was running. Without --native a call into C (time.sleep, socket.recv,
-Lock.acquire) shows only as the calling line; --native names the C function.
+Lock.acquire) shows only as the calling line, and a callback waiting a moment for the GIL looks the
+same: such a finding is a warning; --native names the C function (an error then).
 """
     remedy = """
 Never block the loop's thread: `await asyncio.sleep(...)` instead of time.sleep; move blocking
@@ -64,6 +65,16 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
         library = [index for index in above if index < caller]
         native = eventloop.native_blocking_call(thread, above[0])
         call = self._describe_call(thread, caller, library, native)
+        # Without library frames or --native the dump cannot show the call; for an instant, a
+        # thread waiting for the GIL between two bytecodes of a callback looks the same.
+        identified = bool(library or native)
+        unnamed = (
+            ""
+            if identified
+            else " Without --native the dump cannot name the call, and a callback that only waits "
+            "for the GIL looks the same for an instant: a dump with --native, or a second dump at "
+            "the same line, tells."
+        )
         evidence = [context.header(thread)]
         shown = sorted(
             {*(index for index in (native[0] if native else None,) if index is not None), above[0], caller}
@@ -82,9 +93,10 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
             f"{thread.name} runs the {loop} event loop and is stuck in one of its callbacks: "
             f"{_where(caller_frame)} is blocked in {call}{running}. Until that call returns, every "
             f"other task and callback of this loop is stalled (timers, reads, writes, heartbeats; an "
-            f"aiokafka consumer on it neither fetches nor heartbeats).",
+            f"aiokafka consumer on it neither fetches nor heartbeats).{unnamed}",
             [thread.name],
             evidence,
+            severity=Severity.ERROR if identified else Severity.WARNING,
             story=(
                 f"The {loop} event loop of {thread.name} is blocked in {call} called by "
                 f"{caller_frame.function}"
