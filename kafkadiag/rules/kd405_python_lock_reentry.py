@@ -30,6 +30,9 @@ rule reports only this second kind, where a frame entered asynchronously (a sign
 finalizer) sits between the two calls; it is then a warning, because the dump cannot show that
 the two calls are on the same object. --native shows the interpreter's signal dispatch under the
 handler, --locals its (signum, frame) arguments; otherwise the handler is known by its name.
+Either way the outer call must be stopped at a later line than the inner one (inside its critical
+section): two calls stopped at the same line wait in the same call (a socket read interrupted and
+re-entered by a signal handler), not for each other.
 """
     remedy = """
 Use threading.RLock for locks that a method may take again through a call chain, or restructure
@@ -61,7 +64,7 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
             ),
             None,
         )
-        if outer is None:
+        if outer is None or not _outer_is_past_the_acquire(thread, top_index, outer):
             return None
         entry = _entry_between(thread, top_index, outer)
         how = (
@@ -97,7 +100,7 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
             ),
             None,
         )
-        if outer is None:
+        if outer is None or not _outer_is_past_the_acquire(thread, taker, outer):
             return None
         entry = _entry_between(thread, taker, outer)
         if entry is None:
@@ -147,6 +150,19 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
                 "confidence": "same object shown by --locals" if inner_self is not None else "same function",
             },
         )
+
+
+def _outer_is_past_the_acquire(thread: Thread, inner: int, outer: int) -> bool:
+    """The outer call holds the lock only if it got past the line where the inner one waits: a
+    `with lock:` body runs at later lines. Stopped at the same line, both wait in one call (a
+    socket read re-entered by a signal handler), and --native frames without a lock acquire say
+    the inner one is not acquiring at all."""
+    if thread.frames[inner].line == thread.frames[outer].line:
+        return False
+    natives = thread.frames[:inner]
+    if any(interrupts.eventloop.is_native(frame) for frame in natives):
+        return any(frame.function in interrupts.LOCK_ACQUIRE_NATIVE for frame in natives)
+    return True
 
 
 def _entry_between(thread: Thread, inner: int, outer: int) -> interrupts.AsyncEntry | None:
