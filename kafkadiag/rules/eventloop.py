@@ -30,7 +30,11 @@ DISPATCH_FRAMES = (
     LoopFrame("runUntilCurrent", "twisted/internet/base.py", "Twisted"),  # callLater calls
     LoopFrame("_doReadOrWrite", "reactor.py", "Twisted"),  # epoll/poll/select reactors' I/O handlers
     LoopFrame("_run_callback", "tornado/ioloop.py", "tornado"),
-    LoopFrame("run", "gevent/greenlet.py", "gevent"),  # Greenlet.run: a greenlet's body
+    # Greenlet.run: a greenlet's body. gevent's wheels compile it (Cython), so it is a native frame
+    # ("run (gevent/_gevent_cgreenlet.cpython-311-x86_64-linux-gnu.so)") seen only with --native;
+    # without --native a greenlet's stack shows just its own frames, and nothing of the hub.
+    LoopFrame("run", "gevent/_gevent_cgreenlet", "gevent"),
+    LoopFrame("run", "gevent/greenlet.py", "gevent"),  # pure-Python gevent (PURE_PYTHON=1)
     LoopFrame("run", "gevent/hub.py", "gevent"),  # Hub.run: callbacks run by the hub itself
 )
 # Frames that show which framework runs the loop, when it sits on another (tornado on asyncio).
@@ -82,7 +86,7 @@ GIL_WAIT_NATIVE = ("take_gil", "PyEval_RestoreThread", "PyEval_AcquireThread")
 
 # py-spy --native prints C functions of extension modules with their source file and line
 # ("task_step (_asynciomodule.c:2990)", "sock_recv (socketmodule.c:3567)"): native all the same.
-C_SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".pyx")
+C_SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".pyx")
 
 
 def is_native(frame: Frame) -> bool:
@@ -97,15 +101,13 @@ def python_indexes(thread: Thread, below: int | None = None) -> list[int]:
 
 def _matches(frame: Frame, loop_frame: LoopFrame) -> bool:
     # Python 3.11+ py-spy prints "Class.method", earlier versions the bare method name.
-    return frame.function.rpartition(".")[2] == loop_frame.method and (frame.file or "").endswith(
-        loop_frame.file
-    )
+    return frame.function.rpartition(".")[2] == loop_frame.method and loop_frame.file in (frame.file or "")
 
 
 def dispatch_index(thread: Thread) -> int | None:
     """Index of the topmost frame from which an event loop called the code above it."""
     for index, frame in enumerate(thread.frames):
-        if not is_native(frame) and any(_matches(frame, loop_frame) for loop_frame in DISPATCH_FRAMES):
+        if any(_matches(frame, loop_frame) for loop_frame in DISPATCH_FRAMES):
             return index
     return None
 

@@ -32,7 +32,9 @@ group coordinator evicts the member after session.timeout.ms and the partitions 
 The finding names the loop's thread, the blocking call, the code that made it and the coroutine or
 callback the loop was running. Without --native a call into C (time.sleep, socket.recv,
 Lock.acquire) shows only as the calling line, and a callback waiting a moment for the GIL looks the
-same: such a finding is a warning; --native names the C function (an error then).
+same: such a finding is a warning; --native names the C function (an error then). gevent's
+compiled greenlets show no loop frame at all without --native (a greenlet's stack starts at its
+own function), so a blocked gevent hub is found only in a --native dump.
 """
     remedy = """
 Never block the loop's thread: `await asyncio.sleep(...)` instead of time.sleep; move blocking

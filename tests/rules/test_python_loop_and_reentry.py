@@ -15,7 +15,13 @@ from kafkadiag.rules.engine import analyze
 from ..conftest import CAPTURED
 
 NEW_RULES = ["KD404", "KD405", "KD406"]
-HEALTHY = sorted([*CAPTURED.glob("py-healthy/*"), *CAPTURED.glob("py-asyncio-healthy/*")])
+HEALTHY = sorted(
+    [
+        *CAPTURED.glob("py-healthy/*"),
+        *CAPTURED.glob("py-asyncio-healthy/*"),
+        *CAPTURED.glob("py-gevent-healthy/*"),
+    ]
+)
 
 
 def findings(relative: str, rule: str) -> list[Finding]:
@@ -59,6 +65,12 @@ def test_the_new_rules_report_nothing_on_the_shared_corpus(corpus: Path) -> None
             "consume (asyncio_blocking_recv.py:",
         ),
         (
+            "py-gevent-blocking-recv/py-spy-dump-native.txt",
+            "socket.recv (sock_recv)",
+            "PricingClient.quote (gevent_blocking_recv.py:",
+            "handle_records (gevent_blocking_recv.py:",
+        ),
+        (
             "py-tornado-blocking-http/py-spy-dump.txt",
             "HTTPConnection.getresponse (http/client.py:",
             "InventoryClient.reserve (tornado_blocking_http.py:",
@@ -76,7 +88,8 @@ def test_blocked_loop_names_the_call_the_code_that_made_it_and_the_coroutine(
     assert "every other task and callback of this loop is stalled" in finding.message
     assert "aiokafka" in finding.message
     # the quoted lines are the dump's own: the loop's dispatch frame among them
-    assert any("Handle._run (asyncio/events.py:" in evidence.text for evidence in finding.evidence)
+    dispatch = ("Handle._run (asyncio/events.py:", "run (gevent/_gevent_cgreenlet")
+    assert any(evidence.text.startswith(dispatch) for evidence in finding.evidence)
 
 
 def test_tornado_loop_is_named_as_tornado_not_bare_asyncio() -> None:
