@@ -75,8 +75,8 @@ NATIVE_BLOCKING_CALLS = {
     "_ssl__SSLSocket_read": "ssl.SSLSocket.read",
     "_ssl__SSLSocket_write": "ssl.SSLSocket.write",
     "_ssl__SSLSocket_do_handshake": "ssl.SSLSocket.do_handshake",
-    "PyThread_acquire_lock_timed": "a lock acquire (threading.Lock.acquire)",
-    "os_waitpid": "os.waitpid (a subprocess wait)",
+    "PyThread_acquire_lock_timed": "Lock.acquire",
+    "os_waitpid": "os.waitpid",
     "os_read": "os.read",
     "os_write": "os.write",
 }

@@ -121,7 +121,7 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
             call = _where(outer)
             if inner is not outer:
                 call += f", waiting in {_where(inner)}"
-            return call + (f" ({native[1]})" if native else "")
+            return call + (f", in {native[1]}" if native else "")
         if native:
             return f"{native[1]} ({frames[native[0]].function})"
         return (

@@ -71,6 +71,12 @@ def test_the_new_rules_report_nothing_on_the_shared_corpus(corpus: Path) -> None
             "handle_records (gevent_blocking_recv.py:",
         ),
         (
+            "py-twisted-blocking-subprocess/py-spy-dump-native.txt",
+            "Popen.wait (subprocess.py:",
+            "convert_batch (twisted_blocking_subprocess.py:",
+            "convert_batch (twisted_blocking_subprocess.py:",
+        ),
+        (
             "py-tornado-blocking-http/py-spy-dump.txt",
             "HTTPConnection.getresponse (http/client.py:",
             "InventoryClient.reserve (tornado_blocking_http.py:",
@@ -88,13 +94,27 @@ def test_blocked_loop_names_the_call_the_code_that_made_it_and_the_coroutine(
     assert "every other task and callback of this loop is stalled" in finding.message
     assert "aiokafka" in finding.message
     # the quoted lines are the dump's own: the loop's dispatch frame among them
-    dispatch = ("Handle._run (asyncio/events.py:", "run (gevent/_gevent_cgreenlet")
+    dispatch = (
+        "Handle._run (asyncio/events.py:",
+        "run (gevent/_gevent_cgreenlet",
+        "ReactorBase.runUntilCurrent (twisted/internet/base.py:",
+    )
     assert any(evidence.text.startswith(dispatch) for evidence in finding.evidence)
 
 
-def test_tornado_loop_is_named_as_tornado_not_bare_asyncio() -> None:
-    (finding,) = findings("py-tornado-blocking-http/py-spy-dump.txt", "KD406")
-    assert finding.details["loop"] == "tornado"
+@pytest.mark.parametrize(
+    ("relative", "loop"),
+    [
+        ("py-tornado-blocking-http/py-spy-dump.txt", "tornado"),
+        ("py-twisted-blocking-subprocess/py-spy-dump.txt", "Twisted"),
+        ("py-gevent-blocking-recv/py-spy-dump-native.txt", "gevent"),
+        ("py310-asyncio-blocking-recv/py-spy-dump.txt", "asyncio"),
+    ],
+)
+def test_the_finding_names_the_framework_that_runs_the_loop(relative: str, loop: str) -> None:
+    (finding,) = findings(relative, "KD406")
+    assert finding.details["loop"] == loop
+    assert f"runs the {loop} event loop" in finding.message
 
 
 def test_a_call_into_c_without_native_frames_is_a_warning_that_says_what_is_missing() -> None:
