@@ -37,6 +37,15 @@ DISPATCH_FRAMES = (
     LoopFrame("run", "gevent/greenlet.py", "gevent"),  # pure-Python gevent (PURE_PYTHON=1)
     LoopFrame("run", "gevent/hub.py", "gevent"),  # Hub.run: callbacks run by the hub itself
 )
+# One turn of a loop: with the selector wait above it the loop is idle. A dispatch frame further
+# down belongs to an outer loop that runs this one (nest_asyncio, a loop run from a callback).
+ITERATION_FRAMES = (
+    LoopFrame("_run_once", "asyncio/base_events.py", "asyncio"),
+    LoopFrame("_run_once", "nest_asyncio.py", "asyncio"),  # "_patch_loop.<locals>._run_once"
+    LoopFrame("doIteration", "twisted/internet/", "Twisted"),
+    LoopFrame("doPoll", "twisted/internet/", "Twisted"),
+    LoopFrame("doSelect", "twisted/internet/", "Twisted"),
+)
 # Frames that show which framework runs the loop, when it sits on another (tornado on asyncio).
 FRAMEWORK_FRAMES = (
     LoopFrame("start", "tornado/platform/asyncio.py", "tornado"),
@@ -47,6 +56,7 @@ FRAMEWORK_FRAMES = (
 # Python library code that blocks the calling thread: a frame of one of these files above the
 # callback names the blocking call ("HTTPConnection.getresponse (http/client.py:1386)").
 BLOCKING_LIBRARY_FILES = (
+    "selectors.py",  # a synchronous client's own wait (kafka-python's poll) called from a callback
     "socket.py",
     "ssl.py",
     "http/client.py",
@@ -57,7 +67,16 @@ BLOCKING_LIBRARY_FILES = (
     "concurrent/futures/_base.py",
     "logging/__init__.py",
 )
-BLOCKING_LIBRARY_PACKAGES = ("urllib3/", "requests/", "httpx/", "kafka/", "psycopg2/", "redis/")
+BLOCKING_LIBRARY_PACKAGES = (
+    "urllib3/",
+    "requests/",
+    "httpx/",
+    "kafka/",  # kafka-python: a synchronous KafkaConsumer/KafkaProducer used from a coroutine
+    "psycopg2/",
+    "pymysql/",
+    "redis/",
+    "botocore/",
+)
 
 # C functions of CPython that a blocking call waits in (py-spy --native), and what they are.
 NATIVE_BLOCKING_CALLS = {
@@ -109,6 +128,8 @@ def dispatch_index(thread: Thread) -> int | None:
     for index, frame in enumerate(thread.frames):
         if any(_matches(frame, loop_frame) for loop_frame in DISPATCH_FRAMES):
             return index
+        if any(_matches(frame, loop_frame) for loop_frame in ITERATION_FRAMES):
+            return None  # the innermost loop is between callbacks: waiting for I/O or timers
     return None
 
 
@@ -119,6 +140,12 @@ def framework(thread: Thread, dispatch: int) -> str:
                 return loop_frame.framework
     frame = thread.frames[dispatch]
     return next(loop.framework for loop in DISPATCH_FRAMES if _matches(frame, loop))
+
+
+def is_loop_machinery(frame: Frame) -> bool:
+    """asyncio's own code between the loop and a coroutine (Task.__step where tasks are pure
+    Python, as on PyPy or under nest_asyncio)."""
+    return "asyncio/" in (frame.file or "") and not (frame.file or "").endswith("nest_asyncio.py")
 
 
 def is_blocking_library(frame: Frame) -> bool:

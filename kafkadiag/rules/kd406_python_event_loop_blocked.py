@@ -60,7 +60,11 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
         above = eventloop.python_indexes(thread, below=dispatch)
         if not above:
             return None  # the loop's own code on top: idle (gevent's hub waits in C)
-        callback = above[-1]  # what the loop called: the task's coroutine or the callback
+        # What the loop called: the task's coroutine or the callback (past asyncio's own Task.__step).
+        callback = next(
+            (index for index in reversed(above) if not eventloop.is_loop_machinery(thread.frames[index])),
+            above[-1],
+        )
         caller = next(
             (index for index in above if not eventloop.is_blocking_library(thread.frames[index])), callback
         )

@@ -19,6 +19,7 @@ HEALTHY = sorted(
     [
         *CAPTURED.glob("py-healthy/*"),
         *CAPTURED.glob("py-asyncio-healthy/*"),
+        *CAPTURED.glob("py-asyncio-nested-idle/*"),
         *CAPTURED.glob("py-gevent-healthy/*"),
     ]
 )
