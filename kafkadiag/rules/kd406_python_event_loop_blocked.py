@@ -70,7 +70,7 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
         )
         library = [index for index in above if index < caller]
         native = eventloop.native_blocking_call(thread, above[0])
-        call = self._describe_call(thread, caller, library, native)
+        call, short = self._describe_call(thread, library, native)
         # Without library frames or --native the dump cannot show the call; for an instant, a
         # thread waiting for the GIL between two bytecodes of a callback looks the same.
         identified = bool(library or native)
@@ -81,13 +81,10 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
             "for the GIL looks the same for an instant: a dump with --native, or a second dump at "
             "the same line, tells."
         )
-        evidence = [context.header(thread)]
-        shown = sorted(
-            {*(index for index in (native[0] if native else None,) if index is not None), above[0], caller}
-            | ({library[-1]} if library else set())
-            | {callback, dispatch}
-        )
-        evidence += [context.frame(thread, index) for index in shown]
+        quoted = {above[0], caller, callback, dispatch}
+        quoted |= {native[0]} if native else set()
+        quoted |= {library[-1]} if library else set()
+        evidence = [context.header(thread)] + [context.frame(thread, index) for index in sorted(quoted)]
         loop = eventloop.framework(thread, dispatch)
         caller_frame, callback_frame = thread.frames[caller], thread.frames[callback]
         running = (
@@ -104,8 +101,7 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
             evidence,
             severity=Severity.ERROR if identified else Severity.WARNING,
             story=(
-                f"The {loop} event loop of {thread.name} is blocked in {call} called by "
-                f"{caller_frame.function}"
+                f"The {loop} event loop of {thread.name} is blocked: {caller_frame.function} waits in {short}"
             ),
             details={
                 "loop": loop,
@@ -116,19 +112,19 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
         )
 
     @staticmethod
-    def _describe_call(
-        thread: Thread, caller: int, library: list[int], native: tuple[int, str] | None
-    ) -> str:
+    def _describe_call(thread: Thread, library: list[int], native: tuple[int, str] | None) -> tuple[str, str]:
+        """The blocking call in full (library frames as printed, the C call), and in short."""
         frames = thread.frames
         if library:
             outer, inner = frames[library[-1]], frames[library[0]]
             call = _where(outer)
             if inner is not outer:
                 call += f", waiting in {_where(inner)}"
-            return call + (f", in {native[1]}" if native else "")
+            return call + (f", in {native[1]}" if native else ""), outer.function
         if native:
-            return f"{native[1]} ({frames[native[0]].function})"
+            return f"{native[1]} ({frames[native[0]].function})", native[1]
         return (
             "a call into C made at that line (time.sleep, a socket call, a lock acquire: "
-            "py-spy --native names it)"
+            "py-spy --native names it)",
+            "a call into C",
         )
