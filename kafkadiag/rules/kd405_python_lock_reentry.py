@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kafkadiag.model import Thread
-from kafkadiag.rules import interrupts, python
+from kafkadiag.rules import eventloop, interrupts, python
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 from kafkadiag.rules.kd404_python_lock_order_inversion import blocked_acquiring
@@ -108,14 +108,21 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
         inner_self, outer_self = python.self_address(function), python.self_address(thread.frames[outer])
         if inner_self is not None and outer_self is not None and inner_self != outer_self:
             return None  # --locals shows two objects: two locks, not one taken twice
+        same_object = inner_self is not None and inner_self == outer_self
         handler = thread.frames[entry.frame_index]
         known = f"known as one by {entry.shown_by}"
-        caveat = (
-            ""
-            if inner_self is not None
-            else " py-spy shows no locals here, so the dump cannot show that both calls are on the same "
-            "object (the same lock): capture with --locals to confirm."
-        )
+        if same_object:
+            caveat = ""
+        elif any(frame.locals for frame in thread.frames):
+            caveat = (
+                f" {function.function} has no `self` to compare, so the dump cannot show that both calls "
+                "take the same lock."
+            )
+        else:
+            caveat = (
+                " py-spy shows no locals here, so the dump cannot show that both calls are on the same "
+                "object (the same lock): capture with --locals to confirm."
+            )
         evidence = [context.header(thread)]
         quoted = {taker, entry.frame_index, outer}
         # With --native: the C lock acquire on top, and the C function that called the handler.
@@ -125,9 +132,7 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
         quoted |= {
             index
             for index in (acquire, entry.frame_index + 1)
-            if index is not None
-            and index < len(thread.frames)
-            and interrupts.eventloop.is_native(thread.frames[index])
+            if index is not None and index < len(thread.frames) and eventloop.is_native(thread.frames[index])
         }
         evidence += [context.frame(thread, index) for index in sorted(quoted)]
         return self.finding(
@@ -137,7 +142,7 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
             f"thread waits for itself.{caveat}",
             [thread.name],
             evidence,
-            severity=Severity.ERROR if inner_self is not None else Severity.WARNING,
+            severity=Severity.ERROR if same_object else Severity.WARNING,
             story=(
                 f"Thread {thread.name} waits for a lock it already holds: its {entry.kind} "
                 f"{handler.function} re-entered {function.function}"
@@ -147,7 +152,7 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
                 "entered_by": entry.kind,
                 "handler": handler.function,
                 "shown_by": entry.shown_by,
-                "confidence": "same object shown by --locals" if inner_self is not None else "same function",
+                "confidence": "same object shown by --locals" if same_object else "same function",
             },
         )
 
@@ -160,7 +165,7 @@ def _outer_is_past_the_acquire(thread: Thread, inner: int, outer: int) -> bool:
     if thread.frames[inner].line == thread.frames[outer].line:
         return False
     natives = thread.frames[:inner]
-    if any(interrupts.eventloop.is_native(frame) for frame in natives):
+    if any(eventloop.is_native(frame) for frame in natives):
         return any(frame.function in interrupts.LOCK_ACQUIRE_NATIVE for frame in natives)
     return True
 
@@ -168,7 +173,7 @@ def _outer_is_past_the_acquire(thread: Thread, inner: int, outer: int) -> bool:
 def _entry_between(thread: Thread, inner: int, outer: int) -> interrupts.AsyncEntry | None:
     """The innermost frame entered asynchronously between frames `inner` and `outer`."""
     for index in range(inner + 1, outer):
-        if interrupts.eventloop.is_native(thread.frames[index]):
+        if eventloop.is_native(thread.frames[index]):
             continue
         entry = interrupts.async_entry(thread, index)
         if entry is not None:
