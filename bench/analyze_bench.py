@@ -1,6 +1,7 @@
 """Analysis benchmark: the whole rule catalogue on a 10,000-thread dump and on a 50-dump log.
 
     python bench/analyze_bench.py [--threads 10000] [--repeat 5]
+    python bench/analyze_bench.py --threads 150000 --repeat 1     # the 150k-thread target
 
 The large dump is built from real thread blocks exactly as bench/parse_bench.py builds it; the
 50-dump log is the real kill -3 log in fixtures/captured/old-consumer-stall/. Times are parse +
@@ -60,16 +61,30 @@ def peak(path: Path) -> int:
     return high
 
 
-def end_to_end(path: Path, repeat: int) -> float:
-    executable = str(Path(sys.executable).with_name("kafkadiag"))
+# Runs the CLI as the only child of a small wrapper, whose RUSAGE_CHILDREN peak is then exactly
+# the CLI's resident set, whatever else this process has started.
+_MEASURE = (
+    "import resource, subprocess, sys, time\n"
+    "started = time.perf_counter()\n"
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=False)\n"
+    "elapsed = time.perf_counter() - started\n"
+    "print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+)
+
+
+def end_to_end(path: Path, repeat: int, output_format: str = "table") -> tuple[float, int]:
+    """Best wall time and the peak RSS of `kafkadiag dump analyze --format FORMAT`."""
+    argv = [str(Path(sys.executable).with_name("kafkadiag")), "dump", "analyze", "--format", output_format]
     # One uncounted warm-up run (page cache, CPU clock), as for the parse benchmark.
-    subprocess.run([executable, "dump", "analyze", str(path)], stdout=subprocess.DEVNULL, check=False)
-    best = float("inf")
+    subprocess.run([*argv, str(path)], stdout=subprocess.DEVNULL, check=False)
+    best, rss = float("inf"), 0
     for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run([executable, "dump", "analyze", str(path)], stdout=subprocess.DEVNULL, check=False)
-        best = min(best, time.perf_counter() - started)
-    return best
+        done = subprocess.run(
+            [sys.executable, "-c", _MEASURE, *argv, str(path)], capture_output=True, text=True, check=True
+        )
+        elapsed, peak_rss = done.stdout.split()
+        best, rss = min(best, float(elapsed)), max(rss, int(peak_rss))
+    return best, rss
 
 
 def report(label: str, path: Path, repeat: int) -> None:
@@ -82,7 +97,12 @@ def report(label: str, path: Path, repeat: int) -> None:
         f"= {(parse_s + analysis_s):.3f} s"
     )
     print(f"  peak memory (tracemalloc): {high / 1e6:.1f} MB = {high / size:.2f}x the input")
-    print(f"  kafkadiag dump analyze end to end: {end_to_end(path, repeat):.3f} s")
+    for output_format in ("table", "json"):
+        seconds, rss = end_to_end(path, repeat, output_format)
+        print(
+            f"  kafkadiag dump analyze --format {output_format} end to end: {seconds:.3f} s, "
+            f"peak RSS {rss / 1e6:.0f} MB"
+        )
 
 
 def main() -> None:

@@ -20,9 +20,10 @@ from kafkadiag.console import report_error
 from kafkadiag.durations import DURATION
 from kafkadiag.errors import KafkadiagError
 from kafkadiag.exitcodes import ExitCode
+from kafkadiag.model import DumpFormat
 from kafkadiag.moments import MOMENT
 
-INPUT_FORMATS = ("auto", "hotspot", "netbeans", "py-spy", "py-spy-json")
+INPUT_FORMATS = ("auto", *(dump_format.value for dump_format in DumpFormat))
 # Files at least this large get a progress bar on an interactive stderr.
 PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 
@@ -161,6 +162,12 @@ def _rule_options(fail_on: str, example_prefix: str) -> Callable[[Callable[..., 
 @dump.command("analyze")
 @dump_inputs(schema="kafkadiag.analysis")
 @_rule_options(fail_on="error", example_prefix="KD2")
+@click.option(
+    "--junit-xml",
+    "junit_path",
+    default=None,
+    help="Also write a JUnit XML report (one test case per rule, plus the input) to this file.",
+)
 def dump_analyze(
     files: tuple[str, ...],
     input_format: str,
@@ -169,6 +176,7 @@ def dump_analyze(
     fail_on: str,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    junit_path: str | None,
 ) -> int:
     """Explain stalls in FILE...: what is stuck, on what, held by whom, and what to do.
 
@@ -191,6 +199,7 @@ def dump_analyze(
             select,
             ignore,
             show_progress=_wants_progress(files),
+            junit_path=junit_path,
         )
     )
 

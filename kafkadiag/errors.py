@@ -30,7 +30,8 @@ class InputUnreadableError(KafkadiagError):
 class NoDumpFoundError(InputUnreadableError):
     HELP_TEXT = (
         "kafkadiag reads jstack/jcmd Thread.print/kill -3 output (also inside logs), the "
-        "VisualVM 'Thread t@N' form and py-spy dump text or --json. Capture one with "
+        "VisualVM 'Thread t@N' form, jcmd Thread.dump_to_file (text or JSON), IntelliJ debugger "
+        "exports, OpenJ9 javacores, Android ANR traces and py-spy dump text or --json. Capture one with "
         "`jstack -l PID > dump.txt` or `py-spy dump --pid PID > dump.txt`; if the file is one "
         "of those, name its format with --input-format."
     )

@@ -31,6 +31,14 @@ class LockNode:
     parked: list[int] = field(default_factory=list)  # parking to wait for
     waiting: list[int] = field(default_factory=list)  # Object.wait(): waiting for a notify
 
+    _holders: frozenset[int] | None = None
+
+    def holder_set(self) -> frozenset[int]:
+        """`holders` as a set, made once the graph is built (membership tests on big read locks)."""
+        if self._holders is None or len(self._holders) != len(self.holders):
+            self._holders = frozenset(self.holders)
+        return self._holders
+
     @property
     def waiter_count(self) -> int:
         return len(self.blocked) + len(self.parked)
@@ -81,7 +89,11 @@ class LockGraph:
         if event is None or event.kind is _WAITING_ON or event.lock_id is None:
             return []
         node = self.locks[event.lock_id]
-        return [holder for holder in node.holders if holder != index]
+        holders = node.holders
+        if len(holders) == 1:
+            return holders if holders[0] != index else []
+        # A read lock may have thousands of holders: copy only when this thread is one of them.
+        return [holder for holder in holders if holder != index] if index in node.holder_set() else holders
 
     def blocked_by(self, index: int) -> list[int]:
         """Threads that thread `index` blocks: waiting for a lock it holds."""
@@ -186,6 +198,23 @@ class LockGraph:
         """Locks with at least `minimum_waiters` blocked or parked threads, most contended first."""
         nodes = [node for node in self.locks.values() if node.waiter_count >= minimum_waiters]
         yield from sorted(nodes, key=lambda node: -node.waiter_count)
+
+    def without_owner(self, ownable_classes: tuple[str, ...]) -> list[LockNode]:
+        """Locks threads are blocked on whose holder is in none of the dump's threads.
+
+        Monitors always name their holder in a whole dump, and ownable synchronizers do with
+        `-l` (only classes in `ownable_classes` have holders at all: a latch or a condition has
+        none). A lock left without one means the holder is not in the text: an excerpt that
+        leaves it out, or a holder that let go while the dump was being written.
+        """
+        found = []
+        for node in self.locks.values():
+            if node.holders:
+                continue
+            ownable = self.dump.has_lock_data and (node.lock_class or "").endswith(ownable_classes)
+            if node.blocked or (node.parked and ownable):
+                found.append(node)
+        return sorted(found, key=lambda node: node.lock_id)
 
     def thread(self, index: int) -> Thread:
         return self.threads[index]

@@ -278,6 +278,20 @@ class DeadlockLink(NamedTuple):
     held_by: str
 
 
+class OsThreadCpu(NamedTuple):
+    """One row of a `top -H` / `ps -L` table given with a dump: an OS thread's CPU use."""
+
+    tid: int  # Linux thread id: HotSpot's nid, py-spy's thread number
+    cpu_percent: float
+    cpu_time: str | None  # cumulative, as printed ("10:01.23", "00:03:12")
+    command: str | None
+    line_no: int
+    text: str
+    # The process's first thread (PID = thread id, when the table has both columns): ps and top
+    # print the whole process's CPU on its row, so it says nothing about that one thread.
+    process_leader: bool = False
+
+
 class UnparsedLine(NamedTuple):
     line_no: int
     text: str
@@ -288,6 +302,11 @@ class DumpFormat(str, enum.Enum):
     NETBEANS = "netbeans"  # VisualVM / NetBeans "Thread t@N" rendering
     PYSPY = "py-spy"  # py-spy dump text
     PYSPY_JSON = "py-spy-json"  # py-spy dump --json
+    JCMD_TEXT = "jcmd-text"  # jcmd Thread.dump_to_file -format=text (JDK 21+)
+    JCMD_JSON = "jcmd-json"  # jcmd Thread.dump_to_file -format=json (JDK 21+)
+    INTELLIJ = "intellij"  # IntelliJ IDEA debugger: Export Threads, copied stacks
+    JAVACORE = "javacore"  # IBM J9 / OpenJ9 javacore
+    ANDROID_ANR = "android-anr"  # Android ANR traces (ART, Dalvik)
 
 
 @dataclass(frozen=True)
@@ -313,6 +332,8 @@ class ThreadDump:
     notes: tuple[str, ...] = field(default=())
     # Log lines around the dump that bear on a diagnosis (kafkadiag.dumps.hotspot.SIGNALS).
     log_signals: tuple[UnparsedLine, ...] = ()
+    # A per-thread CPU table (top -H, ps -L) found beside the dump in the same input.
+    os_threads: tuple[OsThreadCpu, ...] = ()
 
     def thread_named(self, name: str) -> Thread | None:
         for thread in self.threads:

@@ -13,6 +13,7 @@ Header forms:
     Thread 5987: (state = BLOCKED)                                            (jstack -F)
     Mounted virtual thread #206                                               (JDK 21+)
     Thread 2137 (idle+gil): "MainThread"                                      (py-spy)
+    #24 "name" virtual BLOCKED 2026-11-25T06:37:32Z                           (jcmd Thread.dump_to_file)
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ THREADINFO = re.compile(
 AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
 PYSPY = re.compile(r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')
 MOUNTED = "Mounted virtual thread #"
+# jcmd Thread.dump_to_file (JDK 21+): `#24 "name" virtual BLOCKED 2026-...Z`
+DUMP_TO_FILE = re.compile(r'^#(?P<tid>\d+) ".*"(?P<virtual> virtual)?(?: [A-Z_]+)?(?: \S+)?$')
 VISUALVM = " - Thread t@"
 
 
@@ -101,6 +104,9 @@ def header_fields(header: str) -> HeaderFields:
     agent = AGENT.match(header)
     if agent:
         return HeaderFields(nid=int(agent["nid"]))
+    dump_to_file = DUMP_TO_FILE.match(header)
+    if dump_to_file:
+        return HeaderFields(java_id=int(dump_to_file["tid"]), virtual=dump_to_file["virtual"] is not None)
     return HeaderFields()
 
 
@@ -152,6 +158,7 @@ def looks_like_hotspot_header(header: str) -> bool:
     tail = header[end + 1 :]
     return (
         " prio=" in tail
+        or " os_prio=" in tail  # JVM-internal threads; or a header cut before its tid=
         or " tid=" in tail
         or " nid=" in tail
         or tail.startswith((" #", VISUALVM))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 from kafkadiag.dumps import read_dumps
@@ -13,7 +14,7 @@ from kafkadiag.model import DumpFormat, ThreadDump
 from kafkadiag.progress import FileProgress
 from kafkadiag.report.output import report_stream
 from kafkadiag.rules.base import Severity
-from kafkadiag.rules.engine import analyze
+from kafkadiag.rules.engine import Report, analyze
 
 
 def run_dump_analyze(
@@ -25,7 +26,9 @@ def run_dump_analyze(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     show_progress: bool = False,
+    junit_path: str | None = None,
 ) -> int:
+    started = time.monotonic()
     fmt = DumpFormat(input_format) if input_format else None
     dumps: list[ThreadDump] = []
     inputs: list[dict[str, Any]] = []
@@ -52,8 +55,12 @@ def run_dump_analyze(
     for failure in failures:
         report_error(failure)
     if not dumps:
+        if junit_path:
+            _write_junit(junit_path, analyze([], select, ignore), inputs, fail_on, started)
         return int(max((failure.exit_code for failure in failures), default=ExitCode.INPUT_UNREADABLE))
     report = analyze(dumps, select, ignore)
+    if junit_path:
+        _write_junit(junit_path, report, inputs, fail_on, started)
     with report_stream(output) as stream:
         if output_format == "json":
             from kafkadiag.report.analysis_json import write_report
@@ -69,3 +76,12 @@ def run_dump_analyze(
     if any(finding.severity.at_least(threshold) for finding in report.findings):
         return int(ExitCode.FINDINGS)
     return int(ExitCode.OK)
+
+
+def _write_junit(
+    path: str, report: Report, inputs: list[dict[str, Any]], fail_on: str, started: float
+) -> None:
+    from kafkadiag.report.analysis_junit import write_analysis_junit
+
+    with report_stream(path) as stream:
+        write_analysis_junit(stream, report, inputs, fail_on, time.monotonic() - started)

@@ -6,10 +6,12 @@ the format, and yields dumps one at a time.
 
 from __future__ import annotations
 
+import html
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kafkadiag.dumps.detect import SNIFF_LINES, detect_format
+from kafkadiag.dumps.detect import SNIFF_LINES, detect_format, unsupported_format
 from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, ThreadDump
@@ -39,7 +41,16 @@ def read_dumps(
         sampled += len(batch)
         if sampled >= SNIFF_LINES:
             break
-    fmt = input_format or detect_format(list(itertools.chain.from_iterable(head))[:SNIFF_LINES])
+    if any(_escaped_markup(batch) for batch in head):
+        # Copied from a rendered web page or an HTML mail: `&quot;main&quot;`, `&lt;0x..&gt;`.
+        head = [_unescaped(batch) for batch in head]
+        batches = map(_unescaped, batches)
+    if _quoted_reply(head):
+        # A dump quoted in an e-mail reply ("> " before every line, "> > " for a reply to one).
+        head = [_unquoted(batch) for batch in head]
+        batches = map(_unquoted, batches)
+    sample = list(itertools.chain.from_iterable(head))[:SNIFF_LINES]
+    fmt = input_format or detect_format(sample)
     found = 0
     empty_banner_line: int | None = None
     for dump in _parser_for(fmt)(itertools.chain(head, batches), source):
@@ -50,10 +61,34 @@ def read_dumps(
         found += 1
         yield dump
     if found == 0:
-        message = _nothing_found_message(source, fmt, stats)
+        message = _nothing_found_message(source, fmt, stats, unsupported_format(sample))
         if empty_banner_line is not None:
             message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
         raise NoDumpFoundError(message)
+
+
+_ENTITIES = ("&quot;", "&lt;", "&gt;", "&#34;", "&#x22;")
+
+
+def _escaped_markup(batch: list[str]) -> bool:
+    return any("&" in line and any(entity in line for entity in _ENTITIES) for line in batch)
+
+
+def _unescaped(batch: list[str]) -> list[str]:
+    return [html.unescape(line) if "&" in line else line for line in batch]
+
+
+_QUOTE_MARKERS = re.compile(r"^(?:> ?)+")
+
+
+def _quoted_reply(head: list[list[str]]) -> bool:
+    """Most lines of the sample start with '>': no dump format starts lines that way."""
+    lines = [line for batch in head for line in batch if line.strip()]
+    return bool(lines) and sum(1 for line in lines if line.startswith(">")) * 2 >= len(lines)
+
+
+def _unquoted(batch: list[str]) -> list[str]:
+    return [_QUOTE_MARKERS.sub("", line) if line.startswith(">") else line for line in batch]
 
 
 def _reporting(
@@ -77,14 +112,20 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
         from kafkadiag.dumps.pyspy import parse_pyspy_text
 
         return parse_pyspy_text
-    from kafkadiag.dumps.pyspy import parse_pyspy_json
+    if fmt is DumpFormat.PYSPY_JSON:
+        from kafkadiag.dumps.pyspy import parse_pyspy_json
 
-    return parse_pyspy_json
+        return parse_pyspy_json
+    from kafkadiag.dumps.otherjvms import parser_for_other_jvm
+
+    return parser_for_other_jvm(fmt)
 
 
-def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats) -> str:
+def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats, unsupported: str | None) -> str:
     if stats.bytes_read == 0:
         return f"{source} is empty: there is no thread dump in it"
+    if unsupported is not None:
+        return f"{source} looks like {unsupported}, which kafkadiag does not read: no thread dump found in it"
     detail = f"read {stats.bytes_read:,} bytes as {fmt.value}"
     if stats.replaced_characters > stats.bytes_read // 10:
         detail += ", most of it not text (binary data?)"

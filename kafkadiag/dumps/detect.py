@@ -15,6 +15,18 @@ _PYSPY_HEADER = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)
 _PYSPY_PROCESS = re.compile(r"^Process \d+: ")
 _NETBEANS_HEADER = re.compile(r'^".*"\s+.*\bt@\d+\b|^Thread t@\d+:')
 _HOTSPOT_HEADER = re.compile(r'^".*" (?:#\d+ |daemon |prio=|tid=|Id=)')
+# Renderings whose thread headers HotSpot's pattern would also match, or that have none of its
+# own: each is recognised by a line no other format prints.
+_OTHER_JVMS = (
+    (re.compile(r"^(?:0SECTION |1TISIGINFO |3XMTHREADINFO )"), DumpFormat.JAVACORE),
+    (re.compile(r'^#\d+ "'), DumpFormat.JCMD_TEXT),
+    (re.compile(r"^----- pid \d+ at |^DALVIK THREADS"), DumpFormat.ANDROID_ANR),
+    # An Android bugreport: its VM traces come 100,000 lines in, past what is sniffed.
+    (re.compile(r"^== dumpstate: \d{4}-"), DumpFormat.ANDROID_ANR),
+    (re.compile(r'^"[^"]*"(?: daemon)? prio=\d+ tid=\d+ [A-Z]'), DumpFormat.ANDROID_ANR),
+    (re.compile(r'^"[^"]*@[\d,]+" (?:daemon )?prio=\d+ tid=0x[0-9a-fA-F]+ nid=NA\b'), DumpFormat.INTELLIJ),
+    (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),
+)
 
 
 def detect_format(lines: Sequence[str]) -> DumpFormat:
@@ -23,6 +35,8 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
     first = next((line.strip() for line in sample if line.strip()), "")
     if first[:1] in ("[", "{") and any('"thread_name"' in line for line in sample[:2000]):
         return DumpFormat.PYSPY_JSON
+    if first[:1] == "{" and any('"threadDump"' in line for line in sample[:20]):
+        return DumpFormat.JCMD_JSON
     hotspot = False
     for line in sample:
         stripped = line.lstrip()
@@ -30,6 +44,9 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
             continue
         if _PYSPY_PROCESS.match(stripped) or _PYSPY_HEADER.match(stripped):
             return DumpFormat.PYSPY
+        for pattern, other_jvm in _OTHER_JVMS:
+            if pattern.match(stripped):
+                return other_jvm
         if _NETBEANS_HEADER.match(stripped):
             # VisualVM prints HotSpot's banner too; its thread headers decide.
             return DumpFormat.NETBEANS
@@ -39,3 +56,24 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
     if hotspot:
         return DumpFormat.HOTSPOT
     return DumpFormat.HOTSPOT
+
+
+# Texts people hand over that are not a dump kafkadiag reads, recognised so that the error says
+# what the file is instead of only that no dump was found in it.
+_UNSUPPORTED = (
+    # JRockit R27/R28: "===== FULL THREAD DUMP ===============", threads as `"name" id=1 idx=0x4 ...`
+    (
+        re.compile(r"^===== FULL THREAD DUMP =+|^\"[^\"]*\" id=\d+ idx=0x[0-9a-f]+ tid=\d+"),
+        "a JRockit thread dump",
+    ),
+    (re.compile(r"^(?:#{1,6} \S|```|~~~)"), "a Markdown page"),
+)
+
+
+def unsupported_format(lines: Sequence[str]) -> str | None:
+    """What the text is when it is a known kind that holds no dump kafkadiag reads, else None."""
+    for line in lines[:2000]:
+        for pattern, name in _UNSUPPORTED:
+            if pattern.match(line):
+                return name
+    return None

@@ -29,9 +29,20 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps.excerpts import join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
 from kafkadiag.dumps.logprefix import PrefixStripper
+from kafkadiag.dumps.rewrap import (
+    frame_unfinished,
+    header_continues,
+    header_unfinished,
+    join_token,
+    join_words,
+    lock_class_missing,
+    unbalanced,
+)
 from kafkadiag.dumps.states import parse_state_line, reconcile, state_from_header
+from kafkadiag.dumps.threadcpu import ThreadCpuReader
 from kafkadiag.model import (
     DeadlockLink,
     DumpFormat,
@@ -39,6 +50,7 @@ from kafkadiag.model import (
     LockEvent,
     LockEventKind,
     LockRef,
+    OsThreadCpu,
     Thread,
     ThreadDump,
     ThreadState,
@@ -71,12 +83,16 @@ MOUNTED = "Mounted virtual thread #"
 
 # A line opening a thread in the JVM's deadlock report: `"name":` and nothing else.
 _REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
+# Lines by which people mark what they cut out of a pasted dump.
+_ELISIONS = frozenset({"...", "[...]", "(...)", "\u2026", "[\u2026]"})
 # Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
 _TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
 _JCMD_PID = re.compile(r"^(\d+):$")
 _DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
 _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
+_NAME_ONLY = re.compile(r'^"[^"]*"\s*$')
+_HEADER_FIELDS = re.compile(r"^\s*(?:#\d+ |daemon |prio=|os_prio=|tid=|nid=)")
 _HELD_BY = re.compile(r'which is held by "(?P<name>.*)"')
 
 # The words before "<" on a lock line, exactly as HotSpot prints them; other spellings fall back to
@@ -103,15 +119,22 @@ SIGNALS = (
 
 def parse_lock_id(text: str) -> int | None:
     """`<0x0000000412c8bb80>` or `<7f39d3e70>` (lock ids are always hex) -> int."""
-    inner = text.strip("<>")
+    inner = text.strip("<>\\")  # also "\<0x..\>": see _MARKDOWN_ESCAPED_ANGLE
     try:
         return int(inner, 16)
     except ValueError:
         return None
 
 
+# Dumps pasted through Markdown renderers come back with "\<0x..\>" for "<0x..>" (the Apache
+# Yetus release notes of JIRA issues, for one): the backslashes are markup, not part of the id.
+_MARKDOWN_ESCAPED_ANGLE = ("\\<", "\\>")
+
+
 def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | None]:
     """`- waiting to lock <0x..> (a java.lang.Object)` -> (kind, id, class)."""
+    if _MARKDOWN_ESCAPED_ANGLE[0] in body:
+        body = body.replace(_MARKDOWN_ESCAPED_ANGLE[0], "<").replace(_MARKDOWN_ESCAPED_ANGLE[1], ">")
     words, angle, rest = body[2:].partition("<")
     words = words.strip()
     if not angle:
@@ -262,8 +285,10 @@ class _DumpBuilder:
         self.footer_seen = False
         self.notes: list[str] = []
         self.signals: list[UnparsedLine] = []
+        self.os_threads: list[OsThreadCpu] = []
         # Only the JVM's deadlock report was given, not the dump around it.
         self.report_only = False
+        self.rejoined = 0  # lines cut by hard wrapping, joined back to the line before
 
     def unparsed_line(self, line_no: int, text: str) -> None:
         self.unparsed_count += 1
@@ -276,6 +301,11 @@ class _DumpBuilder:
             notes.append("only the JVM's deadlock report: the other threads of the dump are not in the input")
         elif self.banner is None:
             notes.append("fragment: no 'Full thread dump' banner before the first thread")
+        if self.rejoined:
+            notes.append(
+                f"{self.rejoined} line(s) cut by hard wrapping (a mail client, an issue tracker) were "
+                "joined back to the line before"
+            )
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
         return ThreadDump(
@@ -297,6 +327,7 @@ class _DumpBuilder:
             has_lock_data=self.has_lock_data,
             notes=tuple(notes),
             log_signals=tuple(self.signals),
+            os_threads=tuple(self.os_threads),
         )
 
 
@@ -320,9 +351,14 @@ class HotspotParser:
         self.report_links: list[DeadlockLink] = []
         # Signal lines seen before the first dump; they go to the dump that follows.
         self.pending_signals: list[UnparsedLine] = []
+        # A top -H / ps -L table beside the dumps; rows before the first dump wait for it.
+        self.thread_cpu = ThreadCpuReader()
+        self.pending_os_threads: list[OsThreadCpu] = []
         self.report_thread: str | None = None
         self.report_waiting: str = ""
         self.last_line_no = 0
+        self.last_rejoined = 0  # line number of the last continuation joined back
+        self.name_only: tuple[str, int] | None = None  # a `"name"` line, maybe a cut header
 
     # -- the hot loop ------------------------------------------------------------------------
 
@@ -410,9 +446,13 @@ class HotspotParser:
     def _dispatch(self, line: str, line_no: int) -> None:
         if self.prefix.active:
             line = self.prefix.strip(line)
+        if self.name_only is not None and self._header_after_name(line, line_no):
+            return
         first = line[:1]
         if self.mode == IN_DUMP and (first == "\t" or first == " "):
             body = line.lstrip()
+            if body == "at" and self.thread is not None:
+                body = "at "  # "\tat " whose trailing space a mail client dropped at a wrap
             if self.thread is not None and body.startswith("at "):
                 key = "\t" + body  # the cache is keyed by the tab-indented frame line
                 self.thread.frames.append(self.frame_cache.get(key) or self._new_frame(key))
@@ -469,10 +509,92 @@ class HotspotParser:
             if not thread.frames:
                 thread.stack_line_no = line_no + 1
             return
+        if self._rejoin(thread, line, line_no):
+            return
         self._unparsed(line_no, line)
+
+    def _thread_cpu_line(self, line: str, line_no: int) -> bool:
+        if not self.thread_cpu.feed(line, line_no):
+            return False
+        rows = self.thread_cpu.take()
+        if self.dump is not None:
+            self.dump.os_threads += rows
+        else:
+            self.pending_os_threads += rows
+        return True
+
+    def _header_after_name(self, line: str, line_no: int) -> bool:
+        """The fields of a header whose quoted name ended the line before: one header."""
+        assert self.name_only is not None
+        name_line, name_line_no = self.name_only
+        self.name_only = None
+        if name_line_no == line_no - 1 and _HEADER_FIELDS.match(line):
+            self._quoted(join_words(name_line, line), name_line_no)
+            if self.dump is not None:
+                self.dump.rejoined += 1
+            return True
+        if self.dump is not None:
+            self._unparsed(name_line_no, name_line)
+        return False
+
+    def _rejoin(self, thread: _ThreadBuilder, line: str, line_no: int) -> bool:
+        """Join a line that hard wrapping cut off the one before it back to that line."""
+        adjacent = self.last_rejoined == line_no - 1
+        events = thread.events
+        if events and (events[-1].line_no == line_no - 1 or adjacent):
+            last = events[-1]
+            if unbalanced(last.text) or lock_class_missing(last.text):
+                text = join_token(last.text, line)
+                kind, lock_id, lock_class = parse_lock_line(text)
+                if kind is None:
+                    return False
+                events[-1] = LockEvent(kind, lock_id, lock_class, last.frame_index, last.line_no, text)
+                return self._rejoined(thread, line_no)
+        synchronizers = thread.synchronizers
+        if thread.in_synchronizers and synchronizers:
+            last_held = synchronizers[-1]
+            if unbalanced(last_held.text) or lock_class_missing(last_held.text):
+                text = join_token(last_held.text, line)
+                _, lock_id, lock_class = parse_lock_line(text)
+                if lock_id is None:
+                    return False
+                synchronizers[-1] = LockRef(lock_id, lock_class, last_held.line_no, text)
+                return self._rejoined(thread, line_no)
+            return False
+        frames = thread.frames
+        event_after_frame = bool(events) and events[-1].frame_index >= len(frames) - 1 and bool(frames)
+        if frames and not event_after_frame and frame_unfinished(frames[-1].text):
+            frames[-1] = parse_java_frame(join_token(frames[-1].text, line))
+            return self._rejoined(thread, line_no)
+        if frames:
+            return False
+        threadinfo = " Id=" in thread.header
+        if thread.state_text is not None and not threadinfo:
+            if unbalanced(thread.state_text):
+                thread.state_text = join_words(thread.state_text, line)
+                return self._rejoined(thread, line_no)
+            return False
+        if header_unfinished(thread.header) if threadinfo else header_continues(thread.header, line):
+            thread.header = join_words(thread.header, line)
+            info = THREADINFO.match(thread.header) if threadinfo else None
+            if info is not None:
+                thread.state_text = info["state"]
+            self._rejoined(thread, line_no)
+            thread.stack_line_no = line_no + 1
+            return True
+        return False
+
+    def _rejoined(self, thread: _ThreadBuilder, line_no: int) -> bool:
+        assert self.dump is not None
+        self.dump.rejoined += 1
+        self.last_rejoined = line_no
+        thread.stack_line_no = 0  # frame line numbers no longer follow from the layout
+        return True
 
     def _unparsed(self, line_no: int, line: str) -> None:
         assert self.dump is not None
+        if self._thread_cpu_line(line, line_no):
+            return
         self.dump.unparsed_line(line_no, line)
         if self.thread is not None:
             # A foreign line inside a stack: frame line numbers can no longer be derived.
@@ -533,6 +655,8 @@ class HotspotParser:
                 self.thread.in_synchronizers = False
             return
         if self.mode == OUTSIDE:
+            if self._thread_cpu_line(line, line_no):
+                return
             self._maybe_signal(line, line_no)
             if first in ("\t", " "):
                 return
@@ -541,7 +665,11 @@ class HotspotParser:
     def _maybe_signal(self, line: str, line_no: int) -> None:
         """Keep log lines around the dumps that say what the threads cannot (see SIGNALS)."""
         if not any(marker in line for marker in SIGNALS):
-            return
+            # A log line that hard wrapping cut in two: the marker spans the break.
+            joined = self.previous_line.rstrip() + " " + line.lstrip("> \t").rstrip()
+            if not any(marker in joined and marker not in self.previous_line for marker in SIGNALS):
+                return
+            line, line_no = joined, line_no - 1
         signal = UnparsedLine(line_no, line.strip())
         if self.dump is not None:
             if len(self.dump.signals) < MAX_UNPARSED_KEPT:
@@ -550,6 +678,11 @@ class HotspotParser:
             self.pending_signals.append(signal)
 
     def _quoted(self, line: str, line_no: int) -> None:
+        thread = self.thread
+        if thread is not None and not thread.frames and header_unfinished(thread.header):
+            # A header cut inside ("... owned by" | ""other" Id=12"): not the next thread.
+            if self._rejoin(thread, line, line_no):
+                return
         if line.endswith('":'):  # `"name":` opens a thread of a deadlock report, not a thread
             if self.dump is not None and self.dump.report_only:
                 # ...unless the report is all there is: then its stacks are the threads.
@@ -560,6 +693,10 @@ class HotspotParser:
             return
         builder = _thread_from_header(line, line_no)
         if builder is None:
+            if _NAME_ONLY.match(line):
+                # A long name pushed the header's fields to the next line (hard wrapping)?
+                self.name_only = (line, line_no)
+                return
             if self.dump is not None:
                 self._unparsed(line_no, line)
             return
@@ -611,9 +748,18 @@ class HotspotParser:
     def _unindented_in_dump(self, line: str, line_no: int) -> None:
         dump = self.dump
         assert dump is not None
+        if self._thread_cpu_line(line, line_no):
+            return
         thread = self.thread
+        if thread is None and not dump.threads and dump.banner and unbalanced(dump.banner):
+            # "Full thread dump OpenJDK ... (17.0.15+6-Debian-1deb12u1" | "mixed mode, sharing):"
+            dump.banner = join_words(dump.banner, line).rstrip(":").rstrip()
+            dump.rejoined += 1
+            return
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
+            return
+        if thread is not None and self._rejoin(thread, line, line_no):
             return
         if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
             return
@@ -625,9 +771,13 @@ class HotspotParser:
                 return
             if line.strip("=") == "":
                 return  # the report's underlines
-        if dump.banner is None and dump.threads:
+        if line.strip() in _ELISIONS:
+            return  # "..." where a reporter left threads out: the excerpt goes on (KAFKA-1305)
+        if dump.banner is None and (dump.threads or thread is not None):
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.
+            self._finish_thread()
+            dump.end_line_no = line_no - 1
             self._finish_dump()
             self.mode = OUTSIDE
             return
@@ -686,6 +836,15 @@ class HotspotParser:
             self._quoted(line, line_no)
             return
         named = _REPORT_THREAD.match(stripped)
+        if named and any(link.thread_name == named["name"] for link in self.report_links):
+            # A thread the cycle already listed, named again: its stack follows, pasted without
+            # the "Java stack information for the threads listed above" heading (KAFKA-2253).
+            self._close_report_cycle()
+            self.report_thread = None
+            if self.dump is not None and self.dump.report_only:
+                self.mode = IN_DUMP
+                self._quoted(stripped, line_no)
+            return
         if named:
             self.report_thread = named["name"]
             return
@@ -751,6 +910,7 @@ class HotspotParser:
                 start_line -= 1
         dump = _DumpBuilder(self.source, self.dump_count, start_line)
         dump.signals, self.pending_signals = self.pending_signals, []
+        dump.os_threads, self.pending_os_threads = self.pending_os_threads, []
         dump.banner = banner
         dump.timestamp = timestamp
         dump.pid = pid
@@ -818,7 +978,16 @@ def cyclic_gc_paused() -> Iterator[None]:
 def parse_hotspot(
     batches: Iterable[list[str]], source: str, dump_format: DumpFormat = DumpFormat.HOTSPOT
 ) -> Iterator[ThreadDump]:
-    """Parse HotSpot thread dumps from batches of lines; yield each dump once complete."""
+    """Parse HotSpot thread dumps from batches of lines; yield each dump once complete.
+
+    Excerpts of one dump pasted apart (fragments without a banner) come out joined as one.
+    """
+    return join_excerpts(_parse_hotspot(batches, source, dump_format))
+
+
+def _parse_hotspot(
+    batches: Iterable[list[str]], source: str, dump_format: DumpFormat
+) -> Iterator[ThreadDump]:
     parser = HotspotParser(source, dump_format)
     next_line_no = 1
     for batch in batches:

@@ -40,7 +40,8 @@ _WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
 @functools.lru_cache(maxsize=256)
 def parse_state_line(text: str) -> tuple[ThreadState, str]:
     """`WAITING (parking)` -> (WAITING, "parking"). A dump repeats a handful of these."""
-    name, _, detail = text.strip().partition(" ")
+    # "TIMED\_WAITING": a Markdown renderer's escape of the underscore (see hotspot.parse_lock_line)
+    name, _, detail = text.strip().replace("\\_", "_").partition(" ")
     return _STATE_BY_NAME.get(name, ThreadState.UNKNOWN), detail.strip("() ")
 
 

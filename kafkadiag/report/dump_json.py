@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
-from kafkadiag.model import Frame, LockEvent, LockRef, Thread, ThreadDump
+from kafkadiag.dumps.threadcpu import latest_rows
+from kafkadiag.model import Frame, LockEvent, LockRef, OsThreadCpu, Thread, ThreadDump
 
 SCHEMA = "kafkadiag.dumps"
 VERSION = 1
@@ -107,6 +108,7 @@ def dump_json(summary: DumpSummary) -> dict[str, Any]:
         "unparsed_count": dump.unparsed_count,
         "unparsed": [{"line": u.line_no, "text": u.text} for u in dump.unparsed],
         "log_signals": [{"line": u.line_no, "text": u.text} for u in dump.log_signals],
+        "os_threads": [_os_thread(row, dump) for row in latest_rows(dump.os_threads).values()],
         "jvm_deadlocks": [
             [
                 {
@@ -166,3 +168,15 @@ class JsonDumpWriter:
             self.out.write(', "error": ')
             self.out.write(json.dumps(error, ensure_ascii=False))
         self.out.write("}\n")
+
+
+def _os_thread(row: OsThreadCpu, dump: ThreadDump) -> dict[str, Any]:
+    """A top -H / ps -L row, joined to the dump's thread of the same OS id when there is one."""
+    thread = next((thread.name for thread in dump.threads if thread.nid == row.tid), None)
+    return {
+        "tid": row.tid,
+        "cpu_percent": row.cpu_percent,
+        "cpu_time": row.cpu_time,
+        "thread": thread,
+        "line": row.line_no,
+    }

@@ -73,7 +73,7 @@ def _render_locks(out: TextIO, summary: DumpSummary) -> None:
         (
             hex_id(lock.lock_id) or "",
             short_class(lock.lock_class) or "?",
-            _names(lock.holders) or "-",
+            _names(lock.holders) or ("not in the dump" if lock.blocked else "-"),
             str(len(lock.blocked)),
             str(len(lock.parked)),
             str(len(lock.waiting)),

@@ -9,22 +9,11 @@ from __future__ import annotations
 
 import json
 from typing import Any, TextIO
-from xml.sax import saxutils
 
 from kafkadiag.lag.check import UNCHECKED, UNHEALTHY, CheckResult
 from kafkadiag.lag.model import LagReport
 from kafkadiag.report.lag_json import group_document, iso_time
-from kafkadiag.report.safe_text import printable
-
-
-def escape(text: str) -> str:
-    # XML 1.0 cannot carry most control characters at all, even as references.
-    return saxutils.escape(printable(text))
-
-
-def quoteattr(text: str) -> str:
-    return saxutils.quoteattr(printable(text))
-
+from kafkadiag.report.xml_text import escape, quoteattr
 
 SCHEMA = "kafkadiag.check"
 VERSION = 2

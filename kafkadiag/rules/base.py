@@ -49,6 +49,7 @@ class Requirement(str, enum.Enum):
     PYSPY_NATIVE = "py-spy --native"
     SEVERAL_DUMPS = "several dumps of the same process"
     CPU_TIMES = "per-thread cpu= times (JDK 11+)"
+    OS_THREAD_CPU = "a top -H / ps -L table of the process's threads beside the dump"
     LAG = "committed offsets and high watermarks (--zookeeper / --bootstrap-server)"
     CONSUMER_METRICS = "the consumer's fetcher metrics (--pid of the JVM, --jmx, --jolokia, --prometheus)"
 

@@ -12,7 +12,17 @@ from kafkadiag.rules.base import Evidence, Requirement
 
 T = TypeVar("T")
 
-JAVA_FORMATS = frozenset({DumpFormat.HOTSPOT, DumpFormat.NETBEANS})
+JAVA_FORMATS = frozenset(
+    {
+        DumpFormat.HOTSPOT,
+        DumpFormat.NETBEANS,
+        DumpFormat.JCMD_TEXT,
+        DumpFormat.JCMD_JSON,
+        DumpFormat.INTELLIJ,
+        DumpFormat.JAVACORE,
+        DumpFormat.ANDROID_ANR,
+    }
+)
 PYTHON_FORMATS = frozenset({DumpFormat.PYSPY, DumpFormat.PYSPY_JSON})
 
 
@@ -30,6 +40,8 @@ def available_requirements(dump: ThreadDump, series_length: int) -> frozenset[Re
             found.add(Requirement.PYSPY_LOCALS)
         if any(frame.native for thread in dump.threads for frame in thread.frames):
             found.add(Requirement.PYSPY_NATIVE)
+    if dump.os_threads:
+        found.add(Requirement.OS_THREAD_CPU)
     if series_length > 1:
         found.add(Requirement.SEVERAL_DUMPS)
     return frozenset(found)

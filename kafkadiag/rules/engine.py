@@ -12,10 +12,11 @@ import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import ThreadDump
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import SCOPE_DUMP, Evidence, Finding, Requirement, Rule, Severity
-from kafkadiag.rules.context import AnalysisContext, available_requirements
+from kafkadiag.rules.context import JAVA_FORMATS, AnalysisContext, available_requirements
 from kafkadiag.rules.registry import RULES, RuleCrashed
 
 # Two dumps belong to one process when this share of their threads (name and OS id) agree.
@@ -154,7 +155,22 @@ def _caveats(series: list[ThreadDump]) -> list[str]:
         found += [f"{where}: {note}" for note in dump.notes]
         if dump.unparsed_count:
             found.append(f"{where}: {dump.unparsed_count} line(s) inside the dump were not understood")
+        if dump.banner is None and dump.format in JAVA_FORMATS:
+            found += [f"{where}: {text}" for text in _owners_missing(dump)]
     return found
+
+
+def _owners_missing(dump: ThreadDump) -> list[str]:
+    """A lock awaited in the text whose holder the text leaves out: said, never dropped."""
+    graph = LockGraph(dump)
+    notes = []
+    for node in graph.without_owner(stacks.LOCK_SYNCS):
+        waiters = ", ".join(graph.thread(index).name for index in node.blocked + node.parked)
+        notes.append(
+            f"<0x{node.lock_id:x}> ({node.lock_class or 'unknown class'}), awaited by {waiters}: "
+            "owner not in the dump"
+        )
+    return notes
 
 
 def _analyze_series(

@@ -103,6 +103,7 @@ def workers_of(
     families: dict[str, list[Thread]],
     polled: frozenset[tuple[str, int | None]],
     all_candidates: Callable[[], list[Thread]],
+    family_workers: dict[str, list[Thread]],
 ) -> list[Thread]:
     """The busy workers that belong to this poll thread.
 
@@ -113,8 +114,14 @@ def workers_of(
     family = NAME_FAMILY.match(poll_thread.name)
     if family is not None:
         prefix = family.group(1)
-        kin = [t for t in families.get(prefix, ()) if t.name != poll_thread.name]
-        related = [t for t in busy_workers_among(kin) if not looks_like_poll_thread(t, polled)]
+        busy_kin = family_workers.get(prefix)
+        if busy_kin is None:
+            # Once per family and dump: a dump may hold thousands of poll threads of one family.
+            kin = families.get(prefix, [])
+            busy_kin = family_workers[prefix] = [
+                t for t in busy_workers_among(kin) if not looks_like_poll_thread(t, polled)
+            ]
+        related = [t for t in busy_kin if t.name != poll_thread.name]
         if related:
             return related
     return [t for t in all_candidates() if t.name != poll_thread.name]
@@ -145,7 +152,11 @@ class PollThreads:
 
     def workers_of(self, thread: Thread) -> list[Thread]:
         return workers_of(
-            thread, self.context.cached("families", self.dump, families), self.polled, self._candidates
+            thread,
+            self.context.cached("families", self.dump, families),
+            self.polled,
+            self._candidates,
+            self.context.cached("family-workers", self.dump, lambda _: {}),
         )
 
     def evidence(self, thread: Thread, index: int, workers: list[Thread]) -> list[Evidence]:

@@ -29,6 +29,7 @@ from kafkadiag.rules.kd405_python_lock_reentry import PythonLockReentry
 from kafkadiag.rules.kd406_python_event_loop_blocked import PythonEventLoopBlocked
 from kafkadiag.rules.kd501_thread_not_moving import ThreadNotMoving
 from kafkadiag.rules.kd502_busy_threads import BusyThreads
+from kafkadiag.rules.kd503_hot_threads import HotThreads
 from kafkadiag.rules.kd601_offset_below_log_start import OffsetBelowLogStart
 from kafkadiag.rules.kd602_offset_above_high_watermark import OffsetAboveHighWatermark
 from kafkadiag.rules.kd603_unreadable_offset import UnreadableOffset
@@ -76,6 +77,7 @@ RULES: tuple[type[Rule], ...] = (
     PythonEventLoopBlocked,
     ThreadNotMoving,
     BusyThreads,
+    HotThreads,
     OffsetBelowLogStart,
     OffsetAboveHighWatermark,
     UnreadableOffset,

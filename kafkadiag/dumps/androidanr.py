@@ -1,0 +1,215 @@
+"""Android ANR traces (`/data/anr/traces.txt`, `anr_*` files, bugreports): ART and Dalvik dumps.
+
+    ----- pid 6077 at 2026-08-19 11:08:16.139001552+0530 -----
+    Cmd line: sh.example.app
+    DALVIK THREADS (45):
+    "main" prio=5 tid=1 Blocked
+      | group="main" sCount=1 ucsCount=0 flags=1 obj=0x736e0f78 self=0xb400007c662117b0
+      at sh.example.Receiver.onReceive(Receiver.kt:11)
+      - waiting to lock <0x053dd6df> (a java.lang.Object) held by thread 46
+      native: #00 pc 000c9da8  /apex/.../libc.so (__ioctl+8)
+    DumpLatencyMs: 2.47463
+    ----- end 6077 -----
+
+Dalvik (Android 4 and older) says MONITOR / WAIT / TIMED_WAIT and `held by tid=12 (name)`;
+ART says Blocked / Waiting / TimedWaiting and `held by thread 46`. ART also prints the
+holder's own `- locked` line; Dalvik does not, so the holder named by `held by` is credited
+with the lock. `tid` is ART's thread
+number (what `held by thread N` refers to), not the Java thread id. Native frames are counted as
+understood but not kept: they are the VM's own, below the Java frames the rules read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.dumps.javaframes import parse_java_frame
+from kafkadiag.dumps.jvmthreads import (
+    DumpCollector,
+    attach_synchronizers,
+    build_thread,
+    lock_event,
+    numbered_lines,
+)
+from kafkadiag.model import DumpFormat, Frame, LockEvent, LockEventKind, LockRef, ThreadDump, ThreadState
+
+HEADER = re.compile(r'^"(?P<name>.*)"(?: daemon)? prio=\d+(?: tid=(?P<tid>\d+))?(?: (?P<state>[A-Za-z_]+))?')
+_PROCESS = re.compile(r"^----- pid (?P<pid>\d+) at (?P<when>.+?) -----$")
+_END = re.compile(r"^----- end \d+ -----$")
+_LOCK = re.compile(
+    r"^- (?P<words>locked|waiting to lock|waiting on|sleeping on) <(?P<id>0x[0-9a-fA-F]+)>"
+    r"(?: \(a (?P<class>.+?)\))?(?:,? held by (?:thread |threadid=|tid=)(?P<holder>\d+).*)?$"
+)
+# ART (Android 5+) and Dalvik state words; "Native" is running native code, as HotSpot's
+# "runnable" threads in native methods are.
+_STATES = {
+    "runnable": (ThreadState.RUNNABLE, ""),
+    "native": (ThreadState.RUNNABLE, ""),
+    "blocked": (ThreadState.BLOCKED, ""),
+    "monitor": (ThreadState.BLOCKED, ""),
+    "waiting": (ThreadState.WAITING, ""),
+    "wait": (ThreadState.WAITING, ""),
+    "timedwaiting": (ThreadState.TIMED_WAITING, ""),
+    "timed_wait": (ThreadState.TIMED_WAITING, ""),
+    "sleeping": (ThreadState.TIMED_WAITING, "sleeping"),
+    "terminated": (ThreadState.TERMINATED, ""),
+    "zombie": (ThreadState.TERMINATED, ""),
+    "starting": (ThreadState.NEW, ""),
+    "initializing": (ThreadState.NEW, ""),
+}
+_KINDS = {
+    "locked": LockEventKind.LOCKED,
+    "waiting to lock": LockEventKind.WAITING_TO_LOCK,
+    "waiting on": LockEventKind.WAITING_ON,
+}
+# Lines that are understood and carry nothing the model keeps.
+_SKIPPED_PREFIXES = (
+    "| ",
+    "native: ",
+    "(no managed stack frames)",
+    "- waiting on an unknown object",
+    "- sleeping on",
+    "DumpLatencyMs:",
+    "Cmd line:",
+    "Build fingerprint:",
+    "ABI:",
+    "Build type:",
+    "DALVIK THREADS",
+    "(mutexes:",
+    "JNI:",
+    "suspend all histogram",
+    "Debug Store:",
+    "kernel: ",
+    "Zygote loaded",
+)
+
+
+def android_state(word: str | None) -> tuple[ThreadState, str]:
+    if not word:
+        return ThreadState.UNKNOWN, ""
+    lowered = word.lower()
+    if lowered.startswith("waitingfor") or lowered.startswith("waitingin") or lowered == "vmwait":
+        return ThreadState.WAITING, ""  # ART-internal waits (GC task processor, debugger loop)
+    return _STATES.get(lowered, (ThreadState.UNKNOWN, ""))
+
+
+class _Open:
+    def __init__(
+        self, name: str, state: ThreadState, detail: str, line_no: int, header: str, tid: str | None
+    ) -> None:
+        self.name, self.state, self.detail, self.line_no, self.header = name, state, detail, line_no, header
+        self.tid = tid
+        self.frames: list[Frame] = []
+        self.events: list[LockEvent] = []
+        self.stack_line_no = 0
+
+
+def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    dump: DumpCollector | None = None
+    thread: _Open | None = None
+    count = 0
+    index_of_tid: dict[str, int] = {}
+    held_by: list[tuple[str, LockRef]] = []  # (holder's tid, the lock a waiter says it holds)
+
+    def finished(collector: DumpCollector) -> ThreadDump:
+        owned: dict[int, list[LockRef]] = {}
+        for holder, ref in held_by:
+            if holder in index_of_tid:
+                owned.setdefault(index_of_tid[holder], []).append(ref)
+        collector.threads = attach_synchronizers(collector.threads, owned)
+        index_of_tid.clear()
+        held_by.clear()
+        return collector.build()
+
+    def close_thread() -> None:
+        nonlocal thread
+        if thread is not None and dump is not None:
+            if thread.tid is not None:
+                index_of_tid.setdefault(thread.tid, len(dump.threads))
+            dump.threads.append(
+                build_thread(
+                    thread.name,
+                    thread.state,
+                    thread.line_no,
+                    thread.header,
+                    thread.frames,
+                    thread.events,
+                    stack_line_no=thread.stack_line_no,
+                    state_detail=thread.detail,
+                )
+            )
+        thread = None
+
+    def start(line_no: int) -> DumpCollector:
+        nonlocal count
+        collector = DumpCollector(source, DumpFormat.ANDROID_ANR, count, line_no)
+        collector.producer = "Android runtime (ANR / SIGQUIT)"
+        count += 1
+        return collector
+
+    for line_no, line in numbered_lines(batches):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        process = _PROCESS.match(stripped)
+        if process:
+            close_thread()
+            if dump is not None:
+                yield finished(dump)
+            dump = start(line_no)
+            dump.pid = int(process["pid"])
+            dump.timestamp = process["when"]
+            continue
+        if _END.match(stripped):
+            close_thread()
+            if dump is not None:
+                dump.end_line_no = line_no
+                yield finished(dump)
+            dump = None
+            continue
+        header = HEADER.match(line) if line.startswith('"') else None
+        if header:
+            close_thread()
+            if dump is None:
+                dump = start(line_no)
+                dump.note("fragment: no '----- pid N at ... -----' line before the first thread")
+            state, detail = android_state(header["state"])
+            thread = _Open(header["name"], state, detail, line_no, line, header["tid"])
+            dump.end_line_no = line_no
+            continue
+        if dump is None:
+            if stripped.startswith("DALVIK THREADS"):
+                dump = start(line_no)
+            continue
+        dump.end_line_no = line_no
+        if stripped.startswith("Cmd line:"):
+            dump.banner = stripped
+            continue
+        if thread is None and not dump.threads:
+            continue  # the runtime's own report before the threads: build, GC and JIT statistics
+        if thread is not None and stripped.startswith("at "):
+            if not thread.frames:
+                thread.stack_line_no = line_no
+            # "(Deadlock.java:~33)": Dalvik's approximate line; "run (File.java:1)": Play Console's space
+            frame = parse_java_frame(stripped[3:].replace(" (", "(", 1).replace(":~", ":"))
+            if frame.text.endswith("(Native method)"):  # ART's spelling of "(Native Method)"
+                frame = frame._replace(native=True, file=None)
+            thread.frames.append(frame)
+            continue
+        lock = _LOCK.match(stripped) if thread is not None else None
+        if lock and lock["words"] in _KINDS:
+            assert thread is not None
+            lock_id = int(lock["id"], 16)
+            thread.events.append(
+                lock_event(_KINDS[lock["words"]], lock_id, lock["class"], thread.frames, line_no, stripped)
+            )
+            if lock["holder"] is not None:
+                held_by.append((lock["holder"], LockRef(lock_id, lock["class"], line_no, stripped)))
+            continue
+        if stripped.startswith(_SKIPPED_PREFIXES) or (lock and lock["words"] == "sleeping on"):
+            continue
+        dump.unparsed_line(line_no, line)
+    close_thread()
+    if dump is not None:
+        yield finished(dump)

@@ -1,0 +1,87 @@
+"""Excerpts of one dump pasted apart are one dump.
+
+A bug report rarely carries a whole dump: it carries the thread that holds a lock, some prose,
+one of the threads waiting for it, "[snip]", and so on. The HotSpot parser ends a fragment (a
+part without the `Full thread dump` banner) at the first line of prose, so each excerpt arrives
+as a dump of its own, and a lock held in one excerpt and awaited in another would never be
+related. Consecutive fragments of one source are joined back into one dump here.
+
+They are not joined when a thread appears in both: that is what an application logging every
+thread's ThreadInfo now and then looks like, and each of those is a snapshot of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.model import Thread, ThreadDump
+
+_FRAGMENT_NOTE = "fragment: no 'Full thread dump' banner before the first thread"
+# Unparsed lines kept for display, as for any one dump; all of them are counted.
+_UNPARSED_KEPT = 200
+
+
+def join_excerpts(dumps: Iterable[ThreadDump]) -> Iterator[ThreadDump]:
+    """Yield `dumps` with runs of joinable fragments merged; indexes renumbered in order."""
+    run: list[ThreadDump] = []
+    index = 0
+    for dump in dumps:
+        if run and _joinable(run, dump):
+            run.append(dump)
+            continue
+        if run:
+            yield _joined(run, index)
+            index += 1
+        run = [dump]
+    if run:
+        yield _joined(run, index)
+
+
+def _is_fragment(dump: ThreadDump) -> bool:
+    return dump.banner is None
+
+
+def _joinable(run: list[ThreadDump], dump: ThreadDump) -> bool:
+    if not (_is_fragment(run[0]) and _is_fragment(dump)) or dump.source != run[0].source:
+        return False
+    seen = {_identity(thread) for part in run for thread in part.threads}
+    return not any(_identity(thread) in seen for thread in dump.threads)
+
+
+def _identity(thread: Thread) -> tuple[str, int | None]:
+    """Name and the best id the header has: equally named pool threads are distinct threads."""
+    fields = thread.fields
+    return thread.name, fields.nid if fields.nid is not None else fields.java_id
+
+
+def _joined(run: list[ThreadDump], index: int) -> ThreadDump:
+    first = run[0]
+    if len(run) == 1:
+        return first if first.index == index else dataclasses.replace(first, index=index)
+    notes = list(dict.fromkeys(note for part in run for note in part.notes if note != _FRAGMENT_NOTE))
+    spans = ", ".join(f"{part.line_no}-{part.end_line_no}" for part in run)
+    notes.insert(
+        0,
+        f"excerpts: {len(run)} parts without a 'Full thread dump' banner (lines {spans}) were read "
+        "as one dump; the threads between them are not in the input",
+    )
+    unparsed = tuple(line for part in run for line in part.unparsed)
+    return dataclasses.replace(
+        first,
+        index=index,
+        end_line_no=run[-1].end_line_no,
+        threads=tuple(thread for part in run for thread in part.threads),
+        timestamp=next((part.timestamp for part in run if part.timestamp), None),
+        producer=next((part.producer for part in run if part.producer), None),
+        pid=next((part.pid for part in run if part.pid is not None), None),
+        jvm_deadlocks=tuple(cycle for part in run for cycle in part.jvm_deadlocks),
+        jni_global_refs=next((part.jni_global_refs for part in run if part.jni_global_refs), None),
+        unparsed=unparsed[:_UNPARSED_KEPT],
+        unparsed_count=sum(part.unparsed_count for part in run),
+        truncated=run[-1].truncated,
+        has_lock_data=any(part.has_lock_data for part in run),
+        notes=tuple(notes),
+        log_signals=tuple(signal for part in run for signal in part.log_signals),
+        os_threads=tuple(row for part in run for row in part.os_threads),
+    )

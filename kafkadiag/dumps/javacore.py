@@ -1,0 +1,236 @@
+"""IBM J9 / Eclipse OpenJ9 javacores (`kill -3`, `-Xdump:java`, `com.ibm.jvm.Dump.JavaDump()`).
+
+Every line starts with a tag; the ones read here:
+
+    1TIDATETIME    Date: 2022/06/06 at 11:44:58:405                       when
+    1CIJAVAVERSION JRE 1.8.0 Windows 10 amd64-64 build 8.0.7.6 ...        banner
+    1CIPROCESSID   Process ID: 32888 (0x8078)                             pid
+    0SECTION       THREADS subcomponent dump routine                      threads follow
+    3XMTHREADINFO      "worker-1" J9VMThread:0x00..., omrthread_t:0x..., state:B, prio=5
+    3XMTHREADBLOCK     Blocked on: java/lang/Object@0x00F0001000 Owned by: "worker-2" (J9VMThread:0x...)
+    4XESTACKTRACE                at com/example/Cache.get(Cache.java:10(Compiled Code))
+    5XESTACKTRACE                   (entered lock: java/lang/Object@0x00000000F0002000, entry count: 1)
+    1LKDEADLOCK    Deadlock detected !!!                                  the VM's own cycle report
+
+States: R runnable, B blocked on a monitor, CW waiting on a condition (Object.wait, sleep),
+P parked, S suspended, Z zombie. `Blocked on` / `Waiting on` / `Parked on` name what a thread
+waits for and, when there is one, its owner: the owner is credited with the lock, which is how
+a ReentrantLock holder is found (a javacore has no ownable-synchronizer list of its own).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kafkadiag.dumps.javaframes import parse_java_frame
+from kafkadiag.dumps.jvmthreads import (
+    DumpCollector,
+    attach_synchronizers,
+    build_thread,
+    lock_event,
+    numbered_lines,
+)
+from kafkadiag.model import (
+    DeadlockLink,
+    DumpFormat,
+    Frame,
+    LockEvent,
+    LockEventKind,
+    LockRef,
+    ThreadDump,
+    ThreadState,
+)
+
+_THREADINFO = re.compile(
+    r'^3XMTHREADINFO\s+"(?P<name>.*)" J9VMThread:(?P<vmthread>0x[0-9A-Fa-f]+)(?P<rest>.*)$'
+)
+_STATE = re.compile(r"\bstate:(?P<state>[A-Z]+)")
+_BLOCK = re.compile(
+    r"^3XMTHREADBLOCK\s+(?P<how>Blocked on|Waiting on|Parked on): (?P<lock>\S+)"
+    r"(?: Owned by: (?:\"(?P<owner>.*)\" \(J9VMThread:(?P<owner_vm>0x[0-9A-Fa-f]+)|(?P<nobody><[a-z]+>)))?"
+)
+_ENTERED = re.compile(r"^5XESTACKTRACE\s+\(entered lock: (?P<lock>[^,]+), entry count: \d+\)")
+_DEADLOCK_THREAD = re.compile(r'^2LKDEADLOCKTHR\s+Thread "(?P<name>.*)" \((?P<vm>0x[0-9A-Fa-f]+)\)')
+_DEADLOCK_OBJECT = re.compile(r"^4LKDEADLOCKOBJ\s+(?P<lock>\S+)")
+_SECTION = re.compile(r"^0SECTION\s+(?P<name>\S+)")
+_FRAME_NOTE = re.compile(r"\((?:Compiled Code|Bytecode PC:\s*\d+|JIT compiled code)\)")
+_STATES = {
+    "R": (ThreadState.RUNNABLE, ""),
+    "B": (ThreadState.BLOCKED, ""),
+    "CW": (ThreadState.WAITING, ""),
+    "P": (ThreadState.WAITING, "parking"),
+    "S": (ThreadState.UNKNOWN, ""),
+    "Z": (ThreadState.TERMINATED, ""),
+}
+_KINDS = {
+    "Blocked on": LockEventKind.WAITING_TO_LOCK,
+    "Waiting on": LockEventKind.WAITING_ON,
+    "Parked on": LockEventKind.PARKING,
+}
+# Thread-section tags that carry nothing the model keeps (ids, CPU, native stacks, heap).
+_SKIPPED_TAGS = (
+    "NULL",
+    "1XMTHDINFO",
+    "1XMCURTHDINFO",
+    "1XMTHDSUMMARY",
+    "2XMTHDSUMMARY",
+    "3XMTHDSUMMARY",
+    "3XMTHREADINFO1",
+    "3XMTHREADINFO2",
+    "3XMTHREADINFO3",
+    "3XMJAVALTHREAD",
+    "3XMJAVALTHRCCL",
+    "3XMCPUTIME",
+    "3XMHEAPALLOC",
+    "4XENATIVESTACK",
+    "1XMTHDCATEGORY",
+    "2XMTHDCATEGORY",
+    "1XMPOOLINFO",
+    "2XMPOOL",
+    "1XECTHTYPE",
+    "3XEHSTTYPE",
+)
+
+
+def split_lock(text: str) -> tuple[int | None, str]:
+    """`java/lang/Object@0x00000000F0001000` -> (address, "java.lang.Object")."""
+    lock_class, _, address = text.rpartition("@")
+    try:
+        return int(address, 16), lock_class.replace("/", ".")
+    except ValueError:
+        return None, text.replace("/", ".")
+
+
+def javacore_frame(text: str) -> Frame:
+    """`com/example/Cache.get(Cache.java:10(Compiled Code))` in HotSpot's spelling, then parsed."""
+    return parse_java_frame(_FRAME_NOTE.sub("", text).replace("/", "."))
+
+
+class _Open:
+    def __init__(
+        self, name: str, vmthread: int, state: ThreadState, detail: str, line_no: int, header: str
+    ) -> None:
+        self.name, self.vmthread, self.state, self.detail = name, vmthread, state, detail
+        self.line_no, self.header = line_no, header
+        self.frames: list[Frame] = []
+        self.events: list[LockEvent] = []
+        self.stack_line_no = 0
+
+
+def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
+    dump = DumpCollector(source, DumpFormat.JAVACORE, 0, 1)
+    dump.producer = "javacore"
+    thread: _Open | None = None
+    section = ""
+    vm_index: dict[int, int] = {}  # J9VMThread address -> thread index
+    owners: list[tuple[int, LockRef]] = []  # (owner's J9VMThread, lock it owns)
+    deadlock: list[tuple[str, str]] = []  # (thread, the lock it waits for), in report order
+
+    def close() -> None:
+        nonlocal thread
+        if thread is not None:
+            vm_index.setdefault(thread.vmthread, len(dump.threads))
+            dump.threads.append(
+                build_thread(
+                    thread.name,
+                    thread.state,
+                    thread.line_no,
+                    thread.header,
+                    thread.frames,
+                    thread.events,
+                    stack_line_no=thread.stack_line_no,
+                    state_detail=thread.detail,
+                )
+            )
+        thread = None
+
+    for line_no, line in numbered_lines(batches):
+        tag, _, body = line.partition(" ")
+        if not tag:
+            continue
+        section_match = _SECTION.match(line)
+        if section_match:
+            close()
+            section = section_match["name"]
+            continue
+        if tag == "1TIDATETIME":
+            dump.timestamp = body.strip().removeprefix("Date:").strip()
+        elif tag == "1CIJAVAVERSION":
+            dump.banner = body.strip()
+        elif tag == "1CIPROCESSID":
+            digits = body.strip().removeprefix("Process ID:").split()
+            dump.pid = int(digits[0]) if digits and digits[0].isdigit() else None
+        elif section == "LOCKS":
+            _deadlock_line(line, deadlock)
+        elif section == "THREADS":
+            dump.end_line_no = line_no
+            info = _THREADINFO.match(line)
+            if info:
+                close()
+                state_match = _STATE.search(info["rest"])
+                state, detail = _STATES.get(
+                    state_match["state"] if state_match else "", (ThreadState.UNKNOWN, "")
+                )
+                thread = _Open(info["name"], int(info["vmthread"], 16), state, detail, line_no, line)
+            elif tag == "3XMTHREADINFO" and "Anonymous native thread" in body:
+                close()  # a native thread the VM knows nothing Java about: its stack is native only
+            elif thread is not None and tag == "4XESTACKTRACE":
+                if not thread.frames:
+                    thread.stack_line_no = line_no
+                thread.frames.append(javacore_frame(body.strip().removeprefix("at ")))
+            elif thread is not None and (entered := _ENTERED.match(line)):
+                lock_id, lock_class = split_lock(entered["lock"])
+                thread.events.append(
+                    lock_event(
+                        LockEventKind.LOCKED, lock_id, lock_class, thread.frames, line_no, line.strip()
+                    )
+                )
+            elif thread is not None and (block := _BLOCK.match(line)):
+                lock_id, lock_class = split_lock(block["lock"])
+                thread.events.append(
+                    lock_event(_KINDS[block["how"]], lock_id, lock_class, [], line_no, line.strip())
+                )
+                if block["owner_vm"] and lock_id is not None:
+                    owners.append(
+                        (int(block["owner_vm"], 16), LockRef(lock_id, lock_class, line_no, line.strip()))
+                    )
+            elif not tag.startswith(_SKIPPED_TAGS) and not tag.startswith("5XESTACKTRACE"):
+                dump.unparsed_line(line_no, line)
+    close()
+    owned: dict[int, list[LockRef]] = {}
+    for vmthread, ref in owners:
+        if vmthread in vm_index:
+            owned.setdefault(vm_index[vmthread], []).append(ref)
+    dump.threads = attach_synchronizers(dump.threads, owned)
+    dump.has_lock_data = True  # owners of monitors and parked-on synchronizers are named
+    if deadlock:
+        dump.deadlocks.append(_deadlock_links(deadlock))
+    if not dump.threads and section != "":
+        dump.note("the javacore has no THREADS section")
+    yield dump.build()
+
+
+def _deadlock_line(line: str, deadlock: list[tuple[str, str]]) -> None:
+    """`1LKDEADLOCK Deadlock detected !!!`: each 2LKDEADLOCKTHR thread waits for the next one."""
+    named = _DEADLOCK_THREAD.match(line)
+    if named:
+        deadlock.append((named["name"], ""))
+        return
+    waited = _DEADLOCK_OBJECT.match(line)
+    if waited and deadlock and not deadlock[-1][1]:
+        deadlock[-1] = (deadlock[-1][0], waited["lock"])
+
+
+def _deadlock_links(cycle: list[tuple[str, str]]) -> tuple[DeadlockLink, ...]:
+    # The report lists the cycle in order and repeats its first thread at the end.
+    names = [name for name, _ in cycle]
+    if len(names) > 1 and names[0] == names[-1]:
+        cycle = cycle[:-1]
+    links = []
+    for position, (name, lock_text) in enumerate(cycle):
+        holder = cycle[(position + 1) % len(cycle)][0]
+        lock_id, lock_class = split_lock(lock_text) if lock_text else (None, "a lock")
+        waiting = f"{lock_class}@0x{lock_id:x}" if lock_id is not None else lock_class
+        links.append(DeadlockLink(thread_name=name, waiting_for=waiting, lock_id=lock_id, held_by=holder))
+    return tuple(links)

@@ -1,0 +1,33 @@
+"""Which parser reads which of the JVM renderings that are not HotSpot's own layout."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from kafkadiag.model import DumpFormat, ThreadDump
+
+Parser = Callable[[Iterable[list[str]], str], Iterator[ThreadDump]]
+
+
+def parser_for_other_jvm(fmt: DumpFormat) -> Parser:
+    if fmt is DumpFormat.JCMD_TEXT:
+        from kafkadiag.dumps.jcmdtext import parse_jcmd_text
+
+        return parse_jcmd_text
+    if fmt is DumpFormat.JCMD_JSON:
+        from kafkadiag.dumps.jcmdjson import parse_jcmd_json
+
+        return parse_jcmd_json
+    if fmt is DumpFormat.INTELLIJ:
+        from kafkadiag.dumps.intellij import parse_intellij
+
+        return parse_intellij
+    if fmt is DumpFormat.JAVACORE:
+        from kafkadiag.dumps.javacore import parse_javacore
+
+        return parse_javacore
+    if fmt is DumpFormat.ANDROID_ANR:
+        from kafkadiag.dumps.androidanr import parse_android_anr
+
+        return parse_android_anr
+    raise ValueError(f"no parser for {fmt.value}")

@@ -1,0 +1,91 @@
+"""Lines of a dump that a mail client, an issue tracker or a terminal hard-wrapped.
+
+Wrapped at 72 to 132 columns, a thread header loses its `nid=` and state to the next line, a
+long frame is cut in the middle of a class name, a lock line's `(a pkg.Class)` goes to a line of
+its own. Each of these leaves the first part visibly unfinished (a header with no `nid=`, a frame
+or a lock class without its closing parenthesis), which is what tells a continuation from a
+foreign line: a line is only joined to the one before it when that one cannot have ended there.
+"""
+
+from __future__ import annotations
+
+import re
+
+# What fold -s and mail clients keep or drop at a break: nothing inside a token, a space (kept at
+# the end of the first part, or not) between words.
+_STACK_ADDRESS_TAIL = re.compile(r"^(?:[a-z][a-zA-Z .()]*)?\[0x[0-9a-fA-F]+\]\s*$")
+_ENDS_WITH_NID = re.compile(r"nid=(?:0x[0-9a-fA-F]*|\d*)\s*$")
+# Words a header's state ("waiting on condition", "waiting for monitor entry") cannot end with.
+_UNFINISHED_STATE_WORDS = frozenset({"waiting", "on", "for", "monitor", "in"})
+# Two words of a frame's location that a break at their space glues together.
+_GLUED_WORDS = (("NativeMethod)", "Native Method)"), ("UnknownSource)", "Unknown Source)"))
+
+
+def header_unfinished(header: str) -> bool:
+    """A thread header cut before its `nid=...` and state (JDK 6+ print both on every thread)."""
+    if header.count('"') < 2:
+        return True
+    if " Id=" in header:
+        # ThreadInfo.toString() carries no nid; "BLOCKED on X owned by "Y" Id=N" may be cut.
+        stripped = header.rstrip()
+        return stripped.endswith((" on", " owned by", " Id=", '"')) or header.count('"') % 2 == 1
+    if "nid=" not in header or _ENDS_WITH_NID.search(header) is not None:
+        return True
+    # "... nid=0x49cd waiting on" | "condition": the state words, cut.
+    return "[0x" not in header and header.split()[-1] in _UNFINISHED_STATE_WORDS
+
+
+def header_continues(header: str, line: str) -> bool:
+    """`line` is what hard wrapping cut off `header`, not a line of another kind.
+
+    A HotSpot header cut short is followed by the rest of its fields or its state words; other
+    formats' headers (JRockit's has no nid=) are followed by lines of their own.
+    """
+    if header_tail(line):
+        return True
+    if not header_unfinished(header):
+        return False
+    if any(field in line for field in ("nid=", "tid=", "prio=")):
+        return True
+    # "... nid=0x49cd waiting on" | "condition"
+    return "nid=" in header and line.strip()[:1].islower()
+
+
+def header_tail(line: str) -> bool:
+    """The stack address (and state words) of a header cut before them."""
+    return _STACK_ADDRESS_TAIL.match(line.strip()) is not None
+
+
+def unbalanced(text: str) -> bool:
+    """A frame, lock or state line whose parenthesis was opened and not closed."""
+    return text.count("(") > text.count(")")
+
+
+def frame_unfinished(text: str) -> bool:
+    """A frame cut before its location or inside it: every frame ends with `(...)`."""
+    return "(" not in text or unbalanced(text)
+
+
+def lock_class_missing(text: str) -> bool:
+    """A lock line cut after its `<0x...>`: the `(a pkg.Class)` always follows one."""
+    stripped = text.rstrip()
+    return stripped.endswith(">") and "<0x" in stripped and "(a " not in stripped
+
+
+def join_words(first: str, rest: str) -> str:
+    """A header or state cut at a space: one space between the parts."""
+    return first.rstrip() + " " + rest.strip()
+
+
+def join_token(first: str, rest: str) -> str:
+    """A frame or class name cut anywhere: glued back, unless the break was at a space."""
+    rest = rest.strip()
+    # "<0x..> (a pkg.Class)" cut at one of its two spaces.
+    if first.endswith((" ", "(a")) or (first.endswith(">") and rest.startswith("(")):
+        joined = first.rstrip() + " " + rest
+    else:
+        joined = first + rest
+    for glued, spaced in _GLUED_WORDS:
+        if joined.endswith(glued):
+            joined = joined[: -len(glued)] + spaced
+    return joined

@@ -1,0 +1,113 @@
+"""`dump parse` / `dump analyze` on jcmd Thread.dump_to_file, javacores, ANR traces, IntelliJ exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.exitcodes import ExitCode
+
+from ..conftest import REPO
+from .test_dump_parse_cli import run
+
+PUBLIC = REPO / "tests" / "dumps" / "public"
+JAVACORE = PUBLIC / "javacore.20220606.114458.32888.0001.txt.gz"
+BUGREPORT = PUBLIC / "chkbugreport-bugreport_deadlock.txt.gz"
+INTELLIJ = PUBLIC / "intellij-helloworld-kafka-livelock-README.md"
+
+
+def analyze(*args: str) -> tuple[int, dict, str]:
+    code, out, err = run(["dump", "analyze", "--format", "json", *args])
+    return code, json.loads(out), err
+
+
+def test_anr_deadlock_is_a_lock_cycle_naming_both_threads() -> None:
+    code, report, err = analyze(str(BUGREPORT))
+    assert code == ExitCode.FINDINGS, err
+    (cycle,) = [finding for finding in report["findings"] if finding["rule"] == "KD102"]
+    assert cycle["threads"] == ["main", "Thread-10"]
+    quoted = [item["text"] for item in cycle["evidence"]]
+    assert "- waiting to lock <0x4064b388> (a java.lang.Object) held by threadid=9 (Thread-10)" in quoted
+    assert "main" in report["verdict"] and "Thread-10" in report["verdict"]
+
+
+def test_javacore_deadlock_reported_by_the_vm_is_kd101() -> None:
+    code, report, err = analyze(str(JAVACORE))
+    assert code == ExitCode.FINDINGS, err
+    (reported,) = [finding for finding in report["findings"] if finding["rule"] == "KD101"]
+    assert reported["threads"][1] == "JTS Status check"
+    assert reported["threads"][0].startswith("Default Executor-thread-51 @@ 11:44")
+
+
+@pytest.mark.parametrize("name", ["thread-dump.txt", "thread-dump.json"])
+def test_dump_to_file_analysis_names_the_deadlock_and_says_what_it_could_not_see(
+    captured: Path, name: str
+) -> None:
+    code, report, err = analyze(str(captured / "virtual-threads" / name))
+    assert code == ExitCode.FINDINGS, err
+    by_rule = {finding["rule"]: finding for finding in report["findings"]}
+    assert by_rule["KD102"]["threads"] == ["deadlock-monitor-A", "deadlock-monitor-B"]
+    assert by_rule["KD201"]["threads"] == ["ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"]
+    caveats = " ".join(str(caveat) for caveat in report["caveats"])
+    assert "does not say who owns a java.util.concurrent lock" in caveats
+
+
+def test_dump_to_file_caveat_is_in_the_table_too(captured: Path) -> None:
+    code, out, err = run(["dump", "analyze", str(captured / "virtual-threads/thread-dump.txt")])
+    assert code == ExitCode.FINDINGS, err
+    caveats = out.split("Caveats", 1)[1].split("Findings", 1)[0]
+    assert "does not say who owns a java.util.concurrent lock" in " ".join(caveats.split())
+
+
+@pytest.mark.parametrize(
+    ("path", "input_format", "threads"),
+    [
+        (JAVACORE, "javacore", 194),
+        (INTELLIJ, "intellij", 2),
+        (BUGREPORT, "android-anr", 424),
+    ],
+    ids=["javacore", "intellij", "android-anr"],
+)
+def test_input_format_option_takes_each_format(path: Path, input_format: str, threads: int) -> None:
+    code, out, err = run(["dump", "parse", "--format", "json", "--input-format", input_format, str(path)])
+    assert code == ExitCode.OK, err
+    document = json.loads(out)
+    assert {dump["format"] for dump in document["dumps"]} == {input_format}
+    assert sum(dump["thread_count"] for dump in document["dumps"]) == threads
+
+
+@pytest.mark.parametrize("input_format", ["jcmd-text", "jcmd-json"])
+def test_input_format_option_takes_jcmd_forms(captured: Path, input_format: str) -> None:
+    name = "thread-dump.txt" if input_format == "jcmd-text" else "thread-dump.json"
+    code, out, err = run(
+        [
+            "dump",
+            "parse",
+            "--format",
+            "json",
+            "--input-format",
+            input_format,
+            str(captured / "virtual-threads" / name),
+        ]
+    )
+    assert code == ExitCode.OK, err
+    (dump,) = json.loads(out)["dumps"]
+    assert (dump["format"], dump["thread_count"]) == (input_format, 25)
+
+
+def test_json_read_as_text_is_not_a_dump(captured: Path) -> None:
+    code, out, err = run(
+        ["dump", "parse", "--input-format", "jcmd-json", str(captured / "virtual-threads/thread-dump.txt")]
+    )
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert "not a jcmd Thread.dump_to_file JSON document" in err
+
+
+def test_a_markdown_page_is_named_and_said_unsupported(tmp_path: Path) -> None:
+    page = tmp_path / "incident.md"
+    page.write_text("# Consumer stuck\n\nThe dump is attached to the ticket.\n\n```\n$ jstack -l 4242\n```\n")
+    code, out, err = run(["dump", "analyze", str(page)])
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert "looks like a Markdown page, which kafkadiag does not read" in " ".join(err.split())

@@ -1,0 +1,33 @@
+"""The JVM's deadlock report pasted without its "Java stack information ..." heading.
+
+KAFKA-2253's reporter pasted the cycle and then the three stacks, leaving out the heading (and its
+underline) that separates them. A thread the cycle already listed, named again, can only be the
+start of its stack: the stacks are the dump's threads, as they are when the heading is there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kafkadiag.dumps import read_dumps
+
+KAFKA_2253 = Path(__file__).resolve().parents[1] / "wild" / "dumps" / "kafka-2253-purgatory-deadlock.txt"
+
+
+def test_stacks_after_the_cycle_are_the_threads_without_the_heading() -> None:
+    # GIVEN the report pasted as "Found one Java-level deadlock", the cycle, a blank line, the stacks
+    # WHEN it is read
+    (dump,) = list(read_dumps(str(KAFKA_2253)))
+    # THEN the cycle is the JVM's deadlock and each listed thread has its stack
+    (cycle,) = dump.jvm_deadlocks
+    assert [link.thread_name for link in cycle] == [
+        "kafka-request-handler-a",
+        "ExpirationReaper-xyz",
+        "kafka-request-handler-b",
+    ]
+    threads = {thread.name: thread for thread in dump.threads}
+    assert sorted(threads) == sorted(link.thread_name for link in cycle)
+    reaper = threads["ExpirationReaper-xyz"]
+    assert reaper.frames[0].text.startswith("kafka.server.DelayedOperationPurgatory$Watchers.watched")
+    assert reaper.frames[-1].text.startswith("kafka.utils.ShutdownableThread.run")
+    assert all(len(thread.frames) > 5 for thread in threads.values())

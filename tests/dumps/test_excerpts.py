@@ -1,0 +1,124 @@
+"""Excerpts of a real dump, annotated as people annotate them, are one dump; what they leave out is said.
+
+The excerpts are cut from captured dumps by thread: a person pastes the threads that matter, with
+prose, "[snip]" and "<--- here" between and after them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.model import Thread, ThreadDump
+from kafkadiag.rules.engine import analyze
+
+from ..conftest import CAPTURED
+
+
+def thread_blocks(path: Path) -> tuple[ThreadDump, dict[str, str]]:
+    """The dump and, per thread name, its block of lines as printed (header to the last line)."""
+    dump = next(read_dumps(str(path)))
+    lines = path.read_text(encoding="utf-8").split("\n")
+    starts = [thread.line_no for thread in dump.threads] + [dump.end_line_no + 1]
+    blocks = {}
+    for thread, end in zip(dump.threads, starts[1:]):
+        block = lines[thread.line_no - 1 : end - 1]
+        while block and (not block[-1].strip() or block[-1].startswith(("JNI", "Found"))):
+            block.pop()
+        blocks[thread.name] = "\n".join(block)
+    return dump, blocks
+
+
+def annotate(block: str, marker: str) -> str:
+    """Put an arrow after the first line holding `marker`, as people point at the culprit."""
+    lines = block.split("\n")
+    for index, line in enumerate(lines):
+        if marker in line:
+            lines[index] = line + "   <--- here"
+            break
+    return "\n".join(lines)
+
+
+def test_a_deadlock_pasted_as_annotated_excerpts_is_still_a_lock_cycle(tmp_path: Path) -> None:
+    # GIVEN the two threads of a monitor deadlock, pasted apart with prose and an arrow
+    _, blocks = thread_blocks(CAPTURED / "deadlock" / "jstack-l.txt")
+    text = (
+        "The app hangs on startup. First thread:\n\n"
+        + annotate(blocks["deadlock-monitor-A"], "waiting to lock")
+        + "\n\n[snip]\n\nand the other one, a few hundred lines further down:\n\n"
+        + blocks["deadlock-monitor-B"]
+        + "\n\nAny idea?\n"
+    )
+    path = tmp_path / "excerpts.txt"
+    path.write_text(text)
+    # WHEN it is read and analysed
+    dumps = list(read_dumps(str(path)))
+    report = analyze(dumps)
+    # THEN it is one dump of the two threads, the cycle is found, and the excerpts are a caveat
+    assert len(dumps) == 1
+    assert [thread.name for thread in dumps[0].threads] == ["deadlock-monitor-A", "deadlock-monitor-B"]
+    cycles = [finding for finding in report.findings if finding.rule == "KD102"]
+    assert [sorted(finding.threads) for finding in cycles] == [["deadlock-monitor-A", "deadlock-monitor-B"]]
+    assert any("excerpts: 2 parts" in caveat for caveat in report.caveats)
+
+
+def test_a_waiter_pasted_without_the_lock_holder_names_the_owner_as_missing(tmp_path: Path) -> None:
+    # GIVEN one of the threads blocked on the hot lock, without the thread that holds it
+    _, blocks = thread_blocks(CAPTURED / "lock-contention" / "jstack-l.txt")
+    path = tmp_path / "waiter.txt"
+    path.write_text("One of the request threads:\n" + blocks["request-3"] + "\n(the others look the same)\n")
+    # WHEN it is analysed through the CLI, for a machine
+    done = subprocess.run(
+        [sys.executable, "-m", "kafkadiag", "dump", "analyze", "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    # THEN the lock it waits for is reported with its owner not in the dump, not silently dropped
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    missing = [caveat for caveat in report["caveats"] if "owner not in the dump" in caveat]
+    assert len(missing) == 1 and "awaited by request-3" in missing[0]
+    assert report["verdict"].startswith("No stall found in what could be read")
+
+
+def test_the_owner_in_another_excerpt_is_not_reported_missing(tmp_path: Path) -> None:
+    _, blocks = thread_blocks(CAPTURED / "lock-contention" / "jstack-l.txt")
+    path = tmp_path / "both.txt"
+    path.write_text(blocks["request-3"] + "\n\n--- and the holder ---\n\n" + blocks["cache-refresher"] + "\n")
+    report = analyze(list(read_dumps(str(path))))
+    assert not [caveat for caveat in report.caveats if "owner not in the dump" in caveat]
+
+
+def test_repeated_snapshots_of_the_same_threads_stay_separate_dumps(tmp_path: Path) -> None:
+    # GIVEN an application log with every thread's ThreadInfo printed twice, log lines between
+    log = (CAPTURED / "threadinfo-deadlock" / "threadinfo.log").read_text(encoding="utf-8")
+    path = tmp_path / "twice.log"
+    path.write_text(log + "10:00:01 INFO still waiting\n" + log)
+    dumps = list(read_dumps(str(path)))
+    # THEN each snapshot is a dump of its own (a thread repeating means a new snapshot)
+    assert len(dumps) == 2
+    assert [dump.index for dump in dumps] == [0, 1]
+    names: list[list[str]] = [[thread.name for thread in dump.threads] for dump in dumps]
+    assert names[0] == names[1]
+
+
+def test_equally_named_threads_in_two_excerpts_are_two_threads(tmp_path: Path) -> None:
+    # Pool threads of one name are told apart by nid: excerpts holding two of them still join.
+    dump, _ = thread_blocks(CAPTURED / "lock-contention" / "jstack-l.txt")
+    lines = (CAPTURED / "lock-contention" / "jstack-l.txt").read_text(encoding="utf-8").split("\n")
+    first, second = (_renamed_block(lines, dump, name, "request") for name in ("request-1", "request-2"))
+    path = tmp_path / "same-name.txt"
+    path.write_text(first + "\n\n[...]\n\n" + second + "\n")
+    dumps = list(read_dumps(str(path)))
+    assert len(dumps) == 1 and [t.name for t in dumps[0].threads] == ["request", "request"]
+
+
+def _renamed_block(lines: list[str], dump: ThreadDump, name: str, new_name: str) -> str:
+    thread: Thread = next(t for t in dump.threads if t.name == name)
+    block = lines[thread.line_no - 1 : thread.line_no + len(thread.frames) + len(thread.lock_events) + 1]
+    block[0] = block[0].replace(f'"{name}"', f'"{new_name}"', 1)
+    return "\n".join(block)

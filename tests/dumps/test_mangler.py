@@ -1,0 +1,133 @@
+"""Every captured dump, in the forms people paste it, reads as the same threads with the same findings.
+
+The forms come from tests/dumps/mangle.py: hard-wrapped at 72 to 132 columns (with and without
+the trailing spaces mail clients drop), quoted in an e-mail reply (also after wrapping), fenced in
+Markdown, copied from a rendered Jira page (HTML entities), CRLF line ends, UTF-16 and UTF-8 with
+a byte-order mark. A repair that changes what was read must be said: wrapped lines leave a caveat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.model import DumpFormat, ThreadDump
+from kafkadiag.rules.engine import analyze
+
+from ..conftest import CAPTURED
+from . import mangle
+
+JAVA_FILES = sorted(
+    path
+    for path in CAPTURED.glob("*/*")
+    if path.suffix in (".txt", ".log") and not path.parent.name.startswith("py")
+)
+PYSPY_TEXT_FILES = sorted(path for path in CAPTURED.glob("py*/*.txt"))
+
+Form = Callable[[str], "str | bytes"]
+FORMS: dict[str, Form] = {
+    "wrapped-72-trailing-spaces-dropped": lambda text: mangle.hard_wrap(text, 72, strip_trailing=True),
+    "wrapped-80": lambda text: mangle.hard_wrap(text, 80),
+    "wrapped-100": lambda text: mangle.hard_wrap(text, 100),
+    "wrapped-132-trailing-spaces-dropped": lambda text: mangle.hard_wrap(text, 132, strip_trailing=True),
+    "email-quoted": mangle.email_quoted,
+    "email-quoted-after-wrapping-at-76": lambda text: mangle.email_quoted(
+        mangle.hard_wrap(text, 76, strip_trailing=True)
+    ),
+    "markdown-fenced": mangle.markdown_fenced,
+    "jira-code-rendered": mangle.jira_code_rendered,
+    "crlf": mangle.crlf,
+    "utf-16-with-bom": mangle.utf16_with_bom,
+    "utf-8-with-bom": mangle.utf8_with_bom,
+}
+# py-spy's text survives every form but hard wrapping (its frames are not rejoined yet).
+PYSPY_FORMS = (
+    "email-quoted",
+    "markdown-fenced",
+    "jira-code-rendered",
+    "crlf",
+    "utf-16-with-bom",
+    "utf-8-with-bom",
+)
+
+
+def what_was_read(dumps: list[ThreadDump]) -> list[tuple]:
+    """Everything a diagnosis rests on, per thread: identity, state, frames, lock relations."""
+    return [
+        (
+            thread.name,
+            thread.state,
+            thread.nid,
+            tuple(frame.function for frame in thread.frames),
+            tuple((event.kind, event.lock_id, event.lock_class) for event in thread.lock_events),
+            thread.held_synchronizers,
+        )
+        for dump in dumps
+        for thread in dump.threads
+    ]
+
+
+def findings_of(dumps: list[ThreadDump]) -> list[tuple[str, tuple[str, ...]]]:
+    return sorted((finding.rule, finding.threads) for finding in analyze(dumps).findings)
+
+
+def mangled(path: Path, form: str, tmp_path: Path) -> list[ThreadDump]:
+    out = FORMS[form](path.read_text(encoding="utf-8"))
+    target = tmp_path / f"{path.parent.name}-{path.name}"
+    target.write_bytes(out if isinstance(out, bytes) else out.encode("utf-8"))
+    return list(read_dumps(str(target)))
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [f"{path.parent.name}/{path.name}" for path in paths]
+
+
+def _hotspot_layout(path: Path) -> bool:
+    """jstack, jcmd Thread.print, kill -3, VisualVM: the layouts whose wrapped lines are rejoined."""
+    return next(read_dumps(str(path))).format in (DumpFormat.HOTSPOT, DumpFormat.NETBEANS)
+
+
+CASES = [
+    (path, form)
+    for path in JAVA_FILES
+    for form in sorted(FORMS)
+    if not form.startswith("wrapped") and "wrapping" not in form or _hotspot_layout(path)
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "form"), CASES, ids=[f"{path.parent.name}/{path.name}-{form}" for path, form in CASES]
+)
+def test_java_dump_reads_the_same_in_every_pasted_form(path: Path, form: str, tmp_path: Path) -> None:
+    original = list(read_dumps(str(path)))
+    pasted = mangled(path, form, tmp_path)
+    assert what_was_read(pasted) == what_was_read(original)
+    assert findings_of(pasted) == findings_of(original)
+
+
+@pytest.mark.parametrize("form", PYSPY_FORMS)
+@pytest.mark.parametrize("path", PYSPY_TEXT_FILES, ids=_ids(PYSPY_TEXT_FILES))
+def test_pyspy_dump_reads_the_same_in_pasted_forms(path: Path, form: str, tmp_path: Path) -> None:
+    original = list(read_dumps(str(path)))
+    pasted = mangled(path, form, tmp_path)
+    assert what_was_read(pasted) == what_was_read(original)
+    assert findings_of(pasted) == findings_of(original)
+
+
+@pytest.mark.parametrize("width", [72, 80, 100])
+def test_rejoined_lines_are_a_caveat_of_the_analysis(width: int, tmp_path: Path) -> None:
+    path = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    target = tmp_path / "wrapped.txt"
+    target.write_text(mangle.hard_wrap(path.read_text(encoding="utf-8"), width, strip_trailing=True))
+    report = analyze(list(read_dumps(str(target))))
+    rejoined = [caveat for caveat in report.caveats if "cut by hard wrapping" in caveat]
+    assert len(rejoined) == 1
+    assert report.verdict.startswith("Stalled")  # the stall is still found, caveat or not
+
+
+def test_an_unwrapped_dump_has_no_rejoin_caveat() -> None:
+    report = analyze(list(read_dumps(str(CAPTURED / "old-consumer-stall" / "jstack-l.txt"))))
+    assert not [caveat for caveat in report.caveats if "hard wrapping" in caveat]

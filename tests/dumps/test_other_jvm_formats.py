@@ -1,0 +1,343 @@
+"""jcmd Thread.dump_to_file (text, JSON), IntelliJ exports, OpenJ9 javacores, Android ANR traces.
+
+The jcmd files are captured from one JDK 25 JVM together with `jstack -l` of it (fixtures
+scenario virtual-threads), so the three renderings of the same threads are compared here. The
+other formats are public files kept verbatim in tests/dumps/public (see SOURCES.toml).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.dumps.detect import detect_format
+from kafkadiag.dumps.lines import iter_lines
+from kafkadiag.errors import NoDumpFoundError
+from kafkadiag.lockgraph import LockGraph
+from kafkadiag.model import DumpFormat, LockEventKind, Thread, ThreadDump, ThreadState, ThreadStatus
+
+PUBLIC = Path(__file__).parent / "public"
+JAVACORE = PUBLIC / "javacore.20220606.114458.32888.0001.txt.gz"
+BUGREPORT = PUBLIC / "chkbugreport-bugreport_deadlock.txt.gz"
+INTELLIJ = PUBLIC / "intellij-helloworld-kafka-livelock-README.md"
+FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
+JAZZ_WORKER = (
+    "Default Executor-thread-51 @@ 11:44 <unauthenticated> <JazzHttpClient@127.0.0.1> /dcc/service/"
+    "com.ibm.team.repository.service.internal.IServerConfigurationRestService/configurationUpdates"
+)
+VIRTUAL = {
+    "vt-ledger-waiter", "vt-lock-holder", "vt-lock-waiter", FETCHER, "vt-leader-finder",
+    "vt-queue-taker", "vt-deadlock-A", "vt-deadlock-B",
+}  # fmt: skip
+
+
+def only_dump(path: Path) -> ThreadDump:
+    dumps = list(read_dumps(str(path)))
+    assert len(dumps) == 1, [dump.line_no for dump in dumps]
+    return dumps[0]
+
+
+def thread(dump: ThreadDump, name: str) -> Thread:
+    found = dump.thread_named(name)
+    assert found is not None, f"{name} not in {[t.name for t in dump.threads]}"
+    return found
+
+
+def blockers(dump: ThreadDump, name: str) -> list[str]:
+    graph = LockGraph(dump)
+    index = graph.index_of(name)
+    assert index is not None
+    return [dump.threads[i].name for i in graph.blockers(index)]
+
+
+def cycles(dump: ThreadDump) -> list[set[str]]:
+    return [{dump.threads[i].name for i in cycle} for cycle in LockGraph(dump).cycles()]
+
+
+# -- detection ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relative", "expected"),
+    [
+        ("virtual-threads/thread-dump.txt", DumpFormat.JCMD_TEXT),
+        ("virtual-threads/thread-dump.json", DumpFormat.JCMD_JSON),
+        ("virtual-threads/jstack-l.txt", DumpFormat.HOTSPOT),
+    ],
+)
+def test_captured_renderings_are_detected(captured: Path, relative: str, expected: DumpFormat) -> None:
+    assert detect_format(list(iter_lines(str(captured / relative)))) is expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [(JAVACORE, DumpFormat.JAVACORE), (BUGREPORT, DumpFormat.ANDROID_ANR), (INTELLIJ, DumpFormat.INTELLIJ)],
+    ids=lambda value: value.name if isinstance(value, Path) else value.value,
+)
+def test_public_files_are_detected(path: Path, expected: DumpFormat) -> None:
+    lines = list(iter_lines(str(path)))
+    assert detect_format(lines[:20_000]) is expected
+    assert all(dump.format is expected for dump in read_dumps(str(path)))
+
+
+# -- jcmd Thread.dump_to_file, text and JSON, against jstack -l of the same JVM -----------------
+
+
+@pytest.fixture(scope="module")
+def renderings(captured: Path) -> dict[str, ThreadDump]:
+    directory = captured / "virtual-threads"
+    return {
+        "text": only_dump(directory / "thread-dump.txt"),
+        "json": only_dump(directory / "thread-dump.json"),
+        "jstack": only_dump(directory / "jstack-l.txt"),
+    }
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_dump_to_file_lists_platform_and_virtual_threads_with_states(
+    renderings: dict[str, ThreadDump], form: str
+) -> None:
+    dump = renderings[form]
+    assert len(dump.threads) == 25
+    assert dump.pid is not None and dump.banner == "Java 25.0.3+9-LTS"
+    assert {t.name for t in dump.threads if t.virtual} == VIRTUAL
+    assert thread(dump, "ledger-waiter").status is ThreadStatus.BLOCKED
+    assert thread(dump, "vt-ledger-waiter").status is ThreadStatus.BLOCKED
+    assert thread(dump, "vt-lock-holder").status is ThreadStatus.SLEEPING
+    assert thread(dump, "queue-taker").status is ThreadStatus.PARKED
+    fetcher = thread(dump, FETCHER)
+    assert fetcher.state is ThreadState.WAITING
+    functions = [frame.function for frame in fetcher.frames]
+    put = functions.index("java.util.concurrent.LinkedBlockingQueue.put")
+    assert functions[put + 1] == "kafka.consumer.PartitionTopicInfo.enqueue"
+    assert functions[0] == "java.lang.VirtualThread.park"
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_dump_to_file_links_monitor_waiters_to_their_holder_and_finds_the_monitor_deadlock(
+    renderings: dict[str, ThreadDump], form: str
+) -> None:
+    dump = renderings[form]
+    assert blockers(dump, "ledger-waiter") == ["ledger-holder"]
+    assert blockers(dump, "vt-ledger-waiter") == ["ledger-holder"]
+    assert cycles(dump) == [{"deadlock-monitor-A", "deadlock-monitor-B"}]
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_dump_to_file_cannot_name_the_holder_of_a_reentrant_lock_and_says_so(
+    renderings: dict[str, ThreadDump], form: str
+) -> None:
+    dump = renderings[form]
+    platform, virtual = thread(dump, "lock-waiter"), thread(dump, "vt-lock-waiter")
+    assert platform.waits_for() is not None and platform.waits_for().kind is LockEventKind.PARKING
+    assert platform.waits_for().lock_id == virtual.waits_for().lock_id  # one ReentrantLock
+    assert blockers(dump, "lock-waiter") == []  # its holder, vt-lock-holder, is not named
+    # The virtual threads' ReentrantLock deadlock is invisible for the same reason.
+    assert {"vt-deadlock-A", "vt-deadlock-B"} not in cycles(dump)
+    assert not dump.has_lock_data
+    assert any("does not say who owns a java.util.concurrent lock" in note for note in dump.notes)
+
+
+def test_text_and_json_agree_thread_by_thread(renderings: dict[str, ThreadDump]) -> None:
+    text, json_dump = renderings["text"], renderings["json"]
+    assert [(t.name, t.state, t.status, t.virtual) for t in text.threads] == [
+        (t.name, t.state, t.status, t.virtual) for t in json_dump.threads
+    ]
+    for ours, theirs in zip(text.threads, json_dump.threads):
+        if ours.name == "Attach Listener":
+            continue  # the thread writing the dump: its stack differs from one dump to the next
+        assert [frame.function for frame in ours.frames] == [frame.function for frame in theirs.frames]
+        assert {e.lock_id for e in ours.lock_events} == {e.lock_id for e in theirs.lock_events}, ours.name
+
+
+def test_jstack_of_the_same_jvm_shows_platform_threads_only(renderings: dict[str, ThreadDump]) -> None:
+    jstack, text = renderings["jstack"], renderings["text"]
+    jstack_names = {t.name for t in jstack.threads}
+    assert not VIRTUAL & jstack_names
+    platform = {t.name for t in text.threads if not t.virtual}
+    assert {"ledger-holder", "ledger-waiter", "lock-waiter", "queue-taker", "deadlock-monitor-A"} <= platform
+    assert platform - {"Attach Listener"} <= jstack_names
+    # jstack -l has ownership lists, but the ReentrantLock's holder is an unmounted virtual thread.
+    assert jstack.has_lock_data and blockers(jstack, "lock-waiter") == []
+    assert blockers(jstack, "ledger-waiter") == ["ledger-holder"]
+    assert [set(link.thread_name for link in cycle) for cycle in jstack.jvm_deadlocks] == [
+        {"deadlock-monitor-A", "deadlock-monitor-B"}
+    ]
+
+
+def test_json_threads_point_at_their_tid_member(captured: Path, renderings: dict[str, ThreadDump]) -> None:
+    lines = (captured / "virtual-threads/thread-dump.json").read_text().split("\n")
+    for parsed in renderings["json"].threads:
+        assert lines[parsed.line_no - 1].strip() == f'"tid": "{parsed.java_id}",'
+
+
+# -- OpenJ9 / IBM J9 javacore ------------------------------------------------------------------
+
+
+def test_javacore_threads_states_and_frames() -> None:
+    dump = only_dump(JAVACORE)
+    assert (len(dump.threads), dump.pid) == (194, 32888)
+    assert dump.banner is not None and dump.banner.startswith("JRE 1.8.0 Windows 10 amd64-64")
+    assert Counter(t.state for t in dump.threads) == {
+        ThreadState.WAITING: 160,
+        ThreadState.RUNNABLE: 33,
+        ThreadState.BLOCKED: 1,
+    }
+    status = thread(dump, "JTS Status check")
+    assert status.status is ThreadStatus.BLOCKED
+    assert (
+        status.frames[0].function
+        == "org.eclipse.soda.sat.core.internal.record.ImportServiceRecord.handleModifiedService"
+    )
+    assert "/" not in status.frames[0].function
+
+
+def test_javacore_owned_by_credits_the_owner_and_closes_the_mixed_deadlock() -> None:
+    dump = only_dump(JAVACORE)
+    waiting = thread(dump, "JTS Status check").waits_for()
+    assert waiting is not None and waiting.kind is LockEventKind.WAITING_TO_LOCK
+    assert (
+        waiting.lock_class
+        == "org.eclipse.soda.sat.core.internal.record.container.ImportServiceRecordContainer"
+    )
+    parked = thread(dump, JAZZ_WORKER).waits_for()
+    assert parked is not None and parked.kind is LockEventKind.PARKING
+    assert parked.lock_class == "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync"
+    assert blockers(dump, "JTS Status check") == [JAZZ_WORKER]
+    assert blockers(dump, JAZZ_WORKER) == ["JTS Status check"]
+    assert cycles(dump) == [{JAZZ_WORKER, "JTS Status check"}]
+    # The VM's own report says the same.
+    (report,) = dump.jvm_deadlocks
+    assert [(link.thread_name, link.held_by) for link in report] == [
+        (JAZZ_WORKER, "JTS Status check"),
+        ("JTS Status check", JAZZ_WORKER),
+    ]
+    assert report[0].lock_id == parked.lock_id and report[1].lock_id == waiting.lock_id
+
+
+# -- Android ANR traces --------------------------------------------------------------------------
+
+
+def test_bugreport_yields_one_dump_per_process() -> None:
+    dumps = list(read_dumps(str(BUGREPORT)))
+    assert len(dumps) == 28
+    assert {dump.timestamp for dump in dumps} == {"1980-01-06 01:03:37", "1980-01-06 08:00:11"}
+    app = next(dump for dump in dumps if dump.pid == 628)
+    assert app.banner == "Cmd line: com.sonymobile.chkbugreport.testapp"
+    assert len(app.threads) == 9
+    main = thread(app, "main")
+    assert (main.state, main.status, main.tid) == (ThreadState.BLOCKED, ThreadStatus.BLOCKED, 1)
+    assert main.frames[0].function == "com.sonymobile.chkbugreport.testapp.Deadlock.onCreate"
+    assert main.frames[0].line == 33  # Dalvik prints "~33"
+    assert thread(app, "Compiler").state is ThreadState.WAITING  # VMWAIT
+
+
+def test_anr_held_by_names_the_holder_and_closes_the_deadlock() -> None:
+    app = next(dump for dump in read_dumps(str(BUGREPORT)) if dump.pid == 628)
+    assert blockers(app, "main") == ["Thread-10"]
+    assert blockers(app, "Thread-10") == ["main"]
+    assert cycles(app) == [{"main", "Thread-10"}]
+    held = {ref.lock_id for ref in thread(app, "Thread-10").held_locks()}
+    assert held == {0x4064B388}
+
+
+# -- IntelliJ IDEA debugger export ---------------------------------------------------------------
+
+
+def test_intellij_export_threads_names_states_and_locks() -> None:
+    dump = only_dump(INTELLIJ)
+    assert [t.name for t in dump.threads] == [
+        "kafka-consumer-1",
+        "kafka-coordinator-heartbeat-thread | addressRepository",
+    ]
+    consumer, heartbeat = dump.threads
+    assert consumer.status is ThreadStatus.RUNNABLE
+    assert consumer.frames[-1].function == "java.lang.Thread.run"
+    assert 0x296E in {ref.lock_id for ref in consumer.held_locks()}
+    assert heartbeat.state is ThreadState.BLOCKED
+    waiting = heartbeat.waits_for()
+    assert waiting is not None and (waiting.kind, waiting.lock_id) == (LockEventKind.WAITING_TO_LOCK, 0x296D)
+    assert waiting.lock_class == "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
+    # kafka-consumer-2, the holder, is not part of the excerpt: nobody is blamed.
+    assert blockers(dump, heartbeat.name) == []
+    # The README's prose and fences between the threads are counted, not guessed at.
+    assert dump.unparsed_count == 10
+
+
+# -- hostile input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "dump_format",
+    [
+        DumpFormat.JCMD_TEXT,
+        DumpFormat.JCMD_JSON,
+        DumpFormat.INTELLIJ,
+        DumpFormat.JAVACORE,
+        DumpFormat.ANDROID_ANR,
+    ],
+    ids=lambda fmt: fmt.value,
+)
+def test_every_new_reader_turns_cut_and_shuffled_input_into_dumps_or_a_clear_error(
+    tmp_path: Path, captured: Path, dump_format: DumpFormat
+) -> None:
+    """Each reader gets every other format's real files, cut mid-line and with lines shuffled."""
+    import random
+
+    sources = [
+        captured / "virtual-threads/thread-dump.txt",
+        captured / "virtual-threads/thread-dump.json",
+        captured / "virtual-threads/jstack-l.txt",
+        INTELLIJ,
+    ]
+    texts = [source.read_text() for source in sources]
+    texts.append("\n".join(list(iter_lines(str(JAVACORE)))[32900:33100]))
+    texts.append("\n".join(list(iter_lines(str(BUGREPORT)))[4000:4060]))
+    shuffler = random.Random(20261125)
+    for number, text in enumerate(texts):
+        lines = text.split("\n")
+        shuffled = lines[:]
+        shuffler.shuffle(shuffled)
+        for variant, content in enumerate((text[: len(text) // 2], "\n".join(shuffled))):
+            path = tmp_path / f"input-{number}-{variant}"
+            path.write_text(content)
+            try:
+                dumps = list(read_dumps(str(path), dump_format))
+            except NoDumpFoundError:
+                continue
+            for dump in dumps:
+                assert dump.format is dump_format
+                for parsed in dump.threads:
+                    parsed.held_locks()
+                    parsed.waits_for()
+                LockGraph(dump).cycles()
+
+
+ART_BUGREPORT = PUBLIC / "chkbugreport-bugreport-sailfish-QP1A.191005.007.A3-2020-01-08-15-30-07.txt.gz"
+
+
+def test_art_traces_deep_in_a_bugreport_are_found_and_read_whole() -> None:
+    dumps = list(read_dumps(str(ART_BUGREPORT)))
+    assert {dump.format for dump in dumps} == {DumpFormat.ANDROID_ANR}
+    assert (len(dumps), sum(len(dump.threads) for dump in dumps)) == (30, 635)
+    assert sum(dump.unparsed_count for dump in dumps) == 0
+    server = next(dump for dump in dumps if dump.banner == "Cmd line: system_server")
+    assert (server.pid, server.timestamp, len(server.threads)) == (929, "2020-01-08 15:30:12", 117)
+    main = thread(server, "main")
+    assert main.status is ThreadStatus.RUNNABLE  # ART's "Native"
+    assert main.frames[0].function == "android.os.MessageQueue.nativePollOnce" and main.frames[0].native
+
+
+def test_art_object_wait_releases_the_monitor_it_also_prints_as_locked() -> None:
+    server = next(dump for dump in read_dumps(str(ART_BUGREPORT)) if dump.pid == 929)
+    watchdog = thread(server, "FinalizerWatchdogDaemon")
+    assert watchdog.status is ThreadStatus.IN_OBJECT_WAIT
+    waiting = watchdog.waits_for()
+    assert waiting is not None and waiting.kind is LockEventKind.WAITING_ON
+    assert waiting.lock_class == "java.lang.Daemons$FinalizerWatchdogDaemon"
+    assert [event.kind for event in watchdog.lock_events] == [LockEventKind.WAITING_ON, LockEventKind.LOCKED]
+    assert watchdog.held_locks() == ()
+    assert LockGraph(server).cycles() == []
