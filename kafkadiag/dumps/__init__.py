@@ -124,9 +124,10 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
 def _nothing_found_message(source: str, fmt: DumpFormat, stats: ReadStats, unsupported: str | None) -> str:
     if stats.bytes_read == 0:
         return f"{source} is empty: there is no thread dump in it"
-    if unsupported is not None:
+    binary = stats.replaced_characters > stats.bytes_read // 10
+    if unsupported is not None and not binary:
         return f"{source} looks like {unsupported}, which kafkadiag does not read: no thread dump found in it"
     detail = f"read {stats.bytes_read:,} bytes as {fmt.value}"
-    if stats.replaced_characters > stats.bytes_read // 10:
+    if binary:
         detail += ", most of it not text (binary data?)"
     return f"no thread dump found in {source} ({detail})"

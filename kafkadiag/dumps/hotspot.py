@@ -356,6 +356,7 @@ class HotspotParser:
         self.pending_os_threads: list[OsThreadCpu] = []
         self.report_thread: str | None = None
         self.report_waiting: str = ""
+        self.report_repeated: tuple[str, int] | None = None  # a cycle's thread named a second time
         self.last_line_no = 0
         self.last_rejoined = 0  # line number of the last continuation joined back
         self.name_only: tuple[str, int] | None = None  # a `"name"` line, maybe a cut header
@@ -835,21 +836,31 @@ class HotspotParser:
             self.mode = IN_DUMP if self.dump is not None and not self.dump.footer_seen else OUTSIDE
             self._quoted(line, line_no)
             return
-        named = _REPORT_THREAD.match(stripped)
-        if named and any(link.thread_name == named["name"] for link in self.report_links):
-            # A thread the cycle already listed, named again: its stack follows, pasted without
-            # the "Java stack information for the threads listed above" heading (KAFKA-2253).
+        repeated, self.report_repeated = self.report_repeated, None
+        if repeated is not None and stripped.startswith("at "):
+            # A thread the cycle already listed, named again, then a frame: its stack, pasted
+            # without the "Java stack information for the threads listed above" heading
+            # (KAFKA-2253). (Named again and then "waiting to lock" is another thread of the same
+            # name in the cycle.)
             self._close_report_cycle()
             self.report_thread = None
             if self.dump is not None and self.dump.report_only:
                 self.mode = IN_DUMP
-                self._quoted(stripped, line_no)
+                self._quoted(repeated[0], repeated[1])
+                self._dispatch(line, line_no)
             return
+        named = _REPORT_THREAD.match(stripped)
         if named:
+            if any(link.thread_name == named["name"] for link in self.report_links):
+                self.report_repeated = (stripped, line_no)
             self.report_thread = named["name"]
             return
         if stripped.startswith(("waiting to lock", "waiting for ownable", "waiting to re-lock")):
             self.report_waiting = stripped.rstrip(",")
+            return
+        if self.report_waiting and unbalanced(self.report_waiting) and not stripped.startswith("which"):
+            # "waiting to lock monitor 0x.. (object" | "0x.., a pkg.Class)," cut by hard wrapping
+            self.report_waiting = join_words(self.report_waiting, stripped).rstrip(",")
             return
         held = _HELD_BY.search(stripped)
         if held and self.report_thread is not None:

@@ -80,8 +80,9 @@ def join_words(first: str, rest: str) -> str:
 def join_token(first: str, rest: str) -> str:
     """A frame or class name cut anywhere: glued back, unless the break was at a space."""
     rest = rest.strip()
-    # "<0x..> (a pkg.Class)" cut at one of its two spaces.
-    if first.endswith((" ", "(a")) or (first.endswith(">") and rest.startswith("(")):
+    # "<0x..> (a pkg.Class)" cut at one of its two spaces, or
+    # "(a java.lang.Class for java.lang.Shutdown)": the one class name with spaces in it.
+    if first.endswith((" ", "(a", " for")) or (first.endswith(">") and rest.startswith("(")):
         joined = first.rstrip() + " " + rest
     else:
         joined = first + rest

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import DumpFormat, LockEvent, LockRef, Thread, ThreadDump
+from kafkadiag.rules import threadlabels
 from kafkadiag.rules.base import Evidence, Requirement
 
 T = TypeVar("T")
@@ -74,6 +75,14 @@ class AnalysisContext:
         if key not in self.memo:
             self.memo[key] = compute(dump)
         return self.memo[key]  # type: ignore[return-value]
+
+    def label(self, thread: Thread, dump: ThreadDump | None = None) -> str:
+        """The thread's name in findings; with its nid when other threads share the name."""
+        shared = self.cached("shared-thread-names", dump or self.dump, threadlabels.shared_names)
+        return threadlabels.label(thread, shared)
+
+    def labels(self, threads: Iterable[Thread], dump: ThreadDump | None = None) -> list[str]:
+        return [self.label(thread, dump) for thread in threads]
 
     # -- quoting the input ----------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.model import Thread
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -29,11 +30,15 @@ narrow the code that holds one lock while taking another.
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
         graph = context.graph()
-        reported = {frozenset(link.thread_name for link in cycle) for cycle in dump.jvm_deadlocks}
+        # Thread and lock together: names alone would match a different cycle of same-named threads.
+        reported = {
+            frozenset((link.thread_name, link.lock_id) for link in cycle) for cycle in dump.jvm_deadlocks
+        }
         for cycle in graph.cycles():
             threads = [graph.thread(index) for index in cycle]
-            names = [thread.name for thread in threads]
-            if any(frozenset(names) <= jvm_cycle for jvm_cycle in reported):
+            names = context.labels(threads)
+            members = frozenset((thread.name, _waited_lock(thread)) for thread in threads)
+            if any(members <= jvm_cycle for jvm_cycle in reported):
                 continue  # the JVM's report lists the threads leading into a cycle as well
             evidence = []
             steps = []
@@ -44,7 +49,8 @@ narrow the code that holds one lock while taking another.
                 if waiting is not None:
                     evidence.append(context.event(thread, waiting))
                     steps.append(
-                        f"{thread.name} waits for <0x{waiting.lock_id or 0:x}> held by {holder.name}"
+                        f"{context.label(thread)} waits for <0x{waiting.lock_id or 0:x}> "
+                        f"held by {context.label(holder)}"
                     )
             yield self.finding(
                 f"{len(threads)} threads wait for each other: {'; '.join(steps)}.",
@@ -52,3 +58,8 @@ narrow the code that holds one lock while taking another.
                 evidence,
                 story=f"Threads {', '.join(names)} are deadlocked on each other's locks",
             )
+
+
+def _waited_lock(thread: Thread) -> int | None:
+    waiting = thread.waits_for()
+    return waiting.lock_id if waiting is not None else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.model import Thread
+from kafkadiag.model import LockEventKind, Thread, ThreadDump
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -38,11 +38,16 @@ holds a monitor or lock, and other threads are blocked on that lock. If one of t
 that would count the latch down, complete the future or finish, neither side can ever move: a
 deadlock the JVM cannot report, because a latch or a future has no owner thread to follow. In a
 consumer this is the poll thread that waits for its workers while holding a lock the workers need.
+The classic outside Kafka: System.exit called while holding a monitor (from an error handler or a
+signal handler). The exiting thread runs the shutdown hooks and joins each one
+(ApplicationShutdownHooks.runHooks -> Thread.join); a hook that synchronizes on that monitor is
+BLOCKED forever, and the process never exits.
 """
     remedy = """
 Never wait for other threads while holding a lock they may need: release it before the await /
-get / join, or wait with a timeout and handle it. Check whether the blocked threads listed are
-the ones being waited for (their stacks show what they were about to do).
+get / join, or wait with a timeout and handle it. Never call System.exit while holding a lock a
+shutdown hook may take (hand the exit to a thread that holds nothing). Check whether the blocked
+threads listed are the ones being waited for (their stacks show what they were about to do).
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -56,7 +61,7 @@ the ones being waited for (their stacks show what they were about to do).
             victims = [graph.thread(victim) for victim in dict.fromkeys(graph.blocked_by(index))]
             if not victims:
                 continue
-            waited = HIDDEN_WAITS[thread.frames[wait_index].function]
+            waited = _waited(thread, wait_index)
             held = thread.held_locks()
             victim_locks = {event.lock_id for victim in victims if (event := victim.waits_for()) is not None}
             contested = [lock for lock in held if lock.lock_id in victim_locks]
@@ -68,18 +73,49 @@ the ones being waited for (their stacks show what they were about to do).
                 if event is not None:
                     evidence.append(context.event(victim, event))
             locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in contested)
-            victim_names = [victim.name for victim in victims]
+            victim_names = context.labels(victims)
+            name = context.label(thread)
+            exiting = _exit_caller(thread)
+            joined = _joined(context.dump, thread) if waited == "Thread.join" else []
+            certain = len(joined) == 1 and joined[0] in victims
+            note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
+            if exiting is not None:
+                evidence.insert(2, context.frame(thread, exiting))
+                message = (
+                    f"{name} called System.exit from {thread.frames[exiting + 1].function} while holding "
+                    f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
+                    f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victim_names)} "
+                    f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
+                    f"never ends, so the join never returns and the process never exits. {note}"
+                )
+                story = f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
+            else:
+                consequence = (
+                    "This is a deadlock the JVM cannot detect."
+                    if certain
+                    else f"If {'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
+                    "this is a deadlock the JVM cannot detect."
+                )
+                message = (
+                    f"{name} waits in {waited} while holding {locks}, which "
+                    f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. "
+                    f"{consequence} {note}"
+                ).rstrip()
+                story = f"Thread {name} waits in {waited} holding a lock that {', '.join(victim_names)} need"
+            for other in joined[:3]:
+                if other not in victims:
+                    evidence.append(context.header(other))
             yield self.finding(
-                f"{thread.name} waits in {waited} while holding {locks}, which "
-                f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. If "
-                f"{'it' if len(victims) == 1 else 'one of them'} is what {thread.name} waits for, "
-                "this is a deadlock the JVM cannot detect.",
-                [thread.name, *victim_names],
+                message.rstrip(),
+                [name, *victim_names, *(context.label(other) for other in joined if other not in victims)],
                 evidence,
-                story=(
-                    f"Thread {thread.name} waits in {waited} while holding a lock that "
-                    f"{', '.join(victim_names)} need"
-                ),
+                story=story,
+                details={
+                    "waits_in": waited,
+                    "shutdown_hooks": exiting is not None,
+                    "joined": context.labels(joined),
+                    "deadlock_certain": certain,
+                },
             )
 
     def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -107,15 +143,83 @@ the ones being waited for (their stacks show what they were about to do).
             if event is not None:
                 evidence.append(context.event(thread, event))
         yield self.finding(
-            f"{', '.join(t.name for t in waiters)} wait{'s' if len(waiters) == 1 else ''} for a latch, "
-            f"future or join while {', '.join(t.name for t in orphans)} "
+            f"{', '.join(context.labels(waiters))} wait{'s' if len(waiters) == 1 else ''} for a latch, "
+            f"future or join while {', '.join(context.labels(orphans))} "
             f"{'is' if len(orphans) == 1 else 'are'} parked on a lock whose holder this dump cannot show "
             "(no lock data). If a waiter holds that lock, it is a deadlock the JVM cannot see; take "
             "jstack -l to know.",
-            [*(t.name for t in waiters), *(t.name for t in orphans)],
+            [*context.labels(waiters), *context.labels(orphans)],
             evidence,
             severity=Severity.INFO,
         )
+
+
+# A HotSpot dump prints a thread's header without the address of its Thread object, so a join's
+# target shows only through the object's class: a Thread subclass names itself in "- waiting on
+# <T> (a com.example.Hook)", and the thread running it has com.example.Hook.run in its stack.
+_JOIN_IDENTITY = (
+    "The dump cannot show which thread a join waits for (a thread's header does not carry its "
+    "Thread object's address); the link is the lock they share."
+)
+
+
+def _joined(dump: ThreadDump, joiner: Thread) -> list[Thread]:
+    """The threads a Thread.join may wait for, when the joined object's class tells: those running
+    that class's run(). Empty for a plain java.lang.Thread, whose run() every thread has."""
+    event = joiner.waits_for()
+    if event is None or event.kind is not LockEventKind.WAITING_ON:
+        return []
+    if event.lock_class in (None, "java.lang.Thread"):
+        return []
+    run = f"{event.lock_class}.run"
+    return [thread for thread in dump.threads if thread is not joiner and stacks.has_frame(thread, run)]
+
+
+def _join_note(context: AnalysisContext, joiner: Thread, joined: list[Thread], certain: bool) -> str:
+    event = joiner.waits_for()
+    joined_class = event.lock_class if event is not None else None
+    if not joined:
+        return _JOIN_IDENTITY
+    if len(joined) > 1:
+        return (
+            f"The Thread object it joins is a {joined_class}, which {', '.join(context.labels(joined))} "
+            "run; which of them it joins the dump cannot show."
+        )
+    target = context.label(joined[0])
+    if certain:
+        return (
+            f"The Thread object it joins is a {joined_class}, and {target} is the only thread running "
+            f"{joined_class}.run: the thread it waits for is blocked on the lock it holds."
+        )
+    return (
+        f"The Thread object it joins is a {joined_class}: {target}, the only thread running "
+        f"{joined_class}.run, is {stacks.doing(joined[0])}."
+    )
+
+
+def _waited(thread: Thread, wait_index: int) -> str:
+    """The API the application called: the outermost of consecutive waiting frames
+    (CompletableFuture.waitingGet under CompletableFuture.join is a join)."""
+    outermost = wait_index
+    while outermost + 1 < len(thread.frames) and thread.frames[outermost + 1].function in HIDDEN_WAITS:
+        outermost += 1
+    return HIDDEN_WAITS[thread.frames[outermost].function]
+
+
+def _exit_caller(thread: Thread) -> int | None:
+    """Index of System.exit (or Runtime.exit) in a thread that runs the shutdown hooks, if it does.
+
+    Runtime.exit -> Shutdown.exit -> Shutdown.runHooks -> ApplicationShutdownHooks.runHooks, which
+    starts every hook and joins it (JDK 8 to 21): the thread that called exit waits for the hooks.
+    """
+    if stacks.index_of(thread, "java.lang.ApplicationShutdownHooks.runHooks") is None:
+        return None
+    exit_index = stacks.index_of(thread, "java.lang.System.exit")
+    if exit_index is None:
+        exit_index = stacks.index_of(thread, "java.lang.Runtime.exit")
+    if exit_index is None or exit_index + 1 >= len(thread.frames):
+        return None
+    return exit_index
 
 
 def _main_waiting_for_shutdown(thread: Thread) -> bool:

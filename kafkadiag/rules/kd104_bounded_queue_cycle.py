@@ -46,31 +46,35 @@ timeout and keep draining its own inbox while it retries.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        blocked: dict[str, tuple[Thread, int, int]] = {}
-        for thread in dump.threads:
+        # Keyed by the thread's index in the dump: names may repeat.
+        blocked: dict[int, tuple[Thread, int, int]] = {}
+        for index, thread in enumerate(dump.threads):
             put = python.python_function_index(thread, "Queue.put")
             if put is None or thread.active:
                 continue
             target = python.self_address(thread.frames[put])
             if target is not None:
-                blocked[thread.name] = (thread, put, target)
+                blocked[index] = (thread, put, target)
         if len(blocked) < 2:
             return
         # Who else could take from each full queue: every thread whose frames reference it.
         consumers = {
-            name: {
+            key: {
                 other
                 for other, (thread, put, _) in blocked.items()
-                if other != name and target in queues_referenced(thread, put)
+                if other != key and target in queues_referenced(thread, put)
             }
-            for name, (_, _, target) in blocked.items()
+            for key, (_, _, target) in blocked.items()
         }
         free_consumers = {
-            name
-            for name, (_, _, target) in blocked.items()
-            if any(target in queues_referenced(t, -1) and t.name not in blocked for t in dump.threads)
+            key
+            for key, (_, _, target) in blocked.items()
+            if any(
+                target in queues_referenced(t, -1) and index not in blocked
+                for index, t in enumerate(dump.threads)
+            )
         }
-        seen: set[frozenset[str]] = set()
+        seen: set[frozenset[int]] = set()
         for start in blocked:
             path = [start]
             while True:
@@ -83,7 +87,7 @@ timeout and keep draining its own inbox while it retries.
                     key = frozenset(ring)
                     if key not in seen:
                         seen.add(key)
-                        yield self._finding(context, [blocked[name] for name in ring])
+                        yield self._finding(context, [blocked[key] for key in ring])
                     break
                 path.append(following)
 
@@ -94,9 +98,10 @@ timeout and keep draining its own inbox while it retries.
             drainer = ring[(position + 1) % len(ring)][0]
             evidence += [context.header(thread), context.frame(thread, put)]
             steps.append(
-                f"{thread.name} waits to put into queue 0x{target:x}, drained only by {drainer.name}"
+                f"{context.label(thread)} waits to put into queue 0x{target:x}, "
+                f"drained only by {context.label(drainer)}"
             )
-        names = [thread.name for thread, _, _ in ring]
+        names = context.labels(thread for thread, _, _ in ring)
         return self.finding(
             "; ".join(steps) + ".",
             names,

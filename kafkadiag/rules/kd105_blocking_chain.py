@@ -50,12 +50,13 @@ another becomes rare.
             if event is not None and thread is not end:
                 evidence.append(context.event(thread, event))
         severity = Severity.WARNING if len(threads) >= WARNING_LENGTH else Severity.INFO
-        path = " -> ".join(thread.name for thread in threads)
+        labels = context.labels(threads)
+        path = " -> ".join(labels)
         yield self.finding(
-            f"{len(threads) - 1} threads wait behind each other ({path}); the last, {end.name}, "
+            f"{len(threads) - 1} threads wait behind each other ({path}); the last, {labels[-1]}, "
             f"is {stacks.doing(end)}.",
-            [end.name, *(thread.name for thread in threads[:-1])],
+            [labels[-1], *labels[:-1]],
             evidence,
             severity=severity,
-            story=f"Thread {end.name} holds up a chain of {len(threads) - 1} blocked threads",
+            story=f"Thread {labels[-1]} holds up a chain of {len(threads) - 1} blocked threads",
         )

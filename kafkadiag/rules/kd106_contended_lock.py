@@ -49,10 +49,10 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
                     evidence.append(context.event(waiter, event))
             yield self.finding(
                 f"{len(waiters)} threads wait for <0x{node.lock_id:x}> ({node.lock_class}), held by "
-                f"{holder.name}, which is {stacks.doing(holder)}.",
-                [holder.name, *(waiter.name for waiter in waiters)],
+                f"{context.label(holder)}, which is {stacks.doing(holder)}.",
+                [context.label(holder), *context.labels(waiters)],
                 evidence,
-                story=f"{len(waiters)} threads queue behind {holder.name} for one lock",
+                story=f"{len(waiters)} threads queue behind {context.label(holder)} for one lock",
             )
 
     def _holder_not_visible(self, context: AnalysisContext, node: LockNode) -> Finding:
@@ -68,7 +68,7 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
             f"{len(waiters)} threads wait for <0x{node.lock_id:x}> ({node.lock_class}); the dump has no "
             "lock data, so who holds it cannot be seen. Take the next dump with jstack -l (or jcmd "
             "Thread.print -l) to name the holder.",
-            [waiter.name for waiter in waiters],
+            context.labels(waiters),
             evidence,
             severity=Severity.INFO,
         )

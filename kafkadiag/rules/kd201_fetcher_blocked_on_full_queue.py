@@ -32,7 +32,11 @@ each chunk into the bounded queue of the stream that owns the partition
 stream's queue is full because nobody drains it, put parks, and the fetcher stops fetching for
 all its partitions: every other topic of that connector starves, the leader finder and rebalances
 queue behind the lock. The fetcher's MaxLag stays small (it is caught up to where it stopped)
-while the committed-offset lag of every partition grows.
+while the committed-offset lag of every partition grows. The frames differ by release and are
+matched in each: Kafka 0.8.0-beta1 locks in processFetchRequest itself, 0.8.0-0.8.2 through
+Utils$.inLock, 0.9/0.10 through CoreUtils$.inLock; Kafka 0.7's FetcherRunnable ("FetchRunnable-<n>")
+enqueues holding no lock, so only its own partitions stop. KD107 reports the same chain in generic
+terms (any bounded put under a lock others wait for).
 """
     remedy = REMEDY
 
@@ -76,13 +80,25 @@ while the committed-offset lag of every partition grows.
             evidence.extend(context.held(thread, lock) for lock in held)
             locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in held)
             return f"It holds {locks}, its partition-map lock, while it waits."
+        if stacks.index_of(thread, *oldconsumer.FETCHER_RUNNABLE_RUN, suffix=True) is not None:
+            # Kafka 0.7: FetcherRunnable.run enqueues without any lock (the tag's source agrees).
+            return (
+                "Kafka 0.7's FetcherRunnable holds no lock while it enqueues: this fetcher and its "
+                "partitions stop, nothing else queues behind it."
+            )
+        # Where Kafka holds the partition-map lock around processPartitionData: Utils$.inLock
+        # (0.8.0 to 0.8.2), CoreUtils$.inLock (0.9, 0.10), or processFetchRequest itself calling
+        # partitionMapLock.lock() (0.8.0-beta1).
         in_lock = stacks.index_of(thread, "inLock", suffix=True)
+        if in_lock is None:
+            in_lock = stacks.index_of(thread, *oldconsumer.PROCESS_FETCH_REQUEST, suffix=True)
         if thread.held_synchronizers is None:
             if in_lock is not None:
                 evidence.append(context.frame(thread, in_lock))
             return (
                 "The dump has no lock data (take it with jstack -l) to show the partition-map lock it "
-                "holds; its stack runs inside inLock, where Kafka holds that lock."
+                f"holds; its stack runs inside {thread.frames[in_lock].function.rpartition('.')[2]}, "
+                "where Kafka holds that lock."
                 if in_lock is not None
                 else "The dump has no lock data (take it with jstack -l) to show which locks it holds."
             )

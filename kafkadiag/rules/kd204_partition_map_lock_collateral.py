@@ -41,21 +41,20 @@ A rebalance that never finishes, or a leader change the consumer never follows, 
         if not fetchers:
             return
         graph = context.graph()
-        fetcher_names = {fetcher.thread.name for fetcher in fetchers}
+        # By identity, not by name: several threads may share a fetcher's name.
+        fetcher_ids = {id(fetcher.thread) for fetcher in fetchers}
         by_holder: list[Thread] = []
-        for fetcher in fetchers:
-            index = graph.index_of(fetcher.thread.name)
-            if index is None:
-                continue
-            by_holder.extend(graph.thread(victim) for victim in graph.blocked_by(index))
-        victims = list({thread.name: thread for thread in by_holder}.values())
+        for index, thread in enumerate(dump.threads):
+            if id(thread) in fetcher_ids:
+                by_holder.extend(graph.thread(victim) for victim in graph.blocked_by(index))
+        victims = list({id(thread): thread for thread in by_holder}.values())
         holder_visible = bool(victims)
         if not victims:
             # Without -l the holder of a ReentrantLock is not in the dump; the stacks still tell.
             victims = [
                 thread
                 for thread in dump.threads
-                if thread.name not in fetcher_names
+                if id(thread) not in fetcher_ids
                 and thread.status in stacks.WAITING_STATUSES
                 and stacks.has_frame(thread, *PARTITION_MAP_USERS, suffix=True)
             ]
@@ -70,8 +69,8 @@ A rebalance that never finishes, or a leader change the consumer never follows, 
             user = stacks.index_of(thread, *PARTITION_MAP_USERS, suffix=True)
             if user is not None:
                 evidence.append(context.frame(thread, user))
-        names = [thread.name for thread in victims]
-        holder = ", ".join(sorted(fetcher_names))
+        names = context.labels(victims)
+        holder = ", ".join(sorted(context.label(fetcher.thread) for fetcher in fetchers))
         how = (
             f"wait for the lock {holder} holds"
             if holder_visible

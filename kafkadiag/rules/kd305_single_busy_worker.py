@@ -93,8 +93,11 @@ the hot partition with more parallelism (e.g. a key-ordered parallel consumer).
             yield self.finding(
                 f"{worker.name} is the only busy worker of the {len(members)} {prefix}* threads{seen} "
                 f"({stacks.doing(worker)}); {', '.join(thread.name for thread in idle)} wait for work.",
-                [worker.name, *(thread.name for thread in idle)],
+                # The idle workers are quoted, not named as involved: waiting for work is what an
+                # idle pool worker should do, and no finding names one as stuck.
+                [worker.name],
                 evidence,
                 severity=Severity.WARNING if persistent else Severity.INFO,
                 story=f"Worker {worker.name} carries all the work of its pool while the rest idle",
+                details={"idle_workers": [thread.name for thread in idle]},
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
-from kafkadiag.model import ThreadDump
+from kafkadiag.model import Thread, ThreadDump
 from kafkadiag.rules import newconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -46,8 +46,8 @@ Find the slow member: the broker's group coordinator log, or `kafka-consumer-gro
             join = stacks.index_of(thread, *REBALANCE, suffix=True)
             if join is None or not stacks.has_frame(thread, *newconsumer.KAFKA_CONSUMER_POLL, suffix=True):
                 continue
-            in_all = [other for other in context.series if _rebalancing(other, thread.name)]
-            seconds = _span_seconds(context.series[0], context.series[-1], thread.name)
+            in_all = [other for other in context.series if _rebalancing(other, thread)]
+            seconds = _span_seconds(context.series[0], context.series[-1], thread)
             persistent = (
                 len(in_all) == len(context.series) and seconds is not None and seconds >= PERSISTENT_SECONDS
             )
@@ -63,9 +63,17 @@ Find the slow member: the broker's group coordinator log, or `kafka-consumer-gro
             )
 
 
-def _span_seconds(first: ThreadDump, last: ThreadDump, name: str) -> float | None:
+def _same_thread(dump: ThreadDump, thread: Thread) -> Thread | None:
+    """The thread in another dump of the process: same name and OS thread id (names may repeat)."""
+    for other in dump.threads:
+        if other.name == thread.name and other.nid == thread.nid:
+            return other
+    return None
+
+
+def _span_seconds(first: ThreadDump, last: ThreadDump, thread: Thread) -> float | None:
     """Seconds between two dumps: from the thread's elapsed= (JDK 11+) or the dump timestamps."""
-    before, after = first.thread_named(name), last.thread_named(name)
+    before, after = _same_thread(first, thread), _same_thread(last, thread)
     if before and after and before.elapsed_s is not None and after.elapsed_s is not None:
         return after.elapsed_s - before.elapsed_s
     try:
@@ -76,6 +84,6 @@ def _span_seconds(first: ThreadDump, last: ThreadDump, name: str) -> float | Non
     return (end - start).total_seconds()
 
 
-def _rebalancing(dump: ThreadDump, name: str) -> bool:
-    thread = dump.thread_named(name)
-    return thread is not None and stacks.has_frame(thread, *REBALANCE, suffix=True)
+def _rebalancing(dump: ThreadDump, thread: Thread) -> bool:
+    same = _same_thread(dump, thread)
+    return same is not None and stacks.has_frame(same, *REBALANCE, suffix=True)

@@ -40,11 +40,9 @@ timeout and keep polling in between.
                 blocked.append((thread, put))
         if not blocked:
             return
-        blocked_names = {thread.name for thread, _ in blocked}
+        blocked_ids = {id(thread) for thread, _ in blocked}  # by identity: names may repeat
         workers = [
-            thread
-            for thread in dump.threads
-            if thread.name not in blocked_names and self._busy_worker(thread)
+            thread for thread in dump.threads if id(thread) not in blocked_ids and self._busy_worker(thread)
         ]
         for thread, put_index in blocked:
             poll = python.looks_like_poll_loop(thread)

@@ -55,11 +55,11 @@ cover the slowest batch.
             waiting.append((thread, wait))
         if not waiting:
             return
-        names = {thread.name for thread, _ in waiting}
+        waiting_ids = {id(thread) for thread, _ in waiting}  # by identity: names may repeat
         workers = [
             thread
             for thread in dump.threads
-            if thread.name not in names
+            if id(thread) not in waiting_ids
             and not python.is_waiting_for_work(thread)
             and python.first_application_frame(thread) is not None
             and "Condition.wait" not in [f.function for _, f in python.python_frames(thread)[:1]]

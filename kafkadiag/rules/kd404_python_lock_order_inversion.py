@@ -90,7 +90,7 @@ acquire with a timeout and back off to break a deadlock at run time.
         dump = context.dump
         candidates = [(t, lock_locals(t)) for t in dump.threads if blocked_acquiring(t)]
         candidates = [(t, locks) for t, locks in candidates if len(locks) >= 2]
-        reported: set[frozenset[str]] = set()
+        reported: set[frozenset[int]] = set()
         for position, (first, first_locks) in enumerate(candidates):
             for second, second_locks in candidates[position + 1 :]:
                 shared = set(first_locks) & set(second_locks)
@@ -99,7 +99,7 @@ acquire with a timeout and back off to break a deadlock at run time.
                 roles_swapped = any(first_locks[a] != second_locks[a] for a in shared)
                 if not roles_swapped:
                     continue
-                pair = frozenset({first.name, second.name})
+                pair = frozenset({id(first), id(second)})
                 if pair in reported:
                     continue
                 reported.add(pair)

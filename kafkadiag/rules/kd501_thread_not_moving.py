@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kafkadiag.model import LockEventKind, Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import stacks
+from kafkadiag.rules import queues, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -40,9 +40,12 @@ def stuck_kind(thread: Thread) -> str | None:
         return None
     if thread.status is ThreadStatus.BLOCKED:
         return "blocked on a monitor"
-    if stacks.has_frame(thread, *QUEUE_PUTS, suffix=True):
+    if (
+        stacks.has_frame(thread, *QUEUE_PUTS, suffix=True)
+        or queues.queue_frame(thread, queues.PUT_METHODS) is not None
+    ):
         return "blocked putting into a full queue"
-    if stacks.is_idle_wait(thread):
+    if stacks.is_idle_wait(thread) or stacks.is_waiting_for_input(thread):
         return None
     waiting = thread.waits_for()
     if (
@@ -100,12 +103,13 @@ never returns needs a timeout; a lock wait needs the holder's stack (KD105, KD10
                 evidence.append(context.frame(thread, 0, last))
             span = _span(first, last)
             cpu = f"; cpu {share:.0%} of the time" if share is not None else ""
+            name = context.label(thread, last)
             yield self.finding(
-                f"{thread.name} is {why}, with the same stack in all {len(series)} dumps{span}{cpu}: "
+                f"{name} is {why}, with the same stack in all {len(series)} dumps{span}{cpu}: "
                 f"{stacks.doing(thread)}.",
-                [thread.name],
+                [name],
                 evidence,
-                story=f"Thread {thread.name} did not move in {len(series)} dumps ({why})",
+                story=f"Thread {name} did not move in {len(series)} dumps ({why})",
             )
 
 

@@ -1,12 +1,15 @@
-"""How the old (ZooKeeper-based, Kafka 0.8 to 0.10) consumer's threads look in a dump.
+"""How the old (ZooKeeper-based, Kafka 0.7 to 0.10) consumer's threads look in a dump.
 
 ZookeeperConsumerConnector starts one ConsumerFetcherThread per broker; the fetcher puts fetched
 chunks into one bounded LinkedBlockingQueue per stream (capacity queued.max.message.chunks, 2
 by default) from PartitionTopicInfo.enqueue, inside AbstractFetcherThread.processFetchRequest,
-which holds the fetcher's partitionMapLock. Each stream is drained by application threads in
-ConsumerIterator.makeNext (LinkedBlockingQueue.take). One stream that is not drained fills its
-queue, the fetcher blocks in put while holding the lock, and every other stream of that fetcher
-starves. Kafka's classes are matched by suffix, so Scala (`...$.inLock`) and Java replicas match.
+which holds the fetcher's partitionMapLock (through Utils$.inLock in 0.8.0-0.8.2, CoreUtils$.inLock
+in 0.9/0.10, a bare partitionMapLock.lock() in 0.8.0-beta1). Kafka 0.7 had no fetcher manager: a
+FetcherRunnable thread ("FetchRunnable-<n>") enqueues from its run() without any lock. Each
+stream is drained by application threads in ConsumerIterator.makeNext (LinkedBlockingQueue.take).
+One stream that is not drained fills its queue, the fetcher blocks in put (holding the lock from
+0.8 on), and every other stream of that fetcher starves. Kafka's classes are matched by suffix,
+so Scala (`...$.inLock`) and Java replicas match.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ FETCHER_NAME = re.compile(
 CONSUMER_ID = re.compile(r"^(?P<group>.+)_(?P<host>[^_]+)-(?P<started>\d+)-(?P<uuid>[0-9a-f]{8})$")
 
 ENQUEUE = ("PartitionTopicInfo.enqueue", "ConsumerFetcherThread.processPartitionData")
+# Kafka 0.7's fetcher thread ("FetchRunnable-<n>"): enqueues from run(), holding no lock.
+FETCHER_RUNNABLE_RUN = ("kafka.consumer.FetcherRunnable.run",)
+# Kafka 0.8 to 0.10: processFetchRequest holds partitionMapLock while it hands data to the streams.
+PROCESS_FETCH_REQUEST = ("AbstractFetcherThread.processFetchRequest",)
 QUEUE_PUT = ("LinkedBlockingQueue.put", "ArrayBlockingQueue.put", "LinkedBlockingQueue.offer")
 QUEUE_TAKE = ("LinkedBlockingQueue.take", "LinkedBlockingQueue.poll", "ArrayBlockingQueue.take")
 MAKE_NEXT = ("ConsumerIterator.makeNext",)
@@ -110,10 +117,10 @@ def undrained_stream_threads(dump: ThreadDump, streams: list[tuple[Thread, int]]
     loops = stream_loop_functions(streams)
     if not loops:
         return []
-    starving = {thread.name for thread, _ in streams}
+    starving = {id(thread) for thread, _ in streams}  # by identity: names may repeat
     culprits = []
     for thread in dump.threads:
-        if thread.name in starving:
+        if id(thread) in starving:
             continue
         loop_index = stacks.index_where(thread, lambda frame: frame.function in loops)
         if loop_index is None or stacks.has_frame(thread, *MAKE_NEXT, suffix=True):

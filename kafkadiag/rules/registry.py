@@ -10,6 +10,7 @@ from kafkadiag.rules.kd103_hidden_wait_deadlock import HiddenWaitDeadlock
 from kafkadiag.rules.kd104_bounded_queue_cycle import BoundedQueueCycle
 from kafkadiag.rules.kd105_blocking_chain import BlockingChain
 from kafkadiag.rules.kd106_contended_lock import ContendedLock
+from kafkadiag.rules.kd107_put_while_holding_lock import PutWhileHoldingLock
 from kafkadiag.rules.kd201_fetcher_blocked_on_full_queue import FetcherBlockedOnFullQueue
 from kafkadiag.rules.kd202_streams_starving import StreamsStarving
 from kafkadiag.rules.kd203_stream_not_draining import StreamNotDraining
@@ -58,6 +59,7 @@ RULES: tuple[type[Rule], ...] = (
     BoundedQueueCycle,
     BlockingChain,
     ContendedLock,
+    PutWhileHoldingLock,
     FetcherBlockedOnFullQueue,
     StreamsStarving,
     StreamNotDraining,

@@ -78,6 +78,15 @@ IDLE_WAIT_FRAMES = (
 )
 
 
+# Reading a pipe or the terminal (System.in, a child process's output): RUNNABLE in native code
+# for as long as nobody writes, by design. Reads of regular files do not wait.
+INPUT_WAIT_FRAMES = ("java.io.FileInputStream.readBytes", "java.io.FileInputStream.read0")
+
+
+def is_waiting_for_input(thread: Thread) -> bool:
+    return bool(thread.frames) and thread.frames[0].function in INPUT_WAIT_FRAMES
+
+
 def is_idle_wait(thread: Thread) -> bool:
     return thread.status is not ThreadStatus.BLOCKED and has_frame(thread, *IDLE_WAIT_FRAMES, suffix=True)
 

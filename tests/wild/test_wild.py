@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import subprocess
 import sys
 from typing import Any
@@ -41,8 +42,13 @@ def threads_read(report: dict[str, Any] | None) -> int:
     return sum(series["threads"] for series in report["series"])
 
 
+# Threads that share a name are labelled with their OS thread id: "CDP Connection (nid 0xeb03)".
+_NID_LABEL = re.compile(r" \(nid 0x[0-9a-f]+\)$")
+
+
 def names_every_culprit(finding: dict[str, Any], culprits: tuple[str, ...]) -> bool:
-    return all(culprit in finding["threads"] for culprit in culprits)
+    named = {_NID_LABEL.sub("", thread) for thread in finding["threads"]}
+    return all(culprit in named for culprit in culprits)
 
 
 def by_slug(dump: WildDump) -> str:

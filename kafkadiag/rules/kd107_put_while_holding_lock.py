@@ -1,0 +1,201 @@
+"""KD107: a thread parked in a bounded put holds a lock other threads wait for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.model import LockRef, Thread
+from kafkadiag.rules import queues, stacks
+from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+# How many candidate drainers a message names before "and N more" (a pool may have hundreds).
+MAX_CANDIDATES = 8
+
+
+class PutWhileHoldingLock(Rule):
+    code = "KD107"
+    name = "put-while-holding-lock"
+    title = "A thread blocked putting into a full queue holds a lock others wait for"
+    severity = Severity.ERROR
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+A thread is parked in a bounded queue's put (ArrayBlockingQueue, LinkedBlockingQueue,
+LinkedBlockingDeque, a SynchronousQueue hand-off, a timed offer or a TransferQueue transfer, any
+BlockingQueue implementation) while it holds a monitor or a lock, and other threads are blocked
+on that lock. The put waits for the queue's consumer to take; everything behind the lock waits
+for the put. If the consumer is one of the threads waiting for the lock, nobody can move: a
+deadlock no JVM detector reports, because a queue has no owner. Otherwise everything behind the
+lock stalls for as long as the consumer is busy elsewhere. Kafka's old consumer is one case (its
+fetcher enqueues under the partition-map lock; KD201 and KD204 explain it in Kafka's terms); a
+controller-style event thread that publishes to a bounded queue inside its critical section is
+another. A Java dump shows the queue's class and the condition the putter waits on, never which
+thread takes from that queue. The candidates named are guesses by role: threads that run the loop
+other threads take from queues of that class in, but are busy elsewhere (as a stalled consumer
+is); threads parked taking from a queue of that class are listed apart, since a full queue has
+no parked taker; for Kafka, threads named after the fetcher's consumer id.
+"""
+    remedy = """
+Never block on a bounded queue while holding a lock: put after releasing it, or use offer with a
+timeout and handle a full queue (drop, spill, back-pressure the caller) outside the critical
+section. Then find what the queue's consumer is doing: the candidates listed run the loop that
+takes from queues of that class without taking now, or carry the consumer's id in their name.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        graph = context.graph()
+        if not dump.has_lock_data:
+            yield from self._without_lock_data(context)
+        for put in queues.bounded_puts(dump):
+            putter = dump.threads[put.index]
+            contested = [
+                (lock, waiters)
+                for lock in putter.held_locks()
+                if (waiters := self._waiters(context, lock, put.index))
+            ]
+            if not contested:
+                continue
+            waiting_indexes = list(dict.fromkeys(i for _, ws in contested for i in ws))
+            takers = queues.parked_takers(dump, put.queue_class, put.index)
+            busy = queues.busy_consumers(
+                dump,
+                queues.consumer_loops(dump, takers),
+                {put.index, *waiting_indexes},
+            )
+            named = [
+                i for i in queues.same_consumer(dump, putter) if i not in waiting_indexes and i not in busy
+            ]
+            yield self._finding(
+                context,
+                put,
+                putter,
+                contested,
+                waiting=[graph.thread(i) for i in waiting_indexes],
+                busy=[graph.thread(i) for i in busy],
+                idle_takers=[graph.thread(i) for i, _ in takers],
+                named=[graph.thread(i) for i in named],
+            )
+
+    def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
+        """Without -l, who owns a ReentrantLock is invisible: say what cannot be seen, guess nothing."""
+        dump = context.dump
+        graph = context.graph()
+        putters = [dump.threads[put.index] for put in queues.bounded_puts(dump)]
+        orphans = [
+            graph.thread(index)
+            for node in graph.locks.values()
+            if not node.holders and (node.lock_class or "").endswith(stacks.LOCK_SYNCS)
+            for index in node.parked
+        ]
+        if not putters or not orphans:
+            return
+        evidence: list[Evidence] = []
+        for thread in putters[:3] + orphans[:3]:
+            evidence.append(context.header(thread))
+            event = thread.waits_for()
+            if event is not None:
+                evidence.append(context.event(thread, event))
+        yield self.finding(
+            f"{', '.join(context.labels(putters))} {'is' if len(putters) == 1 else 'are'} parked putting "
+            f"into a full queue while {', '.join(context.labels(orphans))} "
+            f"{'is' if len(orphans) == 1 else 'are'} parked on a lock whose holder this dump cannot show "
+            "(no lock data). If a putter holds that lock, everything behind it waits for the queue's "
+            "consumer; take jstack -l to know.",
+            [*context.labels(putters), *context.labels(orphans)],
+            evidence,
+            severity=Severity.INFO,
+        )
+
+    @staticmethod
+    def _waiters(context: AnalysisContext, lock: LockRef, putter: int) -> list[int]:
+        node = context.graph().locks.get(lock.lock_id)
+        if node is None:
+            return []
+        return [index for index in node.blocked + node.parked if index != putter]
+
+    def _finding(
+        self,
+        context: AnalysisContext,
+        put: queues.BoundedPut,
+        putter: Thread,
+        contested: list[tuple[LockRef, list[int]]],
+        *,
+        waiting: list[Thread],
+        busy: list[Thread],
+        idle_takers: list[Thread],
+        named: list[Thread],
+    ) -> Finding:
+        name = context.label(putter)
+        method = put.method(context.dump)
+        condition = (
+            f" (parked on <0x{put.waits_on.lock_id:x}> (a {put.waits_on.lock_class}))"
+            if put.waits_on is not None and put.waits_on.lock_id is not None
+            else ""
+        )
+        locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock, _ in contested)
+        waiting_names = context.labels(waiting)
+        evidence: list[Evidence] = [context.header(putter), context.frame(putter, put.put_frame)]
+        if put.waits_on is not None:
+            evidence.append(context.event(putter, put.waits_on))
+        evidence += [context.held(putter, lock) for lock, _ in contested]
+        for thread in waiting[:5]:
+            evidence.append(context.header(thread))
+            event = thread.waits_for()
+            if event is not None:
+                evidence.append(context.event(thread, event))
+        for thread in busy[:3]:
+            evidence.append(context.header(thread))
+        simple_class = put.queue_class.rpartition(".")[2]
+        candidates = []
+        if busy:
+            candidates.append(
+                f"Possible consumers busy elsewhere (they run the loop that takes from a {simple_class} "
+                f"elsewhere in this dump, but are not taking): {self._described(context, busy)}."
+            )
+        if idle_takers:
+            candidates.append(
+                f"Parked taking from other queues of class {simple_class} (a full queue has no parked "
+                f"taker): {self._described(context, idle_takers)}."
+            )
+        if named:
+            candidates.append(f"Named after its consumer id: {self._described(context, named)}.")
+        if not candidates:
+            candidates.append(f"No thread of the dump takes from a queue of class {simple_class}.")
+        message = (
+            f"{name} is parked in {method}{condition} while holding {locks}, which "
+            f"{', '.join(waiting_names)} {'is' if len(waiting) == 1 else 'are'} waiting for. "
+            + " ".join(candidates)
+            + " A Java dump cannot show which thread drains which queue: if the queue's consumer is "
+            "among the threads waiting for the lock, this is a deadlock; otherwise they wait until it "
+            "takes again."
+        )
+        return self.finding(
+            message,
+            [name, *waiting_names, *context.labels(busy)],
+            evidence,
+            story=(
+                f"{name} blocks {', '.join(waiting_names)}: it holds their lock while waiting on a full "
+                f"{simple_class}"
+            ),
+            details={
+                "queue_class": put.queue_class,
+                "condition": f"0x{put.waits_on.lock_id:x}"
+                if put.waits_on is not None and put.waits_on.lock_id is not None
+                else None,
+                "locks": [f"0x{lock.lock_id:x}" for lock, _ in contested],
+                "waiting": waiting_names,
+                "busy_consumers": context.labels(busy),
+                "idle_takers_of_other_queues": context.labels(idle_takers),
+                "named_after_consumer_id": context.labels(named),
+            },
+        )
+
+    @staticmethod
+    def _described(context: AnalysisContext, threads: list[Thread]) -> str:
+        shown = [f"{context.label(thread)} ({stacks.doing(thread)})" for thread in threads[:MAX_CANDIDATES]]
+        return "; ".join(shown) + PutWhileHoldingLock._more(threads)
+
+    @staticmethod
+    def _more(threads: list[Thread]) -> str:
+        return f" and {len(threads) - MAX_CANDIDATES} more" if len(threads) > MAX_CANDIDATES else ""

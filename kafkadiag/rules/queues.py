@@ -1,0 +1,143 @@
+"""Bounded queues in a Java dump: who is parked putting into one, and who might take from it.
+
+A thread blocked in put() waits on the queue's internal condition (ArrayBlockingQueue's notFull,
+a SynchronousQueue's transfer stack), which has no owner: the dump links the putter to the queue's
+class and condition, never to the thread that should take. Candidates for that thread are found
+by role: threads parked taking from a queue of the same class show which application loop
+consumes such queues, and a thread running that loop without taking is busy elsewhere (the
+stalled consumer, or another one); for Kafka's old consumer also by name (threads named after the
+fetcher's consumer id). All are guesses, and the findings say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafkadiag.model import LockEvent, Thread, ThreadDump, ThreadStatus
+from kafkadiag.rules import oldconsumer, stacks
+
+# Methods of a BlockingQueue / BlockingDeque / TransferQueue that wait for room or a taker. A
+# plain offer() never waits, so a thread parked under offer is in the timed offer(e, t, unit).
+PUT_METHODS = frozenset(
+    {"put", "putFirst", "putLast", "offer", "offerFirst", "offerLast", "transfer", "tryTransfer"}
+)
+TAKE_METHODS = frozenset({"take", "takeFirst", "takeLast", "poll", "pollFirst", "pollLast", "drainTo"})
+
+# Frames between the park and the queue's own method: the JDK's blocking machinery (JDK 8 to 21).
+_MACHINERY_PREFIXES = (
+    "jdk.internal.misc.Unsafe.",
+    "sun.misc.Unsafe.",
+    "java.util.concurrent.locks.",
+    "java.util.concurrent.ForkJoinPool.managedBlock",
+    "java.util.concurrent.ForkJoinPool.unmanagedBlock",
+    "java.lang.Object.wait",
+)
+_PARKED = frozenset(
+    {
+        ThreadStatus.PARKED,
+        ThreadStatus.PARKED_TIMED,
+        ThreadStatus.IN_OBJECT_WAIT,
+        ThreadStatus.IN_OBJECT_WAIT_TIMED,
+    }
+)
+
+
+@dataclass(frozen=True)
+class BoundedPut:
+    index: int  # the putter's index in dump.threads
+    put_frame: int  # index of the queue's put/offer/transfer frame
+    queue_class: str  # "java.util.concurrent.ArrayBlockingQueue"
+    waits_on: LockEvent | None  # the condition it is parked on, as the dump prints it
+
+    def method(self, dump: ThreadDump) -> str:
+        return dump.threads[self.index].frames[self.put_frame].function
+
+
+def _is_queue_class(class_name: str) -> bool:
+    simple = class_name.rpartition(".")[2]
+    return simple.endswith(("Queue", "Deque"))
+
+
+def queue_frame(thread: Thread, methods: frozenset[str]) -> int | None:
+    """Index of the first frame below the JDK's blocking machinery if it is a queue's `methods`.
+
+    Frames of the queue's own inner classes (SynchronousQueue$TransferStack.transfer,
+    LinkedTransferQueue$DualNode.await) are machinery too.
+    """
+    for index, frame in enumerate(thread.frames):
+        function = frame.function
+        if function.startswith(_MACHINERY_PREFIXES):
+            continue
+        class_name = frame.class_name
+        if "$" in class_name and _is_queue_class(class_name.partition("$")[0]):
+            continue
+        if frame.method in methods and _is_queue_class(class_name):
+            return index
+        return None
+    return None
+
+
+def bounded_puts(dump: ThreadDump) -> list[BoundedPut]:
+    """Threads parked inside a queue's put (or timed offer, or transfer), in dump order."""
+    found = []
+    for index, thread in enumerate(dump.threads):
+        if thread.status not in _PARKED or not thread.frames:
+            continue
+        put_frame = queue_frame(thread, PUT_METHODS)
+        if put_frame is None:
+            continue
+        found.append(BoundedPut(index, put_frame, thread.frames[put_frame].class_name, thread.waits_for()))
+    return found
+
+
+def parked_takers(dump: ThreadDump, queue_class: str, exclude: int) -> list[tuple[int, int]]:
+    """Threads parked in take/poll of a queue of `queue_class`, with the index of that frame.
+
+    A queue with a parked taker is empty, so while the putter's queue is full these wait on other
+    queues of the same class: not its consumers, but their loops show what a consumer runs.
+    """
+    found = []
+    for index, thread in enumerate(dump.threads):
+        if index == exclude or thread.status not in _PARKED:
+            continue
+        take = queue_frame(thread, TAKE_METHODS)
+        if take is not None and thread.frames[take].class_name == queue_class:
+            found.append((index, take))
+    return found
+
+
+def consumer_loops(dump: ThreadDump, takers: list[tuple[int, int]]) -> set[str]:
+    """The application functions from which the parked takers take (their first own frame below)."""
+    loops = set()
+    for index, take in takers:
+        application = stacks.first_application_frame(dump.threads[index], take + 1)
+        if application is not None:
+            loops.add(dump.threads[index].frames[application].function)
+    return loops
+
+
+def busy_consumers(dump: ThreadDump, loops: set[str], exclude: set[int]) -> list[int]:
+    """Threads running one of the consumer loops but not taking now: busy elsewhere, so possibly
+    the consumer that stopped draining the full queue (as a stalled stream thread is)."""
+    if not loops:
+        return []
+    found = []
+    for index, thread in enumerate(dump.threads):
+        if index in exclude or queue_frame(thread, TAKE_METHODS) is not None:
+            continue
+        if any(frame.function in loops for frame in thread.frames):
+            found.append(index)
+    return found
+
+
+def same_consumer(dump: ThreadDump, putter: Thread) -> list[int]:
+    """For an old-consumer fetcher: the other threads named after its consumer id."""
+    name = oldconsumer.FETCHER_NAME.match(putter.name)
+    if name is None:
+        return []
+    consumer_id = name["consumer_id"]
+    return [
+        index
+        for index, thread in enumerate(dump.threads)
+        if thread is not putter and consumer_id in thread.name
+    ]

@@ -1,0 +1,90 @@
+"""KD107 names the whole chain of a bounded put under a lock: the putter, the lock, the threads
+waiting for it, the queue's class and condition, and the candidates that may drain the queue."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.rules.base import Finding
+from kafkadiag.rules.engine import analyze
+
+from ..conftest import CAPTURED
+
+FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
+LEADER_FINDER = "group1_host1-1700000000000-abcd1234-leader-finder-thread"
+
+
+def kd107(relative: str) -> dict[str, Finding]:
+    report = analyze(list(read_dumps(str(CAPTURED / relative))), select=["KD107"])
+    return {finding.threads[0]: finding for finding in report.findings}
+
+
+def dump_text(relative: str) -> str:
+    return (CAPTURED / relative).read_text()
+
+
+def thread_block(text: str, name: str) -> str:
+    start = text.index(f'"{name}"')
+    return text[start : text.index("\n\n", start)]
+
+
+def test_every_kind_of_bounded_insert_under_a_monitor_or_lock_is_found() -> None:
+    findings = kd107("put-under-lock/jstack-l.txt")
+    assert {name: finding.details["queue_class"] for name, finding in findings.items()} == {
+        "controller-event-thread": "java.util.concurrent.ArrayBlockingQueue",
+        "handoff-producer": "java.util.concurrent.SynchronousQueue",
+        "snapshot-writer": "java.util.concurrent.LinkedBlockingDeque",
+        "metrics-publisher": "java.util.concurrent.ArrayBlockingQueue",
+    }
+    # Ordered as every report orders findings (severity, rule, first thread): the same every run.
+    assert list(findings) == sorted(findings)
+
+
+def test_the_finding_quotes_the_condition_and_the_lock_of_the_dump() -> None:
+    relative = "put-under-lock/jstack-l.txt"
+    finding = kd107(relative)["controller-event-thread"]
+    block = thread_block(dump_text(relative), "controller-event-thread")
+    (condition,) = re.findall(r"parking to wait for\s+<0x0*([0-9a-f]+)>", block)
+    (monitor,) = re.findall(r"- locked <0x0*([0-9a-f]+)>", block)
+    assert finding.details["condition"] == f"0x{condition}"
+    assert finding.details["locks"] == [f"0x{monitor}"]
+    assert finding.details["waiting"] == ["request-handler-0", "request-handler-1"]
+    # metrics-drain is parked taking from another ArrayBlockingQueue: mentioned, not blamed.
+    assert finding.details["idle_takers_of_other_queues"] == ["metrics-drain"]
+    assert finding.details["busy_consumers"] == []
+    assert "cannot show which thread drains which queue" in finding.message
+
+
+def test_a_hand_off_whose_consumer_waits_for_the_lock_names_that_consumer() -> None:
+    finding = kd107("put-under-lock/jstack-l.txt")["handoff-producer"]
+    assert finding.details["waiting"] == ["handoff-consumer"]
+    assert "ReentrantLock" in finding.message and "SynchronousQueue$TransferStack" in finding.message
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        "old-consumer-stall",
+        "old-consumer-stall-0.8.0-beta1",
+        "old-consumer-stall-0.8.2",
+        "old-consumer-stall-0.10",
+    ],
+)
+def test_the_old_consumer_fetcher_in_every_release_that_locks_is_the_same_chain(scenario: str) -> None:
+    finding = kd107(f"{scenario}/jstack-l.txt")[FETCHER]
+    assert finding.details["queue_class"] == "java.util.concurrent.LinkedBlockingQueue"
+    assert finding.details["waiting"] == [LEADER_FINDER]
+    # The stream loop the starving streams take in, run by the one stream that is not taking.
+    assert finding.details["busy_consumers"] == ["orders-stream-0"]
+    assert set(finding.details["idle_takers_of_other_queues"]) == {"payments-stream-0", "audit-stream-0"}
+    assert finding.details["named_after_consumer_id"] == [
+        "group1_host1-1700000000000-abcd1234_watcher_executor"
+    ]
+
+
+def test_kafka_07_fetcher_holds_no_lock_so_nothing_is_chained() -> None:
+    assert kd107("old-consumer-stall-0.7/jstack-l.txt") == {}
+    assert "FetchRunnable-0" in dump_text("old-consumer-stall-0.7/jstack-l.txt")
