@@ -141,11 +141,12 @@ acquire with a timeout and back off to break a deadlock at run time.
                 continue
             frame = waiting[0][0].frames[waiting[0][1]]
             names = [thread.name for thread, _ in waiting]
+            waiting_ids = {id(thread) for thread, _ in waiting}  # threads may share a name
             # A thread anywhere else in the function may be the holder, inside its critical section.
             elsewhere = [
                 thread
                 for thread in dump.threads
-                if thread.name not in names and any(_same_code(frame, other) for other in thread.frames)
+                if id(thread) not in waiting_ids and any(_same_code(frame, other) for other in thread.frames)
             ]
             if elsewhere:
                 continue
