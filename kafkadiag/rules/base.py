@@ -46,6 +46,7 @@ class Requirement(str, enum.Enum):
     PYTHON = "a Python thread dump (py-spy, faulthandler, traceback, gdb py-bt, gevent, asyncio)"
     LOCK_DATA = "lock ownership (jstack -l / jcmd Thread.print -l)"
     PYSPY_LOCALS = "py-spy --locals"
+    PYSPY_NATIVE = "py-spy --native"
     SEVERAL_DUMPS = "several dumps of the same process"
     CPU_TIMES = "per-thread cpu= times (JDK 11+)"
     OS_THREAD_CPU = "a top -H / ps -L table of the process's threads beside the dump"

@@ -49,6 +49,8 @@ def available_requirements(dump: ThreadDump, series_length: int) -> frozenset[Re
         found.add(Requirement.PYTHON)
         if any(frame.locals for thread in dump.threads for frame in thread.frames):
             found.add(Requirement.PYSPY_LOCALS)
+        if any(frame.native for thread in dump.threads for frame in thread.frames):
+            found.add(Requirement.PYSPY_NATIVE)
     if dump.os_threads:
         found.add(Requirement.OS_THREAD_CPU)
     if series_length > 1:

@@ -27,6 +27,7 @@ from kafkadiag.rules.kd402_python_poll_waiting_on_futures import PythonPollWaiti
 from kafkadiag.rules.kd403_python_heartbeat_blocked import PythonHeartbeatBlocked
 from kafkadiag.rules.kd404_python_lock_order_inversion import PythonLockOrderInversion
 from kafkadiag.rules.kd405_python_lock_reentry import PythonLockReentry
+from kafkadiag.rules.kd406_python_event_loop_blocked import PythonEventLoopBlocked
 from kafkadiag.rules.kd501_thread_not_moving import ThreadNotMoving
 from kafkadiag.rules.kd502_busy_threads import BusyThreads
 from kafkadiag.rules.kd503_hot_threads import HotThreads
@@ -75,6 +76,7 @@ RULES: tuple[type[Rule], ...] = (
     PythonHeartbeatBlocked,
     PythonLockOrderInversion,
     PythonLockReentry,
+    PythonEventLoopBlocked,
     ThreadNotMoving,
     BusyThreads,
     HotThreads,
