@@ -33,6 +33,7 @@ def run_dump_analyze(
     dumps: list[ThreadDump] = []
     inputs: list[dict[str, Any]] = []
     failures: list[KafkadiagError] = []
+    read_caveats: list[str] = []
     with FileProgress(files, enabled=show_progress) as progress:
         for path in files:
             stats = ReadStats()
@@ -40,6 +41,7 @@ def run_dump_analyze(
             try:
                 dumps.extend(read_dumps(path, fmt, stats, functools.partial(progress.update, path)))
                 inputs.append({"source": display_name(path), "dumps": len(dumps) - before})
+                read_caveats += reading_caveats(display_name(path), stats)
             except KafkadiagError as error:
                 failures.append(error)
                 inputs.append(
@@ -58,7 +60,7 @@ def run_dump_analyze(
         if junit_path:
             _write_junit(junit_path, analyze([], select, ignore), inputs, fail_on, started)
         return int(max((failure.exit_code for failure in failures), default=ExitCode.INPUT_UNREADABLE))
-    report = analyze(dumps, select, ignore)
+    report = analyze(dumps, select, ignore, read_caveats)
     if junit_path:
         _write_junit(junit_path, report, inputs, fail_on, started)
     with report_stream(output) as stream:
@@ -85,3 +87,15 @@ def _write_junit(
 
     with report_stream(path) as stream:
         write_analysis_junit(stream, report, inputs, fail_on, time.monotonic() - started)
+
+
+def reading_caveats(source: str, stats: ReadStats) -> list[str]:
+    """What reading the file changed or could not read, said beside the findings."""
+    caveats = []
+    if stats.cut_lines:
+        caveats.append(f"{source}: {stats.cut_lines} line(s) over 1 MiB were cut (the line numbers hold)")
+    if stats.replaced_characters:
+        caveats.append(f"{source}: {stats.replaced_characters} byte(s) that are not text were replaced")
+    if stats.encoding != "utf-8":
+        caveats.append(f"{source}: decoded as {stats.encoding}")
+    return caveats

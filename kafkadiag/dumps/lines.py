@@ -128,9 +128,16 @@ def _split(
     carry = ""
     chunk = first[bom:]
     stats.bytes_read += bom
+    skipping = False  # inside a line already cut at MAX_LINE_CHARS: drop the rest of it
     while chunk:
         stats.bytes_read += len(chunk)
         text = decoder.decode(chunk)
+        if skipping:
+            newline = text.find("\n")
+            if newline < 0:
+                chunk = _read(stream, CHUNK_BYTES, name)
+                continue
+            text, skipping = text[newline + 1 :], False
         if "\ufffd" in text:
             stats.replaced_characters += text.count("\ufffd")
         if "\r" in text:
@@ -141,9 +148,12 @@ def _split(
         lines = (carry + text).split("\n")
         carry = lines.pop()
         if len(carry) > MAX_LINE_CHARS:
+            # One line, cut: its rest is dropped, not read as further lines, so that every later
+            # line keeps its number.
             stats.cut_lines += 1
             lines.append(carry[:MAX_LINE_CHARS])
             carry = ""
+            skipping = True
         # Only the first line can have grown past the cap (it starts with the carry); every other
         # line lies within one chunk.
         if lines and len(lines[0]) > MAX_LINE_CHARS:
@@ -151,7 +161,7 @@ def _split(
             lines[0] = lines[0][:MAX_LINE_CHARS]
         yield lines
         chunk = _read(stream, CHUNK_BYTES, name)
-    tail = carry + decoder.decode(b"", final=True)
+    tail = "" if skipping else carry + decoder.decode(b"", final=True)
     if tail:
         if len(tail) > MAX_LINE_CHARS:
             stats.cut_lines += 1
@@ -159,6 +169,8 @@ def _split(
         yield [tail]
 
 
+# Bytes no text file holds (tab, newline and carriage return aside): their share tells binary data.
+_CONTROL_BYTES = bytes(byte for byte in range(0x20) if byte not in (9, 10, 13))
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF16_LE, "utf-16-le"),
@@ -182,11 +194,11 @@ def sniff_encoding(head: bytes) -> tuple[str, int]:
         odd_nuls = sample[1::2].count(0)
         return ("utf-16-le" if odd_nuls >= sample[0::2].count(0) else "utf-16-be"), 0
     try:
-        sample.decode("utf-8")
+        head.decode("utf-8")  # the whole first chunk: a name with an accent may come late
     except UnicodeDecodeError as error:
-        if error.start < len(sample) - 4:  # not only a character cut at the sample's end
-            controls = sum(1 for byte in sample if byte < 0x20 and byte not in (9, 10, 13))
-            if controls * 20 < len(sample):
+        if error.start < len(head) - 4:  # not only a character cut at the chunk's end
+            controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+            if controls * 20 < len(head):
                 return "latin-1", 0
     return "utf-8", 0
 

@@ -111,13 +111,19 @@ def selected_rules(
     return [rule() for rule in chosen if rule is not RuleCrashed]
 
 
-def analyze(dumps: Iterable[ThreadDump], select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Report:
+def analyze(
+    dumps: Iterable[ThreadDump],
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    reading_caveats: Sequence[str] = (),
+) -> Report:
+    """Run the rules over every series; `reading_caveats` are what reading the files repaired."""
     rules = selected_rules(select, ignore)
     findings: list[Finding] = []
     skipped: dict[str, SkippedRule] = {}
     ran: set[str] = set()
     summaries = []
-    caveats: list[str] = []
+    caveats: list[str] = list(reading_caveats)
     for series in group_into_series(dumps):
         caveats += _caveats(series)
         name = _Series(series).name
@@ -249,8 +255,8 @@ def compose_verdict(findings: Sequence[Finding], series: Sequence[SeriesSummary]
         return f"Stalled ({scope}): see the findings below."
     if caveats:
         return (
-            f"No stall found in what could be read ({scope}), with {caveats} caveat(s) below: the "
-            "input is not a whole dump, so what is missing was not analysed."
+            f"No stall found in what could be read ({scope}), with {caveats} caveat(s) below: "
+            "what the input lacks or what reading it had to repair was not analysed as given."
         )
     return f"No stall found ({scope}): no rule found a blocked consumer, deadlock or stuck lock."
 

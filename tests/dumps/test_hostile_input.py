@@ -72,7 +72,7 @@ def test_truncated_mid_thread_keeps_what_was_read(tmp_path: Path, corpus: Path) 
     assert complete.truncated is False
 
 
-def test_non_utf8_bytes_are_replaced_and_counted(tmp_path: Path, corpus: Path) -> None:
+def test_latin1_is_decoded_as_latin1_not_replaced(tmp_path: Path, corpus: Path) -> None:
     raw = (corpus / REAL_DUMP).read_bytes()
     assert b'"VM Thread"' in raw
     latin1 = raw.replace(b'"VM Thread"', b'"VM Thread-\xe9\xe8"')
@@ -80,7 +80,19 @@ def test_non_utf8_bytes_are_replaced_and_counted(tmp_path: Path, corpus: Path) -
     path.write_bytes(latin1)
     stats = ReadStats()
     dump = next(read_dumps(str(path), stats=stats))
-    assert stats.replaced_characters == 2
+    assert (stats.encoding, stats.replaced_characters) == ("latin-1", 0)
+    assert "VM Thread-\u00e9\u00e8" in [t.name for t in dump.threads]
+
+
+def test_invalid_utf8_in_binary_looking_input_is_replaced_and_counted(tmp_path: Path, corpus: Path) -> None:
+    raw = (corpus / REAL_DUMP).read_bytes()
+    # Control bytes next to the invalid ones: not text an editor wrote, so no Latin-1 guess.
+    damaged = raw.replace(b'"VM Thread"', b'"VM Thread-\xe9\xe8"') + b"\x01\x02\x03" * 2000
+    path = tmp_path / "damaged.txt"
+    path.write_bytes(damaged)
+    stats = ReadStats()
+    dump = next(read_dumps(str(path), stats=stats))
+    assert (stats.encoding, stats.replaced_characters) == ("utf-8", 2)
     assert "VM Thread-\ufffd\ufffd" in [t.name for t in dump.threads]
 
 
