@@ -19,6 +19,10 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def _load_capture() -> ModuleType:
+    # Run as a script, capture.py has its own directory on sys.path (it imports the modules beside
+    # it); loaded from here it needs the same.
+    if str(FIXTURES) not in sys.path:
+        sys.path.append(str(FIXTURES))
     spec = importlib.util.spec_from_file_location("kafkadiag_fixture_capture", FIXTURES / "capture.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
