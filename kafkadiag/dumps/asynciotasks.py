@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import UnparsedKeeper, python_thread
+from kafkadiag.dumps.pythreads import PythonDump, python_thread
 from kafkadiag.dumps.pytraceback import StackReader
 from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadStatus
 
@@ -25,31 +25,7 @@ TASK_HEADER = re.compile(
     r"^(?P<kind>Stack|No stack) for <(?P<task>\w*Task) (?P<state>\w+) name='(?P<name>[^']*)'"
 )
 AWAITING = " wait_for="
-
-
-class _Dump:
-    def __init__(self, source: str, index: int, line_no: int) -> None:
-        self.source = source
-        self.index = index
-        self.line_no = line_no
-        self.end_line_no = line_no
-        self.threads: list[Thread] = []
-        self.names: set[str] = set()
-        self.unparsed = UnparsedKeeper()
-
-    def build(self) -> ThreadDump:
-        return ThreadDump(
-            source=self.source,
-            index=self.index,
-            format=DumpFormat.ASYNCIO,
-            line_no=self.line_no,
-            end_line_no=self.end_line_no,
-            threads=tuple(self.threads),
-            producer="asyncio",
-            unparsed=tuple(self.unparsed.lines),
-            unparsed_count=self.unparsed.count,
-            notes=("asyncio shows each task's own coroutine frame only, not what it awaits",),
-        )
+NOTE = "asyncio shows each task's own coroutine frame only, not what it awaits"
 
 
 def _task(header: re.Match[str], line_no: int, stack: StackReader) -> Thread:
@@ -67,7 +43,7 @@ def _task(header: re.Match[str], line_no: int, stack: StackReader) -> Thread:
 
 
 def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: _Dump | None = None
+    dump: PythonDump | None = None
     count = 0
     header: re.Match[str] | None = None
     header_line_no = 0
@@ -78,7 +54,7 @@ def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[T
         nonlocal header, stack
         if header is not None and dump is not None:
             dump.threads.append(_task(header, header_line_no, stack))
-            dump.names.add(header["name"])
+            dump.seen.add(header["name"])
         header, stack = None, StackReader()
 
     for batch in batches:
@@ -89,10 +65,10 @@ def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[T
             task = TASK_HEADER.match(line)
             if task:
                 close_task()
-                if dump is None or task["name"] in dump.names:
+                if dump is None or task["name"] in dump.seen:
                     if dump is not None:
                         yield dump.build()
-                    dump = _Dump(source, count, line_no)
+                    dump = PythonDump(source, count, line_no, DumpFormat.ASYNCIO, "asyncio", notes=(NOTE,))
                     count += 1
                 header, header_line_no = task, line_no
                 dump.end_line_no = line_no

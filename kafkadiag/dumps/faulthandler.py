@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import UnparsedKeeper, python_frame, python_thread
-from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump
+from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
+from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
 THREAD_HEADER = re.compile(
     r"^(?P<current>Current thread|Thread) (?P<ident>0x[0-9a-fA-F]+) \(most recent call first\):\s*$"
@@ -42,35 +42,22 @@ KNOWN_EXTRA = re.compile(
 )
 
 
-class _Dump:
+NAMES_NOTE = "faulthandler prints no thread names: threads are named by their ident"
+
+
+class _Dump(PythonDump):
+    """A faulthandler dump, which also counts the stacks faulthandler cut at 100 frames."""
+
     def __init__(self, source: str, index: int, line_no: int, banner: str | None) -> None:
-        self.source = source
-        self.index = index
-        self.line_no = line_no
-        self.end_line_no = line_no
-        self.banner = banner
-        self.threads: list[Thread] = []
-        self.idents: set[str] = set()
-        self.unparsed = UnparsedKeeper()
+        super().__init__(
+            source, index, line_no, DumpFormat.FAULTHANDLER, "faulthandler", banner, (NAMES_NOTE,)
+        )
         self.truncated_stacks = 0
 
     def build(self) -> ThreadDump:
-        notes: tuple[str, ...] = ("faulthandler prints no thread names: threads are named by their ident",)
         if self.truncated_stacks:
-            notes += (f"{self.truncated_stacks} stack(s) cut at faulthandler's 100 frames",)
-        return ThreadDump(
-            source=self.source,
-            index=self.index,
-            format=DumpFormat.FAULTHANDLER,
-            line_no=self.line_no,
-            end_line_no=self.end_line_no,
-            threads=tuple(self.threads),
-            banner=self.banner,
-            producer="faulthandler",
-            unparsed=tuple(self.unparsed.lines),
-            unparsed_count=self.unparsed.count,
-            notes=notes,
-        )
+            self.notes.append(f"{self.truncated_stacks} stack(s) cut at faulthandler's 100 frames")
+        return super().build()
 
 
 def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
@@ -86,7 +73,7 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
         nonlocal header, frames
         if header is not None and dump is not None:
             dump.threads.append(python_thread(ident, header, header_line_no, frames, header_line_no + 1))
-            dump.idents.add(ident)
+            dump.seen.add(ident)
         header, frames = None, []
 
     def new_dump(banner: str | None) -> _Dump:
@@ -103,7 +90,7 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
             if thread or STACK_HEADER.match(line):
                 close_thread()
                 ident = thread["ident"] if thread else "stack"
-                if dump is None or ident in dump.idents:
+                if dump is None or ident in dump.seen:
                     if dump is not None:
                         yield dump.build()
                     dump = new_dump(None)

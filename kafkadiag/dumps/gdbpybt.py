@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import UnparsedKeeper, native_frame, python_frame, python_thread
-from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump
+from kafkadiag.dumps.pythreads import PythonDump, native_frame, python_frame, python_thread
+from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
 THREAD_HEADER = re.compile(
     r"^Thread (?P<number>\d+) \(Thread (?P<pthread>0x[0-9a-fA-F]+) \(LWP (?P<lwp>\d+)\)"
@@ -37,32 +37,8 @@ KNOWN_EXTRA = re.compile(
 )
 
 
-class _Dump:
-    def __init__(self, source: str, index: int, line_no: int) -> None:
-        self.source = source
-        self.index = index
-        self.line_no = line_no
-        self.end_line_no = line_no
-        self.threads: list[Thread] = []
-        self.numbers: set[str] = set()
-        self.unparsed = UnparsedKeeper()
-
-    def build(self) -> ThreadDump:
-        return ThreadDump(
-            source=self.source,
-            index=self.index,
-            format=DumpFormat.GDB_PY_BT,
-            line_no=self.line_no,
-            end_line_no=self.end_line_no,
-            threads=tuple(self.threads),
-            producer="gdb",
-            unparsed=tuple(self.unparsed.lines),
-            unparsed_count=self.unparsed.count,
-        )
-
-
 def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: _Dump | None = None
+    dump: PythonDump | None = None
     count = 0
     header: re.Match[str] | None = None
     header_line_no = 0
@@ -86,7 +62,7 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
                     frame_line_nos=tuple(frame_line_nos),
                 )
             )
-            dump.numbers.add(header["number"])
+            dump.seen.add(header["number"])
             dump.end_line_no = line_no
         header, frames, sources, frame_line_nos = None, [], {}, []
 
@@ -98,10 +74,10 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             thread_header = THREAD_HEADER.match(line)
             if thread_header:
                 close_thread()
-                if dump is None or thread_header["number"] in dump.numbers:
+                if dump is None or thread_header["number"] in dump.seen:
                     if dump is not None:
                         yield dump.build()
-                    dump = _Dump(source, count, line_no)
+                    dump = PythonDump(source, count, line_no, DumpFormat.GDB_PY_BT, "gdb")
                     count += 1
                 header, header_line_no = thread_header, line_no
                 continue

@@ -35,9 +35,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import UnparsedKeeper, python_thread
+from kafkadiag.dumps.pythreads import PythonDump, python_thread
 from kafkadiag.dumps.pytraceback import StackReader
-from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadStatus
+from kafkadiag.model import DumpFormat, ThreadDump, ThreadState, ThreadStatus
 
 SECTION = re.compile(r"^\* (?P<section>Threads|Greenlets)\s*$")
 RULE = re.compile(r"^\*{10,}\s*$")
@@ -53,29 +53,6 @@ DETAIL = re.compile(
 )
 
 
-class _Dump:
-    def __init__(self, source: str, index: int, line_no: int) -> None:
-        self.source = source
-        self.index = index
-        self.line_no = line_no
-        self.end_line_no = line_no
-        self.threads: list[Thread] = []
-        self.unparsed = UnparsedKeeper()
-
-    def build(self) -> ThreadDump:
-        return ThreadDump(
-            source=self.source,
-            index=self.index,
-            format=DumpFormat.GEVENT,
-            line_no=self.line_no,
-            end_line_no=self.end_line_no,
-            threads=tuple(self.threads),
-            producer="gevent",
-            unparsed=tuple(self.unparsed.lines),
-            unparsed_count=self.unparsed.count,
-        )
-
-
 def _greenlet_name(text: str) -> str | None:
     for pattern, label in ((GREENLET, None), (HUB, "Hub"), (RAW_GREENLET, "greenlet")):
         match = pattern.match(text)
@@ -89,7 +66,7 @@ def _greenlet_name(text: str) -> str | None:
 
 
 def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: _Dump | None = None
+    dump: PythonDump | None = None
     count = 0
     name: str | None = None
     header = ""
@@ -133,7 +110,7 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
                 if section["section"] == "Threads" or dump is None:
                     if dump is not None:
                         yield dump.build()
-                    dump = _Dump(source, count, line_no)
+                    dump = PythonDump(source, count, line_no, DumpFormat.GEVENT, "gevent")
                     count += 1
                 continue
             if dump is None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from kafkadiag.dumps.pyqualify import qualify_methods
-from kafkadiag.model import Frame, Thread, ThreadState, ThreadStatus, UnparsedLine
+from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump, ThreadState, ThreadStatus, UnparsedLine
 
 MAX_UNPARSED_KEPT = 200
 
@@ -116,3 +116,48 @@ class UnparsedKeeper:
         self.count += 1
         if len(self.lines) < MAX_UNPARSED_KEPT:
             self.lines.append(UnparsedLine(line_no, text))
+
+
+class PythonDump:
+    """The dump a parser of Python stacks is reading.
+
+    `seen` holds the keys of the threads read so far (a name, an ident, gdb's thread number): a
+    key seen again means the next dump of the same process has begun.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        index: int,
+        line_no: int,
+        dump_format: DumpFormat,
+        producer: str,
+        banner: str | None = None,
+        notes: Sequence[str] = (),
+    ) -> None:
+        self.source = source
+        self.index = index
+        self.line_no = line_no
+        self.end_line_no = line_no
+        self.dump_format = dump_format
+        self.producer = producer
+        self.banner = banner
+        self.notes = list(notes)
+        self.threads: list[Thread] = []
+        self.seen: set[str] = set()
+        self.unparsed = UnparsedKeeper()
+
+    def build(self) -> ThreadDump:
+        return ThreadDump(
+            source=self.source,
+            index=self.index,
+            format=self.dump_format,
+            line_no=self.line_no,
+            end_line_no=self.end_line_no,
+            threads=tuple(self.threads),
+            banner=self.banner,
+            producer=self.producer,
+            unparsed=tuple(self.unparsed.lines),
+            unparsed_count=self.unparsed.count,
+            notes=tuple(self.notes),
+        )

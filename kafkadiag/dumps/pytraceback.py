@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import UnparsedKeeper, python_frame, python_thread
-from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump
+from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
+from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
 RECIPE_FRAME = re.compile(
     r'^File: "(?P<file>.*)", line (?P<line>\d+), in (?P<function>\S+)(?:  (?P<source>.*))?$'
@@ -106,32 +106,8 @@ class StackReader:
         return self.sources[-1] if self.sources else None
 
 
-class _Dump:
-    def __init__(self, source: str, index: int, line_no: int) -> None:
-        self.source = source
-        self.index = index
-        self.line_no = line_no
-        self.end_line_no = line_no
-        self.threads: list[Thread] = []
-        self.idents: set[str] = set()
-        self.unparsed = UnparsedKeeper()
-
-    def build(self) -> ThreadDump:
-        return ThreadDump(
-            source=self.source,
-            index=self.index,
-            format=DumpFormat.PY_TRACEBACK,
-            line_no=self.line_no,
-            end_line_no=self.end_line_no,
-            threads=tuple(self.threads),
-            producer="traceback",
-            unparsed=tuple(self.unparsed.lines),
-            unparsed_count=self.unparsed.count,
-        )
-
-
 def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: _Dump | None = None
+    dump: PythonDump | None = None
     count = 0
     header: str | None = None
     header_line_no = 0
@@ -144,10 +120,10 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
         if header is not None and stack.frames:
             name, ident = thread_identity(header)
             key = ident or name
-            if dump is None or key in dump.idents:
+            if dump is None or key in dump.seen:
                 if dump is not None:
                     yield dump.build()
-                dump = _Dump(source, count, header_line_no)
+                dump = PythonDump(source, count, header_line_no, DumpFormat.PY_TRACEBACK, "traceback")
                 count += 1
             dump.threads.append(
                 python_thread(
@@ -159,7 +135,7 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
                     frame_line_nos=stack.line_nos_innermost_first(),
                 )
             )
-            dump.idents.add(key)
+            dump.seen.add(key)
             dump.end_line_no = line_no - 1
         elif header is not None and dump is not None:
             dump.unparsed.add(header_line_no, header)
