@@ -27,12 +27,12 @@ from collections.abc import Iterable, Iterator
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jvmthreads import (
     DumpCollector,
+    OpenThread,
     attach_synchronizers,
-    build_thread,
     lock_event,
     numbered_lines,
 )
-from kafkadiag.model import DumpFormat, Frame, LockEvent, LockEventKind, LockRef, ThreadDump, ThreadState
+from kafkadiag.model import DumpFormat, LockEventKind, LockRef, ThreadDump, ThreadState
 
 HEADER = re.compile(r'^"(?P<name>.*)"(?: daemon)? prio=\d+(?: tid=(?P<tid>\d+))?(?: (?P<state>[A-Za-z_]+))?')
 _PROCESS = re.compile(r"^----- pid (?P<pid>\d+) at (?P<when>.+?) -----$")
@@ -94,20 +94,9 @@ def android_state(word: str | None) -> tuple[ThreadState, str]:
     return _STATES.get(lowered, (ThreadState.UNKNOWN, ""))
 
 
-class _Open:
-    def __init__(
-        self, name: str, state: ThreadState, detail: str, line_no: int, header: str, tid: str | None
-    ) -> None:
-        self.name, self.state, self.detail, self.line_no, self.header = name, state, detail, line_no, header
-        self.tid = tid
-        self.frames: list[Frame] = []
-        self.events: list[LockEvent] = []
-        self.stack_line_no = 0
-
-
 def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump: DumpCollector | None = None
-    thread: _Open | None = None
+    thread: OpenThread | None = None
     count = 0
     index_of_tid: dict[str, int] = {}
     held_by: list[tuple[str, LockRef]] = []  # (holder's tid, the lock a waiter says it holds)
@@ -125,20 +114,9 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
     def close_thread() -> None:
         nonlocal thread
         if thread is not None and dump is not None:
-            if thread.tid is not None:
-                index_of_tid.setdefault(thread.tid, len(dump.threads))
-            dump.threads.append(
-                build_thread(
-                    thread.name,
-                    thread.state,
-                    thread.line_no,
-                    thread.header,
-                    thread.frames,
-                    thread.events,
-                    stack_line_no=thread.stack_line_no,
-                    state_detail=thread.detail,
-                )
-            )
+            if isinstance(thread.key, str):
+                index_of_tid.setdefault(thread.key, len(dump.threads))
+            dump.threads.append(thread.build())
         thread = None
 
     def start(line_no: int) -> DumpCollector:
@@ -175,7 +153,7 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
                 dump = start(line_no)
                 dump.note("fragment: no '----- pid N at ... -----' line before the first thread")
             state, detail = android_state(header["state"])
-            thread = _Open(header["name"], state, detail, line_no, line, header["tid"])
+            thread = OpenThread(header["name"], state, line_no, line, detail, key=header["tid"])
             dump.end_line_no = line_no
             continue
         if dump is None:

@@ -25,9 +25,9 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, build_thread, lock_event, numbered_lines
+from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
 from kafkadiag.dumps.states import parse_state_line
-from kafkadiag.model import DumpFormat, Frame, LockEvent, LockEventKind, ThreadDump, ThreadState
+from kafkadiag.model import DumpFormat, Frame, LockEventKind, ThreadDump, ThreadState
 
 # "Thread-0@687" prio=5 tid=0x11 nid=NA waiting for monitor entry
 EXPORT_HEADER = re.compile(
@@ -77,33 +77,16 @@ def copied_frame(text: str) -> Frame | None:
     return Frame(text, function, None, line if line >= 0 else None)
 
 
-class _Open:
-    def __init__(self, name: str, state: ThreadState, detail: str, line_no: int, header: str) -> None:
-        self.name, self.state, self.detail, self.line_no, self.header = name, state, detail, line_no, header
-        self.frames: list[Frame] = []
-        self.events: list[LockEvent] = []
-
-
 def parse_intellij(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump = DumpCollector(source, DumpFormat.INTELLIJ, 0, 1)
     dump.producer = "IntelliJ IDEA debugger"
-    thread: _Open | None = None
+    thread: OpenThread | None = None
     started = False
 
     def close() -> None:
         nonlocal thread
         if thread is not None:
-            dump.threads.append(
-                build_thread(
-                    thread.name,
-                    thread.state,
-                    thread.line_no,
-                    thread.header,
-                    thread.frames,
-                    thread.events,
-                    state_detail=thread.detail,
-                )
-            )
+            dump.threads.append(thread.build())
         thread = None
 
     for line_no, line in numbered_lines(batches):
@@ -118,10 +101,10 @@ def parse_intellij(batches: Iterable[list[str]], source: str) -> Iterator[Thread
                 dump.line_no, started = line_no, True
             if copied:
                 state, detail = _STATUS.get(copied["status"], (ThreadState.UNKNOWN, ""))
-                thread = _Open(copied["name"], state, detail, line_no, line)
+                thread = OpenThread(copied["name"], state, line_no, line, detail)
             else:
                 assert exported is not None
-                thread = _Open(exported["name"], ThreadState.UNKNOWN, "", line_no, line)
+                thread = OpenThread(exported["name"], ThreadState.UNKNOWN, line_no, line)
             dump.end_line_no = line_no
             continue
         if thread is None:

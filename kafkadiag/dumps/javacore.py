@@ -26,8 +26,8 @@ from collections.abc import Iterable, Iterator
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jvmthreads import (
     DumpCollector,
+    OpenThread,
     attach_synchronizers,
-    build_thread,
     lock_event,
     numbered_lines,
 )
@@ -35,7 +35,6 @@ from kafkadiag.model import (
     DeadlockLink,
     DumpFormat,
     Frame,
-    LockEvent,
     LockEventKind,
     LockRef,
     ThreadDump,
@@ -107,21 +106,10 @@ def javacore_frame(text: str) -> Frame:
     return parse_java_frame(_FRAME_NOTE.sub("", text).replace("/", "."))
 
 
-class _Open:
-    def __init__(
-        self, name: str, vmthread: int, state: ThreadState, detail: str, line_no: int, header: str
-    ) -> None:
-        self.name, self.vmthread, self.state, self.detail = name, vmthread, state, detail
-        self.line_no, self.header = line_no, header
-        self.frames: list[Frame] = []
-        self.events: list[LockEvent] = []
-        self.stack_line_no = 0
-
-
 def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump = DumpCollector(source, DumpFormat.JAVACORE, 0, 1)
     dump.producer = "javacore"
-    thread: _Open | None = None
+    thread: OpenThread | None = None
     section = ""
     vm_index: dict[int, int] = {}  # J9VMThread address -> thread index
     owners: list[tuple[int, LockRef]] = []  # (owner's J9VMThread, lock it owns)
@@ -130,19 +118,9 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     def close() -> None:
         nonlocal thread
         if thread is not None:
-            vm_index.setdefault(thread.vmthread, len(dump.threads))
-            dump.threads.append(
-                build_thread(
-                    thread.name,
-                    thread.state,
-                    thread.line_no,
-                    thread.header,
-                    thread.frames,
-                    thread.events,
-                    stack_line_no=thread.stack_line_no,
-                    state_detail=thread.detail,
-                )
-            )
+            if isinstance(thread.key, int):  # the J9VMThread, which every javacore thread has
+                vm_index.setdefault(thread.key, len(dump.threads))
+            dump.threads.append(thread.build())
         thread = None
 
     for line_no, line in numbered_lines(batches):
@@ -172,7 +150,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
                 state, detail = _STATES.get(
                     state_match["state"] if state_match else "", (ThreadState.UNKNOWN, "")
                 )
-                thread = _Open(info["name"], int(info["vmthread"], 16), state, detail, line_no, line)
+                thread = OpenThread(info["name"], state, line_no, line, detail, key=int(info["vmthread"], 16))
             elif tag == "3XMTHREADINFO" and "Anonymous native thread" in body:
                 close()  # a native thread the VM knows nothing Java about: its stack is native only
             elif thread is not None and tag == "4XESTACKTRACE":

@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, build_thread, lock_event, numbered_lines
-from kafkadiag.model import DumpFormat, Frame, LockEvent, LockEventKind, ThreadDump, ThreadState
+from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
+from kafkadiag.model import DumpFormat, LockEventKind, ThreadDump, ThreadState
 
 _HEADER = re.compile(r'^#(?P<tid>\d+) "(?P<name>.*)"(?P<rest>.*)$')
 _STATES = {state.value: state for state in ThreadState}
@@ -65,37 +65,17 @@ def parse_lock_text(text: str) -> tuple[LockEventKind, int, str] | None:
     return kind, int(match["hash"], 16), match["class"]
 
 
-class _Open:
-    def __init__(self, name: str, state: ThreadState, line_no: int, header: str) -> None:
-        self.name = name
-        self.state = state
-        self.line_no = line_no
-        self.header = header
-        self.frames: list[Frame] = []
-        self.events: list[LockEvent] = []
-
-
 def parse_jcmd_text(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump = DumpCollector(source, DumpFormat.JCMD_TEXT, 0, 1)
     dump.producer = "jcmd Thread.dump_to_file"
-    thread: _Open | None = None
+    thread: OpenThread | None = None
     preamble: list[str] = []
     stateless = False
 
     def close() -> None:
         nonlocal thread
         if thread is not None:
-            dump.threads.append(
-                build_thread(
-                    thread.name,
-                    thread.state,
-                    thread.line_no,
-                    thread.header,
-                    thread.frames,
-                    thread.events,
-                    stack_line_no=thread.line_no + 1,
-                )
-            )
+            dump.threads.append(thread.build())
         thread = None
 
     for line_no, line in numbered_lines(batches):
@@ -111,7 +91,7 @@ def parse_jcmd_text(batches: Iterable[list[str]], source: str) -> Iterator[Threa
                 words = words[1:]
             state = _STATES.get(words[0], ThreadState.UNKNOWN) if words else ThreadState.UNKNOWN
             stateless = stateless or not words
-            thread = _Open(header["name"], state, line_no, line)
+            thread = OpenThread(header["name"], state, line_no, line, stack_line_no=line_no + 1)
             continue
         if thread is None:
             preamble.append(stripped)

@@ -37,6 +37,42 @@ def numbered_lines(batches: Iterable[list[str]]) -> Iterator[tuple[int, str]]:
             yield line_no, line
 
 
+class OpenThread:
+    """A thread being read: what its header said, and the frames and lock events under it.
+
+    `key` is the format's own handle on the thread (Android's tid, a javacore's J9VMThread), by
+    which other threads' lock lines name it.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        state: ThreadState,
+        line_no: int,
+        header: str,
+        detail: str = "",
+        stack_line_no: int = 0,
+        key: str | int | None = None,
+    ) -> None:
+        self.name, self.state, self.detail = name, state, detail
+        self.line_no, self.header, self.stack_line_no = line_no, header, stack_line_no
+        self.key = key
+        self.frames: list[Frame] = []
+        self.events: list[LockEvent] = []
+
+    def build(self) -> Thread:
+        return build_thread(
+            self.name,
+            self.state,
+            self.line_no,
+            self.header,
+            self.frames,
+            self.events,
+            stack_line_no=self.stack_line_no,
+            state_detail=self.detail,
+        )
+
+
 def build_thread(
     name: str,
     state: ThreadState,
