@@ -199,6 +199,18 @@ class LockGraph:
         nodes = [node for node in self.locks.values() if node.waiter_count >= minimum_waiters]
         yield from sorted(nodes, key=lambda node: -node.waiter_count)
 
+    def parked_without_holder(self, lock_classes: tuple[str, ...]) -> list[int]:
+        """Threads parked on a lock of `lock_classes` that no thread is seen to hold.
+
+        Without `-l` that is every thread parked on a ReentrantLock: the dump cannot show holders.
+        """
+        return [
+            index
+            for node in self.locks.values()
+            if not node.holders and (node.lock_class or "").endswith(lock_classes)
+            for index in node.parked
+        ]
+
     def without_owner(self, ownable_classes: tuple[str, ...]) -> list[LockNode]:
         """Locks threads are blocked on whose holder is in none of the dump's threads.
 

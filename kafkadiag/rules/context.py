@@ -110,6 +110,14 @@ class AnalysisContext:
             text = f"{text}   (frame {index} of {thread.name})"
         return Evidence(dump.source, line_no, text)
 
+    def waiting(self, thread: Thread) -> list[Evidence]:
+        """The thread's header and, when it waits for a lock, the line that says which."""
+        evidence = [self.header(thread)]
+        event = thread.waits_for()
+        if event is not None:
+            evidence.append(self.event(thread, event))
+        return evidence
+
     def event(self, thread: Thread, event: LockEvent, dump: ThreadDump | None = None) -> Evidence:
         dump = dump or self.dump
         text = event.text or f"- {event.kind.value} <0x{event.lock_id or 0:x}> (a {event.lock_class})"

@@ -68,10 +68,7 @@ threads listed are the ones being waited for (their stacks show what they were a
             evidence = [context.header(thread), context.frame(thread, wait_index)]
             evidence += [context.held(thread, lock) for lock in contested]
             for victim in victims[:5]:
-                evidence.append(context.header(victim))
-                event = victim.waits_for()
-                if event is not None:
-                    evidence.append(context.event(victim, event))
+                evidence += context.waiting(victim)
             locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in contested)
             victim_names = context.labels(victims)
             name = context.label(thread)
@@ -128,20 +125,12 @@ threads listed are the ones being waited for (their stacks show what they were a
             and stacks.index_of(thread, *HIDDEN_WAITS) is not None
             and not _main_waiting_for_shutdown(thread)
         ]
-        orphans = [
-            graph.thread(index)
-            for node in graph.locks.values()
-            if not node.holders and (node.lock_class or "").endswith(stacks.LOCK_SYNCS)
-            for index in node.parked
-        ]
+        orphans = [graph.thread(index) for index in graph.parked_without_holder(stacks.LOCK_SYNCS)]
         if not waiters or not orphans:
             return
         evidence = []
         for thread in waiters[:3] + orphans[:3]:
-            evidence.append(context.header(thread))
-            event = thread.waits_for()
-            if event is not None:
-                evidence.append(context.event(thread, event))
+            evidence += context.waiting(thread)
         yield self.finding(
             f"{', '.join(context.labels(waiters))} wait{'s' if len(waiters) == 1 else ''} for a latch, "
             f"future or join while {', '.join(context.labels(orphans))} "

@@ -43,10 +43,7 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
             if held is not None:
                 evidence.append(context.held(holder, held))
             for waiter in waiters[:5]:
-                event = waiter.waits_for()
-                evidence.append(context.header(waiter))
-                if event is not None:
-                    evidence.append(context.event(waiter, event))
+                evidence += context.waiting(waiter)
             yield self.finding(
                 f"{len(waiters)} threads wait for <0x{node.lock_id:x}> ({node.lock_class}), held by "
                 f"{context.label(holder)}, which is {stacks.doing(holder)}.",
@@ -60,10 +57,7 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
         waiters = [graph.thread(i) for i in node.blocked + node.parked]
         evidence = []
         for waiter in waiters[:5]:
-            evidence.append(context.header(waiter))
-            event = waiter.waits_for()
-            if event is not None:
-                evidence.append(context.event(waiter, event))
+            evidence += context.waiting(waiter)
         return self.finding(
             f"{len(waiters)} threads wait for <0x{node.lock_id:x}> ({node.lock_class}); the dump has no "
             "lock data, so who holds it cannot be seen. Take the next dump with jstack -l (or jcmd "

@@ -82,20 +82,12 @@ takes from queues of that class without taking now, or carry the consumer's id i
         dump = context.dump
         graph = context.graph()
         putters = [dump.threads[put.index] for put in queues.bounded_puts(dump)]
-        orphans = [
-            graph.thread(index)
-            for node in graph.locks.values()
-            if not node.holders and (node.lock_class or "").endswith(stacks.LOCK_SYNCS)
-            for index in node.parked
-        ]
+        orphans = [graph.thread(index) for index in graph.parked_without_holder(stacks.LOCK_SYNCS)]
         if not putters or not orphans:
             return
         evidence: list[Evidence] = []
         for thread in putters[:3] + orphans[:3]:
-            evidence.append(context.header(thread))
-            event = thread.waits_for()
-            if event is not None:
-                evidence.append(context.event(thread, event))
+            evidence += context.waiting(thread)
         yield self.finding(
             f"{', '.join(context.labels(putters))} {'is' if len(putters) == 1 else 'are'} parked putting "
             f"into a full queue while {', '.join(context.labels(orphans))} "
@@ -140,10 +132,7 @@ takes from queues of that class without taking now, or carry the consumer's id i
             evidence.append(context.event(putter, put.waits_on))
         evidence += [context.held(putter, lock) for lock, _ in contested]
         for thread in waiting[:5]:
-            evidence.append(context.header(thread))
-            event = thread.waits_for()
-            if event is not None:
-                evidence.append(context.event(thread, event))
+            evidence += context.waiting(thread)
         for thread in busy[:3]:
             evidence.append(context.header(thread))
         simple_class = put.queue_class.rpartition(".")[2]
