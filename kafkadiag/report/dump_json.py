@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
 from kafkadiag.dumps.threadcpu import latest_rows
-from kafkadiag.model import Frame, LockEvent, LockRef, OsThreadCpu, Thread, ThreadDump
+from kafkadiag.model import Frame, LockEvent, LockRef, Thread, ThreadDump
 
 SCHEMA = "kafkadiag.dumps"
 VERSION = 1
@@ -108,7 +108,7 @@ def dump_json(summary: DumpSummary) -> dict[str, Any]:
         "unparsed_count": dump.unparsed_count,
         "unparsed": [{"line": u.line_no, "text": u.text} for u in dump.unparsed],
         "log_signals": [{"line": u.line_no, "text": u.text} for u in dump.log_signals],
-        "os_threads": [_os_thread(row, dump) for row in latest_rows(dump.os_threads).values()],
+        "os_threads": _os_threads(dump),
         "jvm_deadlocks": [
             [
                 {
@@ -170,13 +170,21 @@ class JsonDumpWriter:
         self.out.write("}\n")
 
 
-def _os_thread(row: OsThreadCpu, dump: ThreadDump) -> dict[str, Any]:
-    """A top -H / ps -L row, joined to the dump's thread of the same OS id when there is one."""
-    thread = next((thread.name for thread in dump.threads if thread.nid == row.tid), None)
-    return {
-        "tid": row.tid,
-        "cpu_percent": row.cpu_percent,
-        "cpu_time": row.cpu_time,
-        "thread": thread,
-        "line": row.line_no,
-    }
+def _os_threads(dump: ThreadDump) -> list[dict[str, Any]]:
+    """The top -H / ps -L rows, each joined to the dump's thread of the same OS id, if any."""
+    if not dump.os_threads:
+        return []
+    names: dict[int, str] = {}
+    for thread in dump.threads:
+        if thread.nid is not None:
+            names.setdefault(thread.nid, thread.name)  # the first of a repeated nid, as printed
+    return [
+        {
+            "tid": row.tid,
+            "cpu_percent": row.cpu_percent,
+            "cpu_time": row.cpu_time,
+            "thread": names.get(row.tid),
+            "line": row.line_no,
+        }
+        for row in latest_rows(dump.os_threads).values()
+    ]
