@@ -125,14 +125,15 @@ def analyze(
     summaries = []
     caveats: list[str] = list(reading_caveats)
     for series in group_into_series(dumps):
-        caveats += _caveats(series)
+        memo: dict[tuple[str, int], object] = {}  # per-dump results shared by the rules and caveats
         name = _Series(series).name
         summaries.append(
             SeriesSummary(
                 name, tuple(dict.fromkeys(d.source for d in series)), len(series), len(series[-1].threads)
             )
         )
-        series_findings, series_skipped, series_ran = _analyze_series(series, name, rules)
+        series_findings, series_skipped, series_ran = _analyze_series(series, name, rules, memo)
+        caveats += _caveats(series, memo)
         findings.extend(series_findings)
         ran.update(series_ran)
         for rule in series_skipped:
@@ -154,7 +155,7 @@ def analyze(
 MAX_CAVEATS = 50
 
 
-def _caveats(series: list[ThreadDump]) -> list[str]:
+def _caveats(series: list[ThreadDump], memo: dict[tuple[str, int], object]) -> list[str]:
     found = []
     for dump in series:
         where = f"{dump.source} (dump {dump.index + 1}, line {dump.line_no})"
@@ -162,13 +163,13 @@ def _caveats(series: list[ThreadDump]) -> list[str]:
         if dump.unparsed_count:
             found.append(f"{where}: {dump.unparsed_count} line(s) inside the dump were not understood")
         if dump.banner is None and dump.format in JAVA_FORMATS:
-            found += [f"{where}: {text}" for text in _owners_missing(dump)]
+            graph = AnalysisContext([dump], 0, memo=memo).graph()  # the rules' graph of this dump
+            found += [f"{where}: {text}" for text in _owners_missing(graph)]
     return found
 
 
-def _owners_missing(dump: ThreadDump) -> list[str]:
+def _owners_missing(graph: LockGraph) -> list[str]:
     """A lock awaited in the text whose holder the text leaves out: said, never dropped."""
-    graph = LockGraph(dump)
     notes = []
     for node in graph.without_owner(stacks.LOCK_SYNCS):
         waiters = ", ".join(graph.thread(index).name for index in node.blocked + node.parked)
@@ -180,13 +181,12 @@ def _owners_missing(dump: ThreadDump) -> list[str]:
 
 
 def _analyze_series(
-    series: list[ThreadDump], name: str, rules: list[Rule]
+    series: list[ThreadDump], name: str, rules: list[Rule], memo: dict[tuple[str, int], object]
 ) -> tuple[list[Finding], list[SkippedRule], set[str]]:
     merged: dict[tuple, Finding] = {}
     skipped: list[SkippedRule] = []
     ran: set[str] = set()
     last = len(series) - 1
-    memo: dict[tuple[str, int], object] = {}  # per-dump results shared by the rules
     for rule in rules:
         several = Requirement.SEVERAL_DUMPS in rule.requires
         positions = [last] if several else range(len(series))
