@@ -38,16 +38,32 @@ class DiagnosisContext:
     metrics: tuple[MetricsRead, ...]
     dumps: Report | None
     # The names of the threads in the dumps (latest dump of each process): heartbeat threads name
-    # their group ("kafka-coordinator-heartbeat-thread | orders", kafka-python's "orders-heartbeat").
+    # their group ("kafka-coordinator-heartbeat-thread | orders", kafka-python's "orders-heartbeat")
+    # or their client ("kafka-io-billing-service", kafka-python 3.0.12).
     thread_names: tuple[str, ...] = ()
 
     def heartbeat_groups(self) -> dict[str, str]:
-        """group -> the name of the heartbeat thread that names it."""
+        """group -> the name of the dumped thread that sends the group's heartbeats.
+
+        The Java client and kafka-python before 3.0.12 name that thread after the group;
+        kafka-python 3.0.12 heartbeats from its I/O thread, named after the client id, which ties
+        it to a group through the members the group coordinator reports (client id per member, as
+        `kafka-consumer-groups --describe --members` shows them).
+        """
         found: dict[str, str] = {}
         for name in self.thread_names:
             match = HEARTBEAT_THREAD.match(name)
             if match:
                 found[match.group("java") or match.group("python")] = name
+        dumped = set(self.thread_names)
+        for group in self.lag.groups if self.lag is not None else ():
+            io_threads = sorted(
+                f"{PYTHON_IO_THREAD_PREFIX}{member.client_id}"
+                for member in group.members
+                if member.client_id and f"{PYTHON_IO_THREAD_PREFIX}{member.client_id}" in dumped
+            )
+            if io_threads and group.group not in found:
+                found[group.group] = io_threads[0]
         return found
 
     def clients(self) -> Iterator[tuple[MetricsRead, ClientComparison]]:
@@ -62,11 +78,13 @@ class DiagnosisContext:
 
 
 # Kafka's Java client (0.10.1+) and kafka-python 2.x: "kafka-coordinator-heartbeat-thread | <group>";
-# early kafka-python 3.0 releases: "<group>-heartbeat". (kafka-python 3.0.12 heartbeats from its I/O
-# thread "kafka-io-<client id>", which names the client, not the group.)
+# early kafka-python 3.0 releases: "<group>-heartbeat".
 HEARTBEAT_THREAD = re.compile(
     r"^kafka-coordinator-heartbeat-thread \| (?P<java>.+)$|^(?P<python>.+)-heartbeat$"
 )
+
+# kafka-python 3.0.12's I/O thread, which also sends the heartbeats: "kafka-io-<client id>".
+PYTHON_IO_THREAD_PREFIX = "kafka-io-"
 
 _SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 

@@ -9,6 +9,7 @@ import pytest
 from kafkadiag.collect.jmx.kafka import ConsumerSettings
 from kafkadiag.lag.model import Finding as LagFinding
 from kafkadiag.lag.model import GroupLag, LagReport
+from kafkadiag.lag.snapshot import GroupMember
 from kafkadiag.maxlag.model import ClientComparison, MaxLagReport
 from kafkadiag.rules.base import Severity
 from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
@@ -65,3 +66,38 @@ def test_consumer_behind_verdict_is_kd703_and_healthy_is_nothing() -> None:
     assert finding.details["client_id"] == "c1" and finding.details["max_lag"] == 900
     assert finding.evidence[0].source == "metrics pid 1" and finding.remedy == "dump the poll loop"
     assert all(run(code, context) == [] for code in ("KD701", "KD702", "KD704", "KD705"))
+
+
+def group_with_members(group: str, *client_ids: str) -> GroupLag:
+    members = tuple(GroupMember(f"{client}-{index}", client_id=client) for index, client in enumerate(client_ids))
+    return GroupLag(group, "kafka", "Stable", members, (), (), 0, None, (), ())
+
+
+def test_heartbeat_threads_are_tied_to_groups_by_name_or_by_a_member_client_id() -> None:
+    report = LagReport(
+        0,
+        (),
+        (
+            group_with_members("orders", "orders-app"),
+            group_with_members("billing", "billing-service", "other-service"),
+            group_with_members("audit", "audit-service"),
+        ),
+        (),
+        (),
+    )
+    names = (
+        "MainThread",
+        "kafka-coordinator-heartbeat-thread | orders",
+        "kafka-io-orders-app",  # orders is already tied by its Java-style heartbeat thread
+        "kafka-io-billing-service",
+        "kafka-io-unknown-client",
+    )
+    context = DiagnosisContext(report, "kafka b:9092", (), None, names)
+    assert context.heartbeat_groups() == {
+        "orders": "kafka-coordinator-heartbeat-thread | orders",
+        "billing": "kafka-io-billing-service",
+    }
+    # without the coordinator's member list, an I/O thread names no group
+    assert DiagnosisContext(None, "", (), None, names).heartbeat_groups() == {
+        "orders": "kafka-coordinator-heartbeat-thread | orders"
+    }
