@@ -1,8 +1,8 @@
 """`kafkadiag batch`: the Spark job.
 
-How the work is split: the driver lists the inputs (`units`) and hands Spark one element per
-unit (a dump file, a capture bundle or a lag snapshot file), in at most four slices per core, so a
-slice holds hundreds of small units and a task's start-up is paid once for many files. Each task
+How the work is split: the driver lists the inputs (`units`: a dump file, a capture bundle or a
+lag snapshot file) and hands Spark at most four batches of units per core, of about equal bytes,
+so a task's start-up is paid once for many files and no core waits for one holding the big dumps. Each task
 parses and analyses its units with kafkadiag's own code (`work`); nothing but the results leaves
 the executors. The shuffles are small: stuck threads are re-partitioned by process (one row per
 stuck thread per dump), lag rows by (group, topic, partition). Lag snapshot files are read by
@@ -12,6 +12,8 @@ more slices; the inputs must be readable from every executor (a shared filesyste
 
 from __future__ import annotations
 
+import heapq
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -65,14 +67,14 @@ def run_batch(
             remote_units = list_remote(session, remote_inputs, missing)
             units = sorted(local_units + remote_units, key=lambda unit: unit.path)
             progress.phase(f"analysing {sum(u.kind != LAG for u in units):,} dump inputs")
-            dump_results = _analyse_dumps(session, [u for u in units if u.kind != LAG], select, ignore)
+            analysed = _analyse_dumps(session, [u for u in units if u.kind != LAG], select, ignore)
             progress.phase(f"reading {sum(u.kind == LAG for u in units):,} lag histories")
             lag_result = _read_lags(session, [u for u in units if u.kind == LAG])
             progress.phase("writing results")
             staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent.resolve())))
             try:
                 counts = outputs.write_all(
-                    session, staging, dump_results, lag_result, missing, units=len(units)
+                    session, staging, analysed.results, analysed.rdd, lag_result, missing, units=len(units)
                 )
                 if target.exists():
                     target.rmdir()
@@ -80,6 +82,8 @@ def run_batch(
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise
+            finally:
+                analysed.release()
     finally:
         session.stop()
     return BatchResult(out_dir=str(target), **counts)
@@ -128,36 +132,84 @@ def _remote_units(filesystem: Any, status: Any) -> Iterable[Unit]:
         yield from _remote_units(filesystem, child)
 
 
+def balanced_batches(units: Sequence[Unit], count: int) -> list[list[Unit]]:
+    """`count` batches of about equal bytes (largest unit first into the lightest batch): parse
+    time follows size, and a few large dumps in one slice would leave the other cores idle."""
+    sized = sorted(
+        ((_unit_bytes(unit), unit.path, unit) for unit in units), key=lambda item: (-item[0], item[1])
+    )
+    heap: list[tuple[int, int]] = [(0, index) for index in range(count)]
+    batches: list[list[Unit]] = [[] for _ in range(count)]
+    for size, _, unit in sized:
+        load, index = heapq.heappop(heap)
+        batches[index].append(unit)
+        heapq.heappush(heap, (load + size, index))
+    return [batch for batch in batches if batch]
+
+
+def _unit_bytes(unit: Unit) -> int:
+    total = 0
+    for path in unit.files:
+        try:
+            total += os.path.getsize(path)
+        except OSError:
+            pass  # an unreadable file is quarantined by its task, whatever its batch
+    return total
+
+
 def _slices(context: Any, count: int) -> int:
     return max(1, min(count, context.defaultParallelism * SLICES_PER_CORE))
 
 
+@dataclass
+class AnalysedDumps:
+    """The executors' results: per unit, on the driver, everything but the stuck-thread rows;
+    the whole results stay cached in Spark (`rdd`) for the outputs built from their rows."""
+
+    results: list[dict[str, Any]]
+    rdd: Any = None
+
+    def release(self) -> None:
+        if self.rdd is not None:
+            self.rdd.unpersist()
+
+
 def _analyse_dumps(
     session: Any, units: list[Unit], select: Sequence[str], ignore: Sequence[str]
-) -> list[dict[str, Any]]:
+) -> AnalysedDumps:
     if not units:
-        return []
+        return AnalysedDumps([])
+    from pyspark import StorageLevel
+
     context = session.sparkContext
     selected, ignored = tuple(select), tuple(ignore)
     local = [unit for unit in units if not is_url(unit.path)]
     remote = [unit for unit in units if is_url(unit.path)]
-    results: list[dict[str, Any]] = []
+    parts = []
     if local:
-        results += (
-            context.parallelize(local, _slices(context, len(local)))
-            .map(lambda unit: analyze_unit(unit, selected, ignored))
-            .collect()
+        batches = balanced_batches(local, _slices(context, len(local)))
+        parts.append(
+            context.parallelize(batches, len(batches)).flatMap(
+                lambda batch: [analyze_unit(unit, selected, ignored) for unit in batch]
+            )
         )
     if remote:
         by_file = {path: unit.path for unit in remote for path in unit.files}
         units_by_path = {unit.path: unit for unit in remote}
         contents = context.binaryFiles(",".join(sorted(by_file))).map(lambda item: (by_file[item[0]], item))
-        results += (
-            contents.groupByKey()
-            .map(lambda item: analyze_remote_unit(units_by_path[item[0]], dict(item[1]), selected, ignored))
-            .collect()
+        parts.append(
+            contents.groupByKey().map(
+                lambda item: analyze_remote_unit(units_by_path[item[0]], dict(item[1]), selected, ignored)
+            )
         )
-    return results
+    rdd = (parts[0] if len(parts) == 1 else context.union(parts)).persist(StorageLevel.MEMORY_AND_DISK)
+    # Only what the driver writes itself crosses over; the stuck-thread rows become a DataFrame
+    # in the executors.
+    return AnalysedDumps(rdd.map(_without_thread_rows).collect(), rdd)
+
+
+def _without_thread_rows(result: dict[str, Any]) -> dict[str, Any]:
+    return {**result, "threads": []}
 
 
 def _read_lags(session: Any, units: list[Unit]) -> dict[str, Any]:

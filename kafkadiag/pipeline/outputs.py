@@ -26,16 +26,17 @@ SCHEMA_VERSION = 1
 SEVERITY_RANK = {"error": 2, "warning": 1, "info": 0}
 STATUS_RANK = {"OK": 0, "WARN": 1, "STALL": 2, "STOP": 3, "REWIND": 4, "ERR": 5}
 
-THREAD_SCHEMA = (
-    "process string, unit string, source string, dump_index int, dump_time double, thread string, "
-    "nid string, why string, stack_id string, top_frame string"
-)
-FINDING_SCHEMA = (
+# findings.jsonl as the JSON reader reads it: an object read as a string is kept as its JSON text.
+FINDING_JSON_SCHEMA = (
     "id string, unit string, kind string, host string, pid long, process string, dump_time double, "
     "rule string, name string, severity string, title string, message string, threads array<string>, "
     "evidence array<struct<source:string,line:long,text:string>>, remedy string, series string, "
-    "dumps array<int>, details_json string"
+    "dumps array<int>, details string"
 )
+FINDING_COLUMNS = (
+    "id", "unit", "kind", "host", "pid", "process", "dump_time", "rule", "name", "severity", "title",
+    "message", "threads", "evidence", "remedy", "series", "dumps", "details_json",
+)  # fmt: skip
 
 
 def json_line(row: dict[str, Any]) -> str:
@@ -55,21 +56,21 @@ def write_all(
     session: Any,
     directory: Path,
     dump_results: list[dict[str, Any]],
+    analysed: Any,
     lag_result: dict[str, Any],
     missing: list[dict[str, str]],
     units: int,
 ) -> dict[str, Any]:
+    """`dump_results` are the executors' results on the driver (without stuck-thread rows);
+    `analysed` the same results as a cached RDD with those rows, or None when there were no dumps."""
     findings = sorted(
         (row for result in dump_results for row in result["findings"]),
         key=lambda row: (row["unit"], row["series"], row["rule"], row["id"]),
     )
     write_lines(directory / "findings.jsonl", findings)
-    session.createDataFrame(
-        [{**row, "details_json": json.dumps(row["details"], sort_keys=True)} for row in findings] or [],
-        schema=FINDING_SCHEMA,
-    ).write.parquet(str(directory / "findings"))
+    _findings_parquet(session, directory / "findings.jsonl", directory / "findings")
 
-    episodes = _stuck_episodes(session, dump_results)
+    episodes = _stuck_episodes(analysed)
     write_lines(directory / "stuck.jsonl", episodes)
 
     lag_frame = lag_result["frame"]
@@ -114,12 +115,32 @@ def write_all(
     }
 
 
-def _stuck_episodes(session: Any, dump_results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    rows = [row for result in dump_results for row in result["threads"]]
-    if not rows:
+def _findings_parquet(session: Any, lines: Path, target: Path) -> None:
+    """The Parquet copy of findings.jsonl, read by Spark's JSON reader: Python rows would cross
+    into the JVM one by one. `details` is read as its JSON text (`details_json`)."""
+    (
+        session.read.schema(FINDING_JSON_SCHEMA)
+        .json(str(lines))
+        .withColumnRenamed("details", "details_json")
+        .select(*FINDING_COLUMNS)
+        .write.parquet(str(target))
+    )
+
+
+def _thread_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return result["threads"]
+
+
+def _stuck_episodes(analysed: Any) -> list[dict[str, Any]]:
+    if analysed is None:
         return []
-    session.createDataFrame(rows, schema=THREAD_SCHEMA).createOrReplaceTempView("threads")
-    return [row.asDict() for row in session.sql(stuck.EPISODES_SQL).orderBy(*stuck.EPISODE_ORDER).collect()]
+    episodes = (
+        analysed.flatMap(_thread_rows)
+        .groupBy(stuck.process_of)
+        .flatMap(lambda item: stuck.episodes_of_process(item[1]))
+        .collect()
+    )
+    return sorted(episodes, key=stuck.episode_sort_key)
 
 
 def build_summary(

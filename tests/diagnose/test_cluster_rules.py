@@ -69,7 +69,9 @@ def test_consumer_behind_verdict_is_kd703_and_healthy_is_nothing() -> None:
 
 
 def group_with_members(group: str, *client_ids: str) -> GroupLag:
-    members = tuple(GroupMember(f"{client}-{index}", client_id=client) for index, client in enumerate(client_ids))
+    members = tuple(
+        GroupMember(f"{client}-{index}", client_id=client) for index, client in enumerate(client_ids)
+    )
     return GroupLag(group, "kafka", "Stable", members, (), (), 0, None, (), ())
 
 

@@ -240,3 +240,24 @@ def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.FINDINGS, done.stderr[-3000:]
     for name in JSON_LINES:
         assert (tmp_path / "submitted" / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def test_the_parquet_outputs_hold_the_rows_of_the_json_lines(batch_run: Path) -> None:
+    from kafkadiag.pipeline.session import start_session
+
+    session = start_session(None, [])
+    try:
+        findings = {row.id: row for row in session.read.parquet(str(batch_run / "findings")).collect()}
+        lag_rows = session.read.parquet(str(batch_run / "lag")).count()
+    finally:
+        session.stop()
+    lines = read_lines(batch_run / "findings.jsonl")
+    assert len(findings) == len(lines) > 100
+    for line in lines:
+        stored = findings[line["id"]]
+        assert json.loads(stored.details_json) == line["details"], line["id"]
+        assert (stored.rule, stored.severity, list(stored.threads), stored.unit, stored.pid) == (
+            line["rule"], line["severity"], line["threads"], line["unit"], line["pid"]
+        )  # fmt: skip
+        assert [evidence.asDict() for evidence in stored.evidence] == line["evidence"]
+    assert lag_rows == len(read_lines(batch_run / "lag.jsonl"))
