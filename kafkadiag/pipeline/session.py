@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kafkadiag.pipeline.classcache import driver_java_options, record_writer
+
 DEFAULT_MASTER = "local[*]"
 # Quiet, loopback-only, UTC: the job's output must not depend on the machine's timezone.
 DEFAULT_CONF = {
@@ -44,7 +46,12 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
     if not submitted:
         builder = builder.master(master)
     settings = {**DEFAULT_CONF, **dict(conf)}
-    settings.setdefault("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_quiet_log4j()}")
+    pending_archive = None
+    if "spark.driver.extraJavaOptions" not in settings:
+        cache_options, pending_archive = ([], None) if submitted else driver_java_options()
+        settings["spark.driver.extraJavaOptions"] = " ".join(
+            [f"-Dlog4j2.configurationFile={_quiet_log4j()}", *cache_options]
+        )
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
@@ -54,6 +61,9 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
             f"Spark did not start with --master {master}: {_first_line(error)}"
         ) from error
     session.sparkContext.setLogLevel("ERROR")
+    gateway_process = getattr(session.sparkContext._gateway, "proc", None)
+    if pending_archive is not None and gateway_process is not None:
+        record_writer(pending_archive, gateway_process.pid)
     if not str(session.sparkContext.master).startswith("local"):
         session.sparkContext.addPyFile(str(_package_zip()))
     return session
