@@ -2,12 +2,12 @@
 
 How the work is split: the driver lists the inputs (`units`: a dump file, a capture bundle or a
 lag snapshot file) and hands Spark at most four batches of units per core, of about equal bytes,
-so a task's start-up is paid once for many files and no core waits for one holding the big dumps. Each task
-parses and analyses its units with kafkadiag's own code (`work`); nothing but the results leaves
-the executors. The shuffles are small: stuck threads are re-partitioned by process (one row per
-stuck thread per dump), lag rows by (group, topic, partition). Lag snapshot files are read by
-Spark's own JSON reader and evaluated in SQL: no Python runs on that path. On a cluster, more executors take
-more slices; the inputs must be readable from every executor (a shared filesystem, HDFS, S3).
+so a task's start-up is paid once for many files and no core waits for the big dumps. Each task
+parses and analyses its units with kafkadiag's own code (`work`). One shuffle takes each unit's
+result towards the driver and each stuck-thread row to the rows of its process; lag rows are
+shuffled by (group, topic, partition). Lag snapshot files are read by Spark's own JSON reader and
+evaluated in SQL: no Python runs on that path. On a cluster, more executors take more batches;
+the inputs must be readable from every executor (a shared filesystem, HDFS, S3).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import heapq
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kafkadiag.errors import UsageError
-from kafkadiag.pipeline import lag_sql, outputs
+from kafkadiag.pipeline import lag_sql, outputs, stuck
 from kafkadiag.pipeline.progress import SparkProgress
 from kafkadiag.pipeline.units import BUNDLE, DUMP, LAG, Unit, expand_local, is_url
 from kafkadiag.pipeline.work import analyze_remote_unit, analyze_unit
@@ -74,7 +74,13 @@ def run_batch(
             staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent.resolve())))
             try:
                 counts = outputs.write_all(
-                    session, staging, analysed.results, analysed.rdd, lag_result, missing, units=len(units)
+                    session,
+                    staging,
+                    analysed.results,
+                    analysed.episodes,
+                    lag_result,
+                    missing,
+                    units=len(units),
                 )
                 if target.exists():
                     target.rmdir()
@@ -82,8 +88,6 @@ def run_batch(
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise
-            finally:
-                analysed.release()
     finally:
         session.stop()
     return BatchResult(out_dir=str(target), **counts)
@@ -163,24 +167,18 @@ def _slices(context: Any, count: int) -> int:
 
 @dataclass
 class AnalysedDumps:
-    """The executors' results: per unit, on the driver, everything but the stuck-thread rows;
-    the whole results stay cached in Spark (`rdd`) for the outputs built from their rows."""
+    """What the executors made of the dump inputs: per unit its result without the stuck-thread
+    rows, and the stuck-thread episodes those rows make per process."""
 
     results: list[dict[str, Any]]
-    rdd: Any = None
-
-    def release(self) -> None:
-        if self.rdd is not None:
-            self.rdd.unpersist()
+    episodes: list[dict[str, Any]]
 
 
 def _analyse_dumps(
     session: Any, units: list[Unit], select: Sequence[str], ignore: Sequence[str]
 ) -> AnalysedDumps:
     if not units:
-        return AnalysedDumps([])
-    from pyspark import StorageLevel
-
+        return AnalysedDumps([], [])
     context = session.sparkContext
     selected, ignored = tuple(select), tuple(ignore)
     local = [unit for unit in units if not is_url(unit.path)]
@@ -202,14 +200,32 @@ def _analyse_dumps(
                 lambda item: analyze_remote_unit(units_by_path[item[0]], dict(item[1]), selected, ignored)
             )
         )
-    rdd = (parts[0] if len(parts) == 1 else context.union(parts)).persist(StorageLevel.MEMORY_AND_DISK)
-    # Only what the driver writes itself crosses over; the stuck-thread rows become a DataFrame
-    # in the executors.
-    return AnalysedDumps(rdd.map(_without_thread_rows).collect(), rdd)
+    analysed = parts[0] if len(parts) == 1 else context.union(parts)
+    # One shuffle takes each unit's result to the driver's collect and each stuck-thread row to
+    # the rows of its process, which are cut into episodes where they land.
+    settled = analysed.zipWithUniqueId().flatMap(_destinations).groupByKey().flatMap(_settle).collect()
+    return AnalysedDumps(
+        [value for kind, value in settled if kind == _RESULT],
+        sorted((value for kind, value in settled if kind == _EPISODE), key=stuck.episode_sort_key),
+    )
 
 
-def _without_thread_rows(result: dict[str, Any]) -> dict[str, Any]:
-    return {**result, "threads": []}
+_RESULT, _EPISODE, _PROCESS = "result", "episode", "process"
+
+
+def _destinations(numbered: tuple[dict[str, Any], int]) -> Iterator[tuple[tuple[str, Any], Any]]:
+    result, number = numbered
+    yield (_RESULT, number), {**result, "threads": []}
+    for row in result["threads"]:
+        yield (_PROCESS, row["process"]), row
+
+
+def _settle(group: tuple[tuple[str, Any], Iterable[Any]]) -> Iterator[tuple[str, Any]]:
+    (kind, _), values = group
+    if kind == _RESULT:
+        yield from ((_RESULT, value) for value in values)
+    else:
+        yield from ((_EPISODE, episode) for episode in stuck.episodes_of_process(values))
 
 
 def _read_lags(session: Any, units: list[Unit]) -> dict[str, Any]:

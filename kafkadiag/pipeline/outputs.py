@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kafkadiag.pipeline import lag_sql, report_html, stuck
+from kafkadiag.pipeline import lag_sql, report_html
 
 SUMMARY_SCHEMA = "kafkadiag.batch.summary"
 SCHEMA_VERSION = 1
@@ -56,13 +56,13 @@ def write_all(
     session: Any,
     directory: Path,
     dump_results: list[dict[str, Any]],
-    analysed: Any,
+    episodes: list[dict[str, Any]],
     lag_result: dict[str, Any],
     missing: list[dict[str, str]],
     units: int,
 ) -> dict[str, Any]:
-    """`dump_results` are the executors' results on the driver (without stuck-thread rows);
-    `analysed` the same results as a cached RDD with those rows, or None when there were no dumps."""
+    """`dump_results`: each dump unit's result (without its stuck-thread rows); `episodes`: the
+    threads stuck across consecutive dumps of a process, in output order."""
     findings = sorted(
         (row for result in dump_results for row in result["findings"]),
         key=lambda row: (row["unit"], row["series"], row["rule"], row["id"]),
@@ -70,7 +70,6 @@ def write_all(
     write_lines(directory / "findings.jsonl", findings)
     _findings_parquet(session, directory / "findings.jsonl", directory / "findings")
 
-    episodes = _stuck_episodes(analysed)
     write_lines(directory / "stuck.jsonl", episodes)
 
     lag_frame = lag_result["frame"]
@@ -125,22 +124,6 @@ def _findings_parquet(session: Any, lines: Path, target: Path) -> None:
         .select(*FINDING_COLUMNS)
         .write.parquet(str(target))
     )
-
-
-def _thread_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    return result["threads"]
-
-
-def _stuck_episodes(analysed: Any) -> list[dict[str, Any]]:
-    if analysed is None:
-        return []
-    episodes = (
-        analysed.flatMap(_thread_rows)
-        .groupBy(stuck.process_of)
-        .flatMap(lambda item: stuck.episodes_of_process(item[1]))
-        .collect()
-    )
-    return sorted(episodes, key=stuck.episode_sort_key)
 
 
 def build_summary(
