@@ -118,28 +118,40 @@ def read_rows(session: Any, units: Sequence[Unit]) -> tuple[Any, list[dict[str, 
 OUTPUT_ORDER = ["group", "source", "topic", "partition", "time_ms"]
 
 EVALUATE_SQL = f"""
-WITH windowed AS (
+WITH sampled AS (
+  -- the window's samples, collected once; everything below reads this array
   SELECT *,
-    -- rates: the first and last sample of the window that know the value
-    FIRST(IF(committed IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', committed)), TRUE) OVER w
-      AS first_offset,
-    LAST(IF(committed IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', committed)), TRUE) OVER w
-      AS last_offset,
-    FIRST(IF(high_watermark IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', high_watermark)), TRUE) OVER w
-      AS first_mark,
-    LAST(IF(high_watermark IS NULL, NULL, NAMED_STRUCT('t', time_ms, 'v', high_watermark)), TRUE) OVER w
-      AS last_mark,
-    -- Burrow's observations: the samples that know the offset; the lag is unknown (null) where
-    -- the high watermark was, and such commits are kept
-    COLLECT_LIST(IF(committed IS NULL, NULL,
-                    NAMED_STRUCT('o', committed, 't', time_ms, 'c', commit_time_ms,
-                                 'l', GREATEST(high_watermark - committed, 0)))) OVER w AS usable,
-    -- the window's known high watermarks: Burrow's "recent broker offsets"
-    COLLECT_LIST(high_watermark) OVER w AS recent_marks,
-    MAX(commit_time_ms) OVER w IS NOT NULL AS has_commit_times
+    COLLECT_LIST(NAMED_STRUCT('t', time_ms, 'o', committed, 'm', high_watermark, 'c', commit_time_ms))
+      OVER w AS samples
   FROM lag_rows
   WINDOW w AS (PARTITION BY `group`, source, topic, `partition` ORDER BY time_ms
                ROWS BETWEEN {WINDOW_SAMPLES - 1} PRECEDING AND CURRENT ROW)
+),
+known AS (
+  SELECT *,
+    FILTER(samples, s -> s.o IS NOT NULL) AS with_offset,
+    FILTER(samples, s -> s.m IS NOT NULL) AS with_mark
+  FROM sampled
+),
+windowed AS (
+  SELECT *,
+    -- rates: the first and last sample of the window that know the value
+    IF(SIZE(with_offset) = 0, NULL,
+       NAMED_STRUCT('t', with_offset[0].t, 'v', with_offset[0].o)) AS first_offset,
+    IF(SIZE(with_offset) = 0, NULL,
+       NAMED_STRUCT('t', TRY_ELEMENT_AT(with_offset, -1).t, 'v', TRY_ELEMENT_AT(with_offset, -1).o))
+      AS last_offset,
+    IF(SIZE(with_mark) = 0, NULL, NAMED_STRUCT('t', with_mark[0].t, 'v', with_mark[0].m)) AS first_mark,
+    IF(SIZE(with_mark) = 0, NULL,
+       NAMED_STRUCT('t', TRY_ELEMENT_AT(with_mark, -1).t, 'v', TRY_ELEMENT_AT(with_mark, -1).m)) AS last_mark,
+    -- Burrow's observations: the samples that know the offset; the lag is unknown (null) where
+    -- the high watermark was, and such commits are kept
+    TRANSFORM(with_offset, s -> NAMED_STRUCT('o', s.o, 't', s.t, 'c', s.c, 'l', GREATEST(s.m - s.o, 0)))
+      AS usable,
+    -- the window's known high watermarks: Burrow's "recent broker offsets"
+    TRANSFORM(with_mark, s -> s.m) AS recent_marks,
+    EXISTS(samples, s -> s.c IS NOT NULL) AS has_commit_times
+  FROM known
 ),
 rated AS (
   SELECT *,

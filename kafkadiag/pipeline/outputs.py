@@ -79,10 +79,12 @@ def write_all(
     if lag_frame is None:
         (directory / "lag.jsonl").write_text("")
     else:
-        lag_frame = lag_frame.cache()
+        # The evaluation runs once, into the Parquet copy; the other outputs read that copy (a
+        # cached frame was evaluated again for some of them).
         lag_frame.write.parquet(str(directory / "lag"))
-        lag_rows = write_spark_json_lines(lag_frame, directory / "lag.jsonl", lag_sql.OUTPUT_ORDER)
-        latest_groups, lag_over_time = lag_sql.group_views(session, lag_frame)
+        stored = session.read.parquet(str(directory / "lag"))
+        lag_rows = write_spark_json_lines(stored, directory / "lag.jsonl", lag_sql.OUTPUT_ORDER)
+        latest_groups, lag_over_time = lag_sql.group_views(session, stored)
 
     quarantined = sorted(
         [
