@@ -761,6 +761,14 @@ class HotspotParser:
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
             return
+        if thread is not None and line.startswith("- ") and not thread.in_synchronizers:
+            # Its lock lines lost the indent the same way (a PR body pasted flush left: the
+            # Netflix/suro #233 producer-close dump): read as lock lines, not as the end of the
+            # fragment. Any other "- " text is left to the fragment rule below.
+            parsed = self.lock_line_cache.get(line) or parse_lock_line(line)
+            if parsed[0] is not None:
+                self._lock_event(thread, line, line, line_no)
+                return
         if thread is not None and self._rejoin(thread, line, line_no):
             return
         if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
