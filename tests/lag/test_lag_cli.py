@@ -298,7 +298,7 @@ def test_watch_redraws_until_interrupted(cluster: Cluster) -> None:
     try:
         time.sleep(3)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=20)
+        out, err = process.communicate(timeout=60)  # a loaded machine: 20 s was seen to run out
     finally:
         if process.poll() is None:
             process.kill()
