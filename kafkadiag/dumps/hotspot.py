@@ -29,16 +29,18 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.excerpts import join_excerpts
+from kafkadiag.dumps.excerpts import is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
 from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.rewrap import (
+    address_rejoined,
     frame_unfinished,
     header_continues,
     header_unfinished,
     join_token,
     join_words,
     lock_class_missing,
+    rejoined_note,
     unbalanced,
 )
 from kafkadiag.dumps.states import parse_state_line, reconcile, state_from_header
@@ -83,8 +85,6 @@ MOUNTED = "Mounted virtual thread #"
 
 # A line opening a thread in the JVM's deadlock report: `"name":` and nothing else.
 _REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
-# Lines by which people mark what they cut out of a pasted dump.
-_ELISIONS = frozenset({"...", "[...]", "(...)", "\u2026", "[\u2026]"})
 # Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
 _TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
@@ -303,10 +303,7 @@ class _DumpBuilder:
         elif self.banner is None:
             notes.append("fragment: no 'Full thread dump' banner before the first thread")
         if self.rejoined:
-            notes.append(
-                f"{self.rejoined} line(s) cut by hard wrapping (a mail client, an issue tracker) were "
-                "joined back to the line before"
-            )
+            notes.append(rejoined_note(self.rejoined))
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
         return ThreadDump(
@@ -571,6 +568,12 @@ class HotspotParser:
         if frames:
             return False
         threadinfo = " Id=" in thread.header
+        address = address_rejoined(thread.header, line) if thread.state_text is None else None
+        if address is not None:
+            thread.header = address
+            self._rejoined(thread, line_no)
+            thread.stack_line_no = line_no + 1
+            return True
         if thread.state_text is not None and not threadinfo:
             if unbalanced(thread.state_text):
                 thread.state_text = join_words(thread.state_text, line)
@@ -761,6 +764,10 @@ class HotspotParser:
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
             return
+        if is_annotation(line):
+            # "..." where a reporter left threads out, "[t2]" where they numbered the next
+            # excerpt: the excerpt goes on (KAFKA-1305, KAFKA-916), and it continues no wrapped line.
+            return
         if thread is not None and self._rejoin(thread, line, line_no):
             return
         if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
@@ -773,8 +780,6 @@ class HotspotParser:
                 return
             if line.strip("=") == "":
                 return  # the report's underlines
-        if line.strip() in _ELISIONS:
-            return  # "..." where a reporter left threads out: the excerpt goes on (KAFKA-1305)
         if dump.banner is None and (dump.threads or thread is not None):
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.

@@ -16,6 +16,10 @@ def parse_java_frame(text: str) -> Frame:
     """
     open_paren = text.find("(")
     if open_paren < 0 or not text.endswith(")"):
+        stripped = text.rstrip()
+        if stripped != text and stripped.endswith(")"):
+            # Padded to the width of a rendered page (KAFKA-914's tracker pads every line).
+            return parse_java_frame(stripped)
         return Frame(text=text, function=text.strip(), file=None, line=None)
     function = text[:open_paren]
     location = text[open_paren + 1 : -1]
