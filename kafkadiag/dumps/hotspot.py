@@ -29,6 +29,7 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps import marks
 from kafkadiag.dumps.excerpts import is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
 from kafkadiag.dumps.logprefix import PrefixStripper
@@ -445,6 +446,8 @@ class HotspotParser:
     def _dispatch(self, line: str, line_no: int) -> None:
         if self.prefix.active:
             line = self.prefix.strip(line)
+        if line[:1] in marks.FIRST_CHARACTERS:
+            line = marks.unmarked(line, self.prefix.strip)
         if self.name_only is not None and self._header_after_name(line, line_no):
             return
         first = line[:1]
