@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from kafkadiag.dumps import marks
 from kafkadiag.dumps.excerpts import is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
+from kafkadiag.dumps.jvmthreads import attach_synchronizers
 from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.rewrap import (
     address_rejoined,
@@ -44,7 +45,13 @@ from kafkadiag.dumps.rewrap import (
     rejoined_note,
     unbalanced,
 )
-from kafkadiag.dumps.states import parse_state_line, reconcile, state_from_header
+from kafkadiag.dumps.states import (
+    parse_state_line,
+    reconcile,
+    state_from_header,
+    stated_wait,
+    stated_wait_kind,
+)
 from kafkadiag.dumps.threadcpu import ThreadCpuReader
 from kafkadiag.model import (
     DeadlockLink,
@@ -195,7 +202,7 @@ class _ThreadBuilder:
 
     __slots__ = (
         "name", "line_no", "header", "state_text", "carried", "frames", "events",
-        "synchronizers", "in_synchronizers", "stack_line_no",
+        "synchronizers", "in_synchronizers", "stack_line_no", "state_line_no", "stated_owner",
     )  # fmt: skip
 
     def __init__(self, name: str, line_no: int, header: str) -> None:
@@ -209,6 +216,9 @@ class _ThreadBuilder:
         self.synchronizers: list[LockRef] | None = None
         self.in_synchronizers = False
         self.stack_line_no = line_no + 1
+        self.state_line_no = 0
+        # The owner a state line names for the lock it waits on, with that lock (see build).
+        self.stated_owner: tuple[str, LockRef] | None = None
 
     def build(self) -> Thread:
         frames = tuple(self.frames)
@@ -226,6 +236,8 @@ class _ThreadBuilder:
         if state is _RUNNABLE_STATE:
             status = _RUNNABLE_STATUS
         else:
+            if detail[:3] == "on " and "@" in detail:
+                self._stated_wait(state, detail, frames)
             status, events = reconcile(state, detail, frames, events)
         synchronizers = self.synchronizers
         # tuple.__new__ directly: the same Thread, without the Python-level NamedTuple.__new__.
@@ -245,6 +257,21 @@ class _ThreadBuilder:
                 (),  # frame_line_nos: a HotSpot frame is one line, stack_line_no gives them all
             ),
         )
+
+    def _stated_wait(self, state: ThreadState, detail: str, frames: tuple[Frame, ...]) -> None:
+        """`WAITING on pkg.Lock@4836840 owned by: x`: the wait, as the lock line it stands for."""
+        wait = stated_wait(detail)
+        if wait is None or any(event.lock_id == wait.lock_id for event in self.events):
+            return
+        text = STATE_LINE + (self.state_text or "")
+        self.events.insert(
+            0,
+            LockEvent(
+                stated_wait_kind(state, frames), wait.lock_id, wait.lock_class, 0, self.state_line_no, text
+            ),
+        )
+        if wait.owner is not None:
+            self.stated_owner = (wait.owner, LockRef(wait.lock_id, wait.lock_class, self.state_line_no, text))
 
 
 # State lines repeat ("WAITING (parking)", ...): parse each once. Bounded by the few spellings.
@@ -291,11 +318,29 @@ class _DumpBuilder:
         # Only the JVM's deadlock report was given, not the dump around it.
         self.report_only = False
         self.rejoined = 0  # lines cut by hard wrapping, joined back to the line before
+        # (waiter index, owner name, lock) for locks a state line names the owner of (VisualVM).
+        self.stated_owners: list[tuple[int, str, LockRef]] = []
 
     def unparsed_line(self, line_no: int, text: str) -> None:
         self.unparsed_count += 1
         if len(self.unparsed) < MAX_UNPARSED_KEPT:
             self.unparsed.append(UnparsedLine(line_no, text))
+
+    def _owned(self) -> dict[int, list[LockRef]]:
+        """The locks state lines say a thread owns, by that thread's index (a unique name only).
+
+        The owner need not list them itself: its "Locked ownable synchronizers" may be cut from
+        the excerpt. A name several threads share names none of them.
+        """
+        indexes: dict[str, int | None] = {}
+        for index, thread in enumerate(self.threads):
+            indexes[thread.name] = None if thread.name in indexes else index
+        owned: dict[int, list[LockRef]] = {}
+        for waiter, owner, lock in self.stated_owners:
+            holder = indexes.get(owner)
+            if holder is not None and holder != waiter:
+                owned.setdefault(holder, []).append(lock)
+        return owned
 
     def build(self, truncated: bool, dump_format: DumpFormat) -> ThreadDump:
         notes = list(self.notes)
@@ -307,13 +352,16 @@ class _DumpBuilder:
             notes.append(rejoined_note(self.rejoined))
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
+        threads = self.threads
+        if self.stated_owners:
+            threads = attach_synchronizers(threads, self._owned())
         return ThreadDump(
             source=self.source,
             index=self.index,
             format=dump_format,
             line_no=self.line_no,
             end_line_no=self.end_line_no,
-            threads=tuple(self.threads),
+            threads=tuple(threads),
             timestamp=self.timestamp,
             banner=self.banner,
             producer=self.producer or ("jstack" if self.banner else None),
@@ -406,6 +454,7 @@ class HotspotParser:
                     continue
                 if line.startswith(_STATE_LINE_INDENTED):
                     thread.state_text = line[len(_STATE_LINE_INDENTED) :]
+                    thread.state_line_no = line_no
                     thread.stack_line_no = line_no + 1
                     continue
                 if line == _SYNCHRONIZERS_INDENTED:
@@ -488,6 +537,7 @@ class HotspotParser:
             return
         if body.startswith(STATE_LINE):
             thread.state_text = body[len(STATE_LINE) :]
+            thread.state_line_no = line_no
             if not thread.frames:
                 thread.stack_line_no = line_no + 1
             return
@@ -944,6 +994,8 @@ class HotspotParser:
         thread = self.thread
         if thread is not None and self.dump is not None:
             self.dump.threads.append(thread.build())
+            if thread.stated_owner is not None:
+                self.dump.stated_owners.append((len(self.dump.threads) - 1, *thread.stated_owner))
             if thread.line_no > self.dump.end_line_no:
                 self.dump.end_line_no = thread.line_no
         self.thread = None
