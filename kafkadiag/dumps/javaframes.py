@@ -22,6 +22,10 @@ def parse_java_frame(text: str) -> Frame:
             return parse_java_frame(stripped)
         return Frame(text=text, function=text.strip(), file=None, line=None)
     function = text[:open_paren]
+    if "\\" in function:
+        # "BigInteger.\<init\>", "do\_work": a Markdown renderer's escapes (the Apache Yetus
+        # release notes of JIRA issues); the function is named as the JVM names it.
+        function = function.replace("\\<", "<").replace("\\>", ">").replace("\\_", "_")
     location = text[open_paren + 1 : -1]
     module: str | None = None
     slash = function.rfind("/")
