@@ -71,6 +71,7 @@ from kafkadiag.threadheader import (
     AGENT,
     THREADINFO,
     looks_like_hotspot_header,
+    lost_opening_quote,
     parse_number,
     state_words,
 )
@@ -318,6 +319,7 @@ class _DumpBuilder:
         # Only the JVM's deadlock report was given, not the dump around it.
         self.report_only = False
         self.rejoined = 0  # lines cut by hard wrapping, joined back to the line before
+        self.lost_quotes: list[int] = []  # lines of headers read without their opening quote
         # (waiter index, owner name, lock) for locks a state line names the owner of (VisualVM).
         self.stated_owners: list[tuple[int, str, LockRef]] = []
 
@@ -350,6 +352,13 @@ class _DumpBuilder:
             notes.append("fragment: no 'Full thread dump' banner before the first thread")
         if self.rejoined:
             notes.append(rejoined_note(self.rejoined))
+        if self.lost_quotes:
+            lines = ", ".join(str(line_no) for line_no in self.lost_quotes[:5])
+            more = f" and {len(self.lost_quotes) - 5} more" if len(self.lost_quotes) > 5 else ""
+            notes.append(
+                f"thread header(s) without their opening quote (line {lines}{more}) were read as headers, "
+                "the name being everything before the closing quote"
+            )
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
         threads = self.threads
@@ -779,6 +788,11 @@ class HotspotParser:
             assert self.dump is not None
             self.dump.producer = tool_banner["tool"]
             self.dump.pid = int(tool_banner["pid"])
+            return
+        if lost_opening_quote(line):
+            self._quoted('"' + line, line_no)
+            if self.dump is not None:
+                self.dump.lost_quotes.append(line_no)
             return
         if self._learn_prefix_from_header(line, line_no):
             return
