@@ -166,6 +166,17 @@ def state_words(header: str) -> str:
     return match["state"].rstrip() if match else ""
 
 
+# A header pasted without its opening quote (SPARK-9529's `pool-1-thread-1" prio=5 tid=0x.. nid=..`):
+# one quote, right after the name, then HotSpot's fields. A log prefix before a quoted name leaves
+# two quotes on the line, so it is never mistaken for one.
+_LOST_OPENING_QUOTE = re.compile(r'^[^"\s][^"]*" (?:#\d+ |daemon |prio=|os_prio=|tid=)')
+
+
+def lost_opening_quote(line: str) -> bool:
+    """A HotSpot header whose opening quote was lost when it was pasted."""
+    return line.count('"') == 1 and _LOST_OPENING_QUOTE.match(line) is not None
+
+
 def looks_like_hotspot_header(header: str) -> bool:
     """A quoted name followed by at least one HotSpot field, not a log line starting with a quote.
 

@@ -11,8 +11,9 @@ from kafkadiag.model import DumpFormat
 # application output before its first dump; HotSpot is the default for exactly that reason.
 SNIFF_LINES = 20_000
 
-_PYSPY_HEADER = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\): "')
-_PYSPY_PROCESS = re.compile(r"^Process \d+: ")
+# Also when hard wrapping moved the thread's name or the command line to the next line.
+_PYSPY_HEADER = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\):(?: "|\s*$)')
+_PYSPY_PROCESS = re.compile(r"^Process \d+:(?: |\s*$)")
 _NETBEANS_HEADER = re.compile(r'^".*"\s+.*\bt@\d+\b|^Thread t@\d+:')
 _HOTSPOT_HEADER = re.compile(r'^".*" (?:#\d+ |daemon |prio=|tid=|Id=)')
 # Renderings whose thread headers HotSpot's pattern would also match, or that have none of its

@@ -6,6 +6,10 @@ part without the `Full thread dump` banner) at the first line of prose, so each 
 as a dump of its own, and a lock held in one excerpt and awaited in another would never be
 related. Consecutive fragments of one source are joined back into one dump here.
 
+A reporter's own labels between the excerpts ("[t1]", "[td2]" alone on a line, as KAFKA-914 and
+KAFKA-916 number theirs) are annotations, not text of the dump: like "..." they neither end the
+excerpt nor are they a continuation of a wrapped line before them.
+
 They are not joined when a thread appears in both: that is what an application logging every
 thread's ThreadInfo now and then looks like, and each of those is a snapshot of its own.
 """
@@ -13,9 +17,23 @@ thread's ThreadInfo now and then looks like, and each of those is a snapshot of 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps.rewrap import rejoined_count, rejoined_note
 from kafkadiag.model import Thread, ThreadDump
+
+# "[t2]", "[td1]", "[T-3]", "[2]:": a short tag in brackets, alone on its line.
+_LABEL = re.compile(r"^\[[A-Za-z]{0,8}[-_ ]?\d{1,4}[a-z]?\]:?$")
+# How people mark what they cut out of a pasted dump.
+_ELISIONS = frozenset({"...", "[...]", "(...)", "\u2026", "[\u2026]"})
+
+
+def is_annotation(line: str) -> bool:
+    """An elision ("...") or a reporter's label ("[t2]") between excerpts of one dump."""
+    stripped = line.strip()
+    return stripped in _ELISIONS or (stripped[:1] == "[" and _LABEL.match(stripped) is not None)
+
 
 _FRAGMENT_NOTE = "fragment: no 'Full thread dump' banner before the first thread"
 # Unparsed lines kept for display, as for any one dump; all of them are counted.
@@ -59,7 +77,18 @@ def _joined(run: list[ThreadDump], index: int) -> ThreadDump:
     first = run[0]
     if len(run) == 1:
         return first if first.index == index else dataclasses.replace(first, index=index)
-    notes = list(dict.fromkeys(note for part in run for note in part.notes if note != _FRAGMENT_NOTE))
+    notes = list(
+        dict.fromkeys(
+            note
+            for part in run
+            for note in part.notes
+            if note != _FRAGMENT_NOTE and rejoined_count(note) is None
+        )
+    )
+    # Each part counts the wrapped lines it joined back: one caveat says how many in all.
+    rejoined = sum(count for part in run for note in part.notes if (count := rejoined_count(note)))
+    if rejoined:
+        notes.append(rejoined_note(rejoined))
     spans = ", ".join(f"{part.line_no}-{part.end_line_no}" for part in run)
     notes.insert(
         0,

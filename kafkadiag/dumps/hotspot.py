@@ -29,19 +29,29 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.excerpts import join_excerpts
+from kafkadiag.dumps import marks
+from kafkadiag.dumps.excerpts import is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
+from kafkadiag.dumps.jvmthreads import attach_synchronizers
 from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.rewrap import (
+    address_rejoined,
     frame_unfinished,
     header_continues,
     header_unfinished,
     join_token,
     join_words,
     lock_class_missing,
+    rejoined_note,
     unbalanced,
 )
-from kafkadiag.dumps.states import parse_state_line, reconcile, state_from_header
+from kafkadiag.dumps.states import (
+    parse_state_line,
+    reconcile,
+    state_from_header,
+    stated_wait,
+    stated_wait_kind,
+)
 from kafkadiag.dumps.threadcpu import ThreadCpuReader
 from kafkadiag.model import (
     DeadlockLink,
@@ -61,6 +71,7 @@ from kafkadiag.threadheader import (
     AGENT,
     THREADINFO,
     looks_like_hotspot_header,
+    lost_opening_quote,
     parse_number,
     state_words,
 )
@@ -83,8 +94,6 @@ MOUNTED = "Mounted virtual thread #"
 
 # A line opening a thread in the JVM's deadlock report: `"name":` and nothing else.
 _REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
-# Lines by which people mark what they cut out of a pasted dump.
-_ELISIONS = frozenset({"...", "[...]", "(...)", "\u2026", "[\u2026]"})
 # Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
 _TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
@@ -194,7 +203,7 @@ class _ThreadBuilder:
 
     __slots__ = (
         "name", "line_no", "header", "state_text", "carried", "frames", "events",
-        "synchronizers", "in_synchronizers", "stack_line_no",
+        "synchronizers", "in_synchronizers", "stack_line_no", "state_line_no", "stated_owner",
     )  # fmt: skip
 
     def __init__(self, name: str, line_no: int, header: str) -> None:
@@ -208,6 +217,9 @@ class _ThreadBuilder:
         self.synchronizers: list[LockRef] | None = None
         self.in_synchronizers = False
         self.stack_line_no = line_no + 1
+        self.state_line_no = 0
+        # The owner a state line names for the lock it waits on, with that lock (see build).
+        self.stated_owner: tuple[str, LockRef] | None = None
 
     def build(self) -> Thread:
         frames = tuple(self.frames)
@@ -225,6 +237,8 @@ class _ThreadBuilder:
         if state is _RUNNABLE_STATE:
             status = _RUNNABLE_STATUS
         else:
+            if detail[:3] == "on " and "@" in detail:
+                self._stated_wait(state, detail, frames)
             status, events = reconcile(state, detail, frames, events)
         synchronizers = self.synchronizers
         # tuple.__new__ directly: the same Thread, without the Python-level NamedTuple.__new__.
@@ -244,6 +258,21 @@ class _ThreadBuilder:
                 (),  # frame_line_nos: a HotSpot frame is one line, stack_line_no gives them all
             ),
         )
+
+    def _stated_wait(self, state: ThreadState, detail: str, frames: tuple[Frame, ...]) -> None:
+        """`WAITING on pkg.Lock@4836840 owned by: x`: the wait, as the lock line it stands for."""
+        wait = stated_wait(detail)
+        if wait is None or any(event.lock_id == wait.lock_id for event in self.events):
+            return
+        text = STATE_LINE + (self.state_text or "")
+        self.events.insert(
+            0,
+            LockEvent(
+                stated_wait_kind(state, frames), wait.lock_id, wait.lock_class, 0, self.state_line_no, text
+            ),
+        )
+        if wait.owner is not None:
+            self.stated_owner = (wait.owner, LockRef(wait.lock_id, wait.lock_class, self.state_line_no, text))
 
 
 # State lines repeat ("WAITING (parking)", ...): parse each once. Bounded by the few spellings.
@@ -290,11 +319,30 @@ class _DumpBuilder:
         # Only the JVM's deadlock report was given, not the dump around it.
         self.report_only = False
         self.rejoined = 0  # lines cut by hard wrapping, joined back to the line before
+        self.lost_quotes: list[int] = []  # lines of headers read without their opening quote
+        # (waiter index, owner name, lock) for locks a state line names the owner of (VisualVM).
+        self.stated_owners: list[tuple[int, str, LockRef]] = []
 
     def unparsed_line(self, line_no: int, text: str) -> None:
         self.unparsed_count += 1
         if len(self.unparsed) < MAX_UNPARSED_KEPT:
             self.unparsed.append(UnparsedLine(line_no, text))
+
+    def _owned(self) -> dict[int, list[LockRef]]:
+        """The locks state lines say a thread owns, by that thread's index (a unique name only).
+
+        The owner need not list them itself: its "Locked ownable synchronizers" may be cut from
+        the excerpt. A name several threads share names none of them.
+        """
+        indexes: dict[str, int | None] = {}
+        for index, thread in enumerate(self.threads):
+            indexes[thread.name] = None if thread.name in indexes else index
+        owned: dict[int, list[LockRef]] = {}
+        for waiter, owner, lock in self.stated_owners:
+            holder = indexes.get(owner)
+            if holder is not None and holder != waiter:
+                owned.setdefault(holder, []).append(lock)
+        return owned
 
     def build(self, truncated: bool, dump_format: DumpFormat) -> ThreadDump:
         notes = list(self.notes)
@@ -303,19 +351,26 @@ class _DumpBuilder:
         elif self.banner is None:
             notes.append("fragment: no 'Full thread dump' banner before the first thread")
         if self.rejoined:
+            notes.append(rejoined_note(self.rejoined))
+        if self.lost_quotes:
+            lines = ", ".join(str(line_no) for line_no in self.lost_quotes[:5])
+            more = f" and {len(self.lost_quotes) - 5} more" if len(self.lost_quotes) > 5 else ""
             notes.append(
-                f"{self.rejoined} line(s) cut by hard wrapping (a mail client, an issue tracker) were "
-                "joined back to the line before"
+                f"thread header(s) without their opening quote (line {lines}{more}) were read as headers, "
+                "the name being everything before the closing quote"
             )
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
+        threads = self.threads
+        if self.stated_owners:
+            threads = attach_synchronizers(threads, self._owned())
         return ThreadDump(
             source=self.source,
             index=self.index,
             format=dump_format,
             line_no=self.line_no,
             end_line_no=self.end_line_no,
-            threads=tuple(self.threads),
+            threads=tuple(threads),
             timestamp=self.timestamp,
             banner=self.banner,
             producer=self.producer or ("jstack" if self.banner else None),
@@ -408,6 +463,7 @@ class HotspotParser:
                     continue
                 if line.startswith(_STATE_LINE_INDENTED):
                     thread.state_text = line[len(_STATE_LINE_INDENTED) :]
+                    thread.state_line_no = line_no
                     thread.stack_line_no = line_no + 1
                     continue
                 if line == _SYNCHRONIZERS_INDENTED:
@@ -448,6 +504,8 @@ class HotspotParser:
     def _dispatch(self, line: str, line_no: int) -> None:
         if self.prefix.active:
             line = self.prefix.strip(line)
+        if line[:1] in marks.FIRST_CHARACTERS:
+            line = marks.unmarked(line, self.prefix.strip)
         if self.name_only is not None and self._header_after_name(line, line_no):
             return
         first = line[:1]
@@ -488,6 +546,7 @@ class HotspotParser:
             return
         if body.startswith(STATE_LINE):
             thread.state_text = body[len(STATE_LINE) :]
+            thread.state_line_no = line_no
             if not thread.frames:
                 thread.stack_line_no = line_no + 1
             return
@@ -571,6 +630,12 @@ class HotspotParser:
         if frames:
             return False
         threadinfo = " Id=" in thread.header
+        address = address_rejoined(thread.header, line) if thread.state_text is None else None
+        if address is not None:
+            thread.header = address
+            self._rejoined(thread, line_no)
+            thread.stack_line_no = line_no + 1
+            return True
         if thread.state_text is not None and not threadinfo:
             if unbalanced(thread.state_text):
                 thread.state_text = join_words(thread.state_text, line)
@@ -724,6 +789,11 @@ class HotspotParser:
             self.dump.producer = tool_banner["tool"]
             self.dump.pid = int(tool_banner["pid"])
             return
+        if lost_opening_quote(line):
+            self._quoted('"' + line, line_no)
+            if self.dump is not None:
+                self.dump.lost_quotes.append(line_no)
+            return
         if self._learn_prefix_from_header(line, line_no):
             return
         if line.startswith("JNI global ref"):
@@ -769,6 +839,10 @@ class HotspotParser:
             if parsed[0] is not None:
                 self._lock_event(thread, line, line, line_no)
                 return
+        if is_annotation(line):
+            # "..." where a reporter left threads out, "[t2]" where they numbered the next
+            # excerpt: the excerpt goes on (KAFKA-1305, KAFKA-916), and it continues no wrapped line.
+            return
         if thread is not None and self._rejoin(thread, line, line_no):
             return
         if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
@@ -781,8 +855,6 @@ class HotspotParser:
                 return
             if line.strip("=") == "":
                 return  # the report's underlines
-        if line.strip() in _ELISIONS:
-            return  # "..." where a reporter left threads out: the excerpt goes on (KAFKA-1305)
         if dump.banner is None and (dump.threads or thread is not None):
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.
@@ -944,6 +1016,8 @@ class HotspotParser:
         thread = self.thread
         if thread is not None and self.dump is not None:
             self.dump.threads.append(thread.build())
+            if thread.stated_owner is not None:
+                self.dump.stated_owners.append((len(self.dump.threads) - 1, *thread.stated_owner))
             if thread.line_no > self.dump.end_line_no:
                 self.dump.end_line_no = thread.line_no
         self.thread = None

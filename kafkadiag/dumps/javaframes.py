@@ -16,8 +16,16 @@ def parse_java_frame(text: str) -> Frame:
     """
     open_paren = text.find("(")
     if open_paren < 0 or not text.endswith(")"):
+        stripped = text.rstrip()
+        if stripped != text and stripped.endswith(")"):
+            # Padded to the width of a rendered page (KAFKA-914's tracker pads every line).
+            return parse_java_frame(stripped)
         return Frame(text=text, function=text.strip(), file=None, line=None)
     function = text[:open_paren]
+    if "\\" in function:
+        # "BigInteger.\<init\>", "do\_work": a Markdown renderer's escapes (the Apache Yetus
+        # release notes of JIRA issues); the function is named as the JVM names it.
+        function = function.replace("\\<", "<").replace("\\>", ">").replace("\\_", "_")
     location = text[open_paren + 1 : -1]
     module: str | None = None
     slash = function.rfind("/")

@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.pyqualify import qualify_methods
+from kafkadiag.dumps.pyspyrewrap import logical_lines
+from kafkadiag.dumps.rewrap import rejoined_note
 from kafkadiag.errors import InputUnreadableError
 from kafkadiag.model import (
     DumpFormat,
@@ -132,6 +134,7 @@ class _TextDump:
         self.threads: list[Thread] = []
         self.unparsed: list[UnparsedLine] = []
         self.unparsed_count = 0
+        self.rejoined = 0  # lines cut by hard wrapping, joined back (see pyspyrewrap)
 
     def build(self) -> ThreadDump:
         return ThreadDump(
@@ -146,6 +149,7 @@ class _TextDump:
             pid=self.pid,
             unparsed=tuple(self.unparsed),
             unparsed_count=self.unparsed_count,
+            notes=(rejoined_note(self.rejoined),) if self.rejoined else (),
         )
 
 
@@ -158,7 +162,7 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
     variables: list[Variable] = []
     in_arguments = False
     count = 0
-    line_no = 0
+    rejoined_in_thread = False
 
     def close_frame() -> None:
         nonlocal pending_frame, variables
@@ -167,7 +171,7 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
         pending_frame, variables = None, []
 
     def close_thread() -> None:
-        nonlocal thread_header, frames
+        nonlocal thread_header, frames, rejoined_in_thread
         close_frame()
         if thread_header is not None and dump is not None:
             dump.threads.append(
@@ -177,62 +181,66 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
                     thread_header.group(0).rstrip(),
                     header_line_no,
                     frames,
-                    header_line_no + 1,
+                    # Frame line numbers follow from the layout, unless wrapped lines were joined.
+                    0 if rejoined_in_thread else header_line_no + 1,
                 )
             )
-        thread_header, frames = None, []
+        thread_header, frames, rejoined_in_thread = None, [], False
 
-    for batch in batches:
-        for line in batch:
-            line_no += 1
-            stripped = line.strip()
-            if not stripped:
+    # Lines hard wrapping cut in two come joined back (blank lines, meaningless here, are dropped).
+    for line_no, line, joined in logical_lines(batches):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            process = _PROCESS.match(line)
+            if process:
+                close_thread()
+                if dump is not None:
+                    yield dump.build()
+                dump = _TextDump(source, count, line_no)
+                count += 1
+                dump.pid = int(process["pid"])
+                dump.rejoined += joined
                 continue
-            indent = len(line) - len(line.lstrip())
-            if indent == 0:
-                process = _PROCESS.match(line)
-                if process:
-                    close_thread()
-                    if dump is not None:
-                        yield dump.build()
+            thread = _THREAD.match(line)
+            if thread:
+                close_thread()
+                if dump is None:
                     dump = _TextDump(source, count, line_no)
                     count += 1
-                    dump.pid = int(process["pid"])
-                    continue
-                thread = _THREAD.match(line)
-                if thread:
-                    close_thread()
-                    if dump is None:
-                        dump = _TextDump(source, count, line_no)
-                        count += 1
-                    thread_header, header_line_no = thread, line_no
-                    dump.end_line_no = line_no
-                    continue
-                python = _PYTHON.match(line)
-                if python and dump is not None:
-                    dump.banner = line.strip()
-                    continue
-            if dump is None:
+                thread_header, header_line_no = thread, line_no
+                dump.end_line_no = line_no
+                dump.rejoined += joined
+                rejoined_in_thread = joined
                 continue
-            dump.end_line_no = line_no
-            if thread_header is not None and indent >= 8 and pending_frame is not None:
-                if stripped in ("Arguments:", "Locals:"):
-                    in_arguments = stripped == "Arguments:"
-                    continue
-                name, colon, value = stripped.partition(": ")
-                if colon or stripped.endswith(":"):
-                    variables.append(Variable(name.rstrip(":"), value, in_arguments))
-                    continue
-            if thread_header is not None and indent >= 4:
-                frame = _FRAME.match(stripped)
-                if frame:
-                    close_frame()
-                    pending_frame = (frame["function"], frame["location"])
-                    in_arguments = False
-                    continue
-            dump.unparsed_count += 1
-            if len(dump.unparsed) < MAX_UNPARSED_KEPT:
-                dump.unparsed.append(UnparsedLine(line_no, line))
+            python = _PYTHON.match(line)
+            if python and dump is not None:
+                dump.banner = line.strip()
+                continue
+        if dump is None:
+            continue
+        dump.end_line_no = line_no
+        if joined:
+            dump.rejoined += 1
+            rejoined_in_thread = True
+        if thread_header is not None and indent >= 8 and pending_frame is not None:
+            if stripped in ("Arguments:", "Locals:"):
+                in_arguments = stripped == "Arguments:"
+                continue
+            name, colon, value = stripped.partition(": ")
+            if colon or stripped.endswith(":"):
+                variables.append(Variable(name.rstrip(":"), value, in_arguments))
+                continue
+        if thread_header is not None and indent >= 4:
+            frame = _FRAME.match(stripped)
+            if frame:
+                close_frame()
+                pending_frame = (frame["function"], frame["location"])
+                in_arguments = False
+                continue
+        dump.unparsed_count += 1
+        if len(dump.unparsed) < MAX_UNPARSED_KEPT:
+            dump.unparsed.append(UnparsedLine(line_no, line))
     close_thread()
     if dump is not None:
         yield dump.build()

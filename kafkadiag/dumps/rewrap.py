@@ -21,6 +21,22 @@ _UNFINISHED_STATE_WORDS = frozenset({"waiting", "on", "for", "monitor", "in"})
 _GLUED_WORDS = (("NativeMethod)", "Native Method)"), ("UnknownSource)", "Unknown Source)"))
 
 
+_REJOINED_NOTE = (
+    " line(s) cut by hard wrapping (a mail client, an issue tracker) were joined back to the line before"
+)
+
+
+def rejoined_note(count: int) -> str:
+    """The caveat of a dump in which `count` wrapped lines were joined back."""
+    return f"{count}{_REJOINED_NOTE}"
+
+
+def rejoined_count(note: str) -> int | None:
+    """The count of a `rejoined_note`, None for any other note (excerpts add theirs up)."""
+    count, _, rest = note.partition(" ")
+    return int(count) if count.isdigit() and " " + rest == _REJOINED_NOTE else None
+
+
 def header_unfinished(header: str) -> bool:
     """A thread header cut before its `nid=...` and state (JDK 6+ print both on every thread)."""
     if header.count('"') < 2:
@@ -49,6 +65,23 @@ def header_continues(header: str, line: str) -> bool:
         return True
     # "... nid=0x49cd waiting on" | "condition"
     return "nid=" in header and line.strip()[:1].islower()
+
+
+# A header cut inside its stack address ("... waiting on condition [0x00" | "007f58316ae000]"), as
+# trackers that wrap at a fixed column do (KAFKA-914): the two parts are one token.
+_ADDRESS_CUT = re.compile(r"\[(?:0x?)?[0-9a-fA-F]*$")
+_ADDRESS_REST = re.compile(r"^(?:0?x)?[0-9a-fA-F]*\]$")
+_WHOLE_ADDRESS = re.compile(r"\[0x[0-9a-fA-F]+\]$")
+
+
+def address_rejoined(header: str, line: str) -> str | None:
+    """The header with the rest of its cut stack address, when `line` is that rest."""
+    first = header.rstrip()
+    rest = line.strip()
+    if _ADDRESS_CUT.search(first) is None or _ADDRESS_REST.match(rest) is None:
+        return None
+    joined = first + rest
+    return joined if _WHOLE_ADDRESS.search(joined) else None
 
 
 def header_tail(line: str) -> bool:

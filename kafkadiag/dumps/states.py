@@ -10,6 +10,8 @@ do not invent owners.
 from __future__ import annotations
 
 import functools
+import re
+from typing import NamedTuple
 
 from kafkadiag.model import Frame, LockEvent, LockEventKind, ThreadState, ThreadStatus
 
@@ -43,6 +45,40 @@ def parse_state_line(text: str) -> tuple[ThreadState, str]:
     # "TIMED\_WAITING": a Markdown renderer's escape of the underscore (see hotspot.parse_lock_line)
     name, _, detail = text.strip().replace("\\_", "_").partition(" ")
     return _STATE_BY_NAME.get(name, ThreadState.UNKNOWN), detail.strip("() ")
+
+
+class StatedWait(NamedTuple):
+    """A wait the state line names: `WAITING on pkg.Lock@4836840 owned by: kafka-scheduler-0`."""
+
+    lock_id: int
+    lock_class: str
+    owner: str | None
+
+
+# The older VisualVM rendering (and ThreadInfo-based tools after it) states the lock in the state
+# line instead of a "- parking to wait for" line under the top frame (KAFKA-1305's dump).
+_STATED_WAIT = re.compile(
+    r"^on (?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-fA-F]+)(?: owned by:? (?P<owner>.+))?$"
+)
+
+
+@functools.lru_cache(maxsize=256)
+def stated_wait(detail: str) -> StatedWait | None:
+    """The lock and owner in a state line's detail ("on X@hash owned by: name"), if it names one."""
+    match = _STATED_WAIT.match(detail.strip())
+    if match is None:
+        return None
+    owner = match["owner"]
+    return StatedWait(int(match["hash"], 16), match["class"], owner.strip().strip('"') if owner else None)
+
+
+def stated_wait_kind(state: ThreadState, frames: tuple[Frame, ...]) -> LockEventKind:
+    """What a wait stated in the state line is: entering a monitor, in Object.wait(), or parked."""
+    if state is ThreadState.BLOCKED:
+        return LockEventKind.WAITING_TO_LOCK
+    if frames and frames[0].function in _WAIT_FUNCTIONS:
+        return LockEventKind.WAITING_ON
+    return LockEventKind.PARKING
 
 
 def state_from_header(header_state: str) -> ThreadState:

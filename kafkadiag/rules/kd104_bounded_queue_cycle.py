@@ -37,7 +37,7 @@ blocked putting into a full queue only A takes from (or a longer ring). Nobody w
 a deadlock through queues, which no lock-based detector sees. Linking a queue's producer and
 consumer needs the queue objects themselves, which py-spy --locals shows for Python; a Java dump
 shows only the queues' condition objects, so the two sides of a Java queue cannot be linked from
-the dump alone.
+the dump alone (KD108 infers such a ring from the channel object the puts go through).
 """
     remedy = """
 Break the ring: make one stage's queue unbounded or let it drop/spill, or have a stage put with a

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kafkadiag.model import LockRef, Thread
-from kafkadiag.rules import queues, stacks
+from kafkadiag.rules import newconsumer, oldconsumer, queues, stacks, untaken
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -16,7 +16,9 @@ MAX_CANDIDATES = 8
 class PutWhileHoldingLock(Rule):
     code = "KD107"
     name = "put-while-holding-lock"
-    title = "A thread blocked putting into a full queue holds a lock others wait for"
+    title = (
+        "A thread blocked putting into a full queue holds a lock others wait for, or nothing takes from it"
+    )
     severity = Severity.ERROR
     requires = frozenset({Requirement.JAVA})
     explanation = """
@@ -34,12 +36,24 @@ thread takes from that queue. The candidates named are guesses by role: threads 
 other threads take from queues of that class in, but are busy elsewhere (as a stalled consumer
 is); threads parked taking from a queue of that class are listed apart, since a full queue has
 no parked taker; for Kafka, threads named after the fetcher's consumer id.
+
+A thread parked in a bounded put that holds up nobody is reported too, as a warning, when no
+thread of the dump could take from its queue: none takes from a queue of that class, none runs
+in the class the queue belongs to (the caller of put, where a consumer would take), none runs a
+loop other threads take in. A shutdown that enqueues one stop marker per topic into a queue whose
+consumer already stopped parks so for good (KAFKA-1764: the old consumer's connector putting a
+shutdown command per topic into one stream's queue). One dump cannot tell that from a consumer
+busy between two takes in code the dump does not link to the queue: a second dump showing the
+same put settles it. The old consumer's fetchers (KD201), poll threads handing records to
+workers (KD302) and rings of puts through one channel (KD108) are left to those rules.
 """
     remedy = """
 Never block on a bounded queue while holding a lock: put after releasing it, or use offer with a
 timeout and handle a full queue (drop, spill, back-pressure the caller) outside the critical
 section. Then find what the queue's consumer is doing: the candidates listed run the loop that
 takes from queues of that class without taking now, or carry the consumer's id in their name.
+When nothing takes at all, find where the consumer stopped (its thread exited, or it waits for
+the putter), and never block putting into a queue whose consumer may have stopped.
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -47,6 +61,9 @@ takes from queues of that class without taking now, or carry the consumer's id i
         graph = context.graph()
         if not dump.has_lock_data:
             yield from self._without_lock_data(context)
+        in_ring = {
+            put.index for ring in context.cached("queue-rings", dump, queues.queue_rings) for put in ring.puts
+        }
         for put in queues.bounded_puts(dump):
             putter = dump.threads[put.index]
             contested = [
@@ -55,6 +72,10 @@ takes from queues of that class without taking now, or carry the consumer's id i
                 if (waiters := self._waiters(context, lock, put.index))
             ]
             if not contested:
+                if put.index not in in_ring and not self._explained_elsewhere(context, putter):
+                    finding = untaken.finding(self, context, put)
+                    if finding is not None:
+                        yield finding
                 continue
             waiting_indexes = list(dict.fromkeys(i for _, ws in contested for i in ws))
             takers = queues.parked_takers(dump, put.queue_class, put.index)
@@ -76,6 +97,13 @@ takes from queues of that class without taking now, or carry the consumer's id i
                 idle_takers=[graph.thread(i) for i, _ in takers],
                 named=[graph.thread(i) for i in named],
             )
+
+    @staticmethod
+    def _explained_elsewhere(context: AnalysisContext, putter: Thread) -> bool:
+        """The old consumer's fetcher (KD201) and a poll thread's hand-off (KD302)."""
+        if stacks.has_frame(putter, *oldconsumer.ENQUEUE, suffix=True):
+            return True
+        return newconsumer.PollThreads(context).is_poll_thread(putter)
 
     def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
         """Without -l, who owns a ReentrantLock is invisible: say what cannot be seen, guess nothing."""
@@ -164,8 +192,8 @@ takes from queues of that class without taking now, or carry the consumer's id i
             [name, *waiting_names, *context.labels(busy)],
             evidence,
             story=(
-                f"{name} blocks {', '.join(waiting_names)}: it holds their lock while waiting on a full "
-                f"{simple_class}"
+                f"Thread {name} blocks {', '.join(waiting_names)}: it holds their lock while waiting on "
+                f"a full {simple_class}"
             ),
             details={
                 "queue_class": put.queue_class,

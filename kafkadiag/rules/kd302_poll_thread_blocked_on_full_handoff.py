@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.rules import newconsumer, oldconsumer, stacks
+from kafkadiag.rules import newconsumer, oldconsumer, queues, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -41,9 +41,13 @@ timeouts; size the queue for bursts, not for stalls.
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
         poll_threads = newconsumer.PollThreads(context)
-        for thread in dump.threads:
+        # Threads in a ring of puts through one channel feed each other, not workers: KD108's.
+        in_ring = {
+            put.index for ring in context.cached("queue-rings", dump, queues.queue_rings) for put in ring.puts
+        }
+        for index, thread in enumerate(dump.threads):
             put_index = stacks.index_of(thread, *QUEUE_PUTS, suffix=True)
-            if put_index is None or thread.status not in stacks.WAITING_STATUSES:
+            if put_index is None or thread.status not in stacks.WAITING_STATUSES or index in in_ring:
                 continue
             if stacks.has_frame(thread, *oldconsumer.ENQUEUE, suffix=True):
                 continue  # the old consumer's fetcher: KD201

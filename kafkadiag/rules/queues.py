@@ -5,8 +5,9 @@ a SynchronousQueue's transfer stack), which has no owner: the dump links the put
 class and condition, never to the thread that should take. Candidates for that thread are found
 by role: threads parked taking from a queue of the same class show which application loop
 consumes such queues, and a thread running that loop without taking is busy elsewhere (the
-stalled consumer, or another one); for Kafka's old consumer also by name (threads named after the
-fetcher's consumer id). All are guesses, and the findings say so.
+stalled consumer, or another one); threads running in the class the queue belongs to (the
+caller of put: a channel, a connector) may be taking from it; for Kafka's old consumer also by
+name (threads named after the fetcher's consumer id). All are guesses, and the findings say so.
 """
 
 from __future__ import annotations
@@ -141,3 +142,78 @@ def same_consumer(dump: ThreadDump, putter: Thread) -> list[int]:
         for index, thread in enumerate(dump.threads)
         if thread is not putter and consumer_id in thread.name
     ]
+
+
+def channel_of(thread: Thread, put_frame: int) -> tuple[str, int] | None:
+    """The class the queue belongs to, as the put's caller (`RequestChannel.sendRequest` ->
+    "kafka.network.RequestChannel"), and the caller's frame index.
+
+    Scala closures and Java lambdas (`Connector$$anonfun$shutdown$1`, `App$$Lambda$3/0x..`) stand
+    for the class that defines them.
+    """
+    for index in range(put_frame + 1, len(thread.frames)):
+        frame = thread.frames[index]
+        class_name = frame.class_name
+        if frame.function.startswith(_MACHINERY_PREFIXES) or _is_queue_class(class_name.partition("$")[0]):
+            continue
+        return class_name.split("$$", 1)[0], index
+    return None
+
+
+def uses_channel(thread: Thread, channel: str) -> bool:
+    """Some frame of the thread runs in `channel` (or one of its closures or nested classes)."""
+    nested = channel + "$"
+    return any(frame.class_name == channel or frame.class_name.startswith(nested) for frame in thread.frames)
+
+
+def channel_users(dump: ThreadDump, channel: str, exclude: set[int]) -> list[int]:
+    """Threads, other than `exclude`, that run in the class a queue belongs to: possible takers."""
+    return [
+        index
+        for index, thread in enumerate(dump.threads)
+        if index not in exclude and uses_channel(thread, channel)
+    ]
+
+
+@dataclass(frozen=True)
+class QueueRing:
+    """Threads parked putting into different queues of one channel that no other thread uses."""
+
+    channel: str
+    puts: tuple[BoundedPut, ...]
+    callers: tuple[int, ...]  # per put, the frame index of the channel's method that called put
+
+
+def queue_identity(put: BoundedPut, caller: str) -> object:
+    """What tells two queues apart: the condition parked on (one per queue), else the caller."""
+    if put.waits_on is not None and put.waits_on.lock_id is not None:
+        return put.waits_on.lock_id
+    return caller
+
+
+def queue_rings(dump: ThreadDump) -> list[QueueRing]:
+    """Channels whose every user is parked putting into one of its queues, two queues or more.
+
+    A queue's consumer must call into the class the queue belongs to in order to take from it.
+    When every thread that does is itself parked putting into another of that class's queues,
+    each queue can only be drained by a thread that waits for room in another: a ring, unless
+    the consumer is a thread the input does not show.
+    """
+    members: dict[str, list[tuple[BoundedPut, int]]] = {}
+    for put in bounded_puts(dump):
+        found = channel_of(dump.threads[put.index], put.put_frame)
+        if found is not None:
+            members.setdefault(found[0], []).append((put, found[1]))
+    rings = []
+    for channel, puts in members.items():
+        if len(puts) < 2:
+            continue
+        identities = {
+            queue_identity(put, dump.threads[put.index].frames[caller].function) for put, caller in puts
+        }
+        if len(identities) < 2:
+            continue  # producers of one queue: a full queue, not a ring
+        if channel_users(dump, channel, {put.index for put, _ in puts}):
+            continue  # another thread uses the channel and may be taking
+        rings.append(QueueRing(channel, tuple(put for put, _ in puts), tuple(caller for _, caller in puts)))
+    return rings

@@ -11,6 +11,7 @@ from kafkadiag.rules.kd104_bounded_queue_cycle import BoundedQueueCycle
 from kafkadiag.rules.kd105_blocking_chain import BlockingChain
 from kafkadiag.rules.kd106_contended_lock import ContendedLock
 from kafkadiag.rules.kd107_put_while_holding_lock import PutWhileHoldingLock
+from kafkadiag.rules.kd108_channel_queue_ring import ChannelQueueRing
 from kafkadiag.rules.kd201_fetcher_blocked_on_full_queue import FetcherBlockedOnFullQueue
 from kafkadiag.rules.kd202_streams_starving import StreamsStarving
 from kafkadiag.rules.kd203_stream_not_draining import StreamNotDraining
@@ -60,6 +61,7 @@ RULES: tuple[type[Rule], ...] = (
     BlockingChain,
     ContendedLock,
     PutWhileHoldingLock,
+    ChannelQueueRing,
     FetcherBlockedOnFullQueue,
     StreamsStarving,
     StreamNotDraining,

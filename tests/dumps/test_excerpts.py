@@ -122,3 +122,62 @@ def _renamed_block(lines: list[str], dump: ThreadDump, name: str, new_name: str)
     block = lines[thread.line_no - 1 : thread.line_no + len(thread.frames) + len(thread.lock_events) + 1]
     block[0] = block[0].replace(f'"{name}"', f'"{new_name}"', 1)
     return "\n".join(block)
+
+
+def test_numbered_labels_between_excerpts_are_annotations_not_text(tmp_path: Path) -> None:
+    # GIVEN the two threads of a monitor deadlock, each under a reporter's label, as KAFKA-916 pastes
+    _, blocks = thread_blocks(CAPTURED / "deadlock" / "jstack-l.txt")
+    path = tmp_path / "labelled.txt"
+    path.write_text(
+        "[t1]\n" + blocks["deadlock-monitor-A"] + "\n\n[t2]\n\n" + blocks["deadlock-monitor-B"] + "\n"
+    )
+    # WHEN it is read and analysed
+    dumps = list(read_dumps(str(path)))
+    report = analyze(dumps)
+    # THEN the labels neither split the excerpt nor are kept as text the parser did not understand
+    assert len(dumps) == 1 and not dumps[0].unparsed
+    assert [thread.name for thread in dumps[0].threads] == ["deadlock-monitor-A", "deadlock-monitor-B"]
+    assert not [note for note in dumps[0].notes if note.startswith("excerpts:")]
+    cycles = [finding for finding in report.findings if finding.rule == "KD102"]
+    assert [sorted(finding.threads) for finding in cycles] == [["deadlock-monitor-A", "deadlock-monitor-B"]]
+
+
+def test_a_label_after_a_cut_frame_is_not_joined_to_it(tmp_path: Path) -> None:
+    # GIVEN an excerpt whose last frame was cut short (a paste that lost its end), then a label
+    _, blocks = thread_blocks(CAPTURED / "deadlock" / "jstack-l.txt")
+    lines = blocks["deadlock-monitor-A"].split("\n")
+    last = max(i for i, line in enumerate(lines) if line.startswith("\tat "))
+    # "...(Thread.java:840)" -> "...(Thread.java", and nothing after it
+    cut = "\n".join([*lines[:last], lines[last][: lines[last].rindex(":")]])
+    path = tmp_path / "cut.txt"
+    path.write_text(cut + "\n[t2]\n" + blocks["deadlock-monitor-B"] + "\n")
+    # WHEN it is read
+    dump = next(read_dumps(str(path)))
+    # THEN the label is not read as the rest of the frame
+    last_frame = dump.threads[0].frames[-1]
+    assert "[t2]" not in last_frame.text and last_frame.text.endswith(".java")
+    assert [thread.name for thread in dump.threads] == ["deadlock-monitor-A", "deadlock-monitor-B"]
+
+
+def test_excerpts_count_their_rejoined_lines_in_one_caveat(tmp_path: Path) -> None:
+    # GIVEN two excerpts separated by prose, each with a frame cut in two by hard wrapping
+    _, blocks = thread_blocks(CAPTURED / "deadlock" / "jstack-l.txt")
+    wrapped = [_wrap_first_frame(blocks[name]) for name in ("deadlock-monitor-A", "deadlock-monitor-B")]
+    path = tmp_path / "wrapped-excerpts.txt"
+    path.write_text(wrapped[0] + "\n\nThe other thread:\n\n" + wrapped[1] + "\n")
+    # WHEN they are read as one dump
+    dumps = list(read_dumps(str(path)))
+    # THEN one caveat counts both rejoined lines, instead of one caveat per excerpt
+    assert len(dumps) == 1
+    rejoined = [note for note in dumps[0].notes if "cut by hard wrapping" in note]
+    assert rejoined == [
+        "2 line(s) cut by hard wrapping (a mail client, an issue tracker) were joined back to the line before"
+    ]
+
+
+def _wrap_first_frame(block: str) -> str:
+    lines = block.split("\n")
+    index = next(i for i, line in enumerate(lines) if line.startswith("\tat "))
+    middle = len(lines[index]) // 2
+    lines[index : index + 1] = [lines[index][:middle], lines[index][middle:]]
+    return "\n".join(lines)

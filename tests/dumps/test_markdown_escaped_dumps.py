@@ -42,3 +42,12 @@ def test_escaped_underscore_in_the_state_line_is_the_state() -> None:
     dispatcher = threads["sparkDriver-akka.actor.default-dispatcher-14"]
     assert dispatcher.state is ThreadState.TIMED_WAITING
     assert dispatcher.status is ThreadStatus.PARKED_TIMED
+
+
+def test_escaped_angle_brackets_in_a_frame_are_the_method_name() -> None:
+    # GIVEN SPARK-2546's dump, whose constructor frames read `at java.util.HashMap.\<init\>(...)`
+    # WHEN it is parsed
+    threads = threads_of("spark-2546-hashmap-infinite-loop.txt")
+    # THEN a constructor frame is named as the JVM names it, and still quoted as it was printed
+    frames = [frame for thread in threads.values() for frame in thread.frames if "\\<init\\>" in frame.text]
+    assert len(frames) >= 5 and all(frame.function.endswith(".<init>") for frame in frames)

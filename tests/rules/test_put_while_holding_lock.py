@@ -4,6 +4,7 @@ waiting for it, the queue's class and condition, and the candidates that may dra
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +89,56 @@ def test_the_old_consumer_fetcher_in_every_release_that_locks_is_the_same_chain(
 def test_kafka_07_fetcher_holds_no_lock_so_nothing_is_chained() -> None:
     assert kd107("old-consumer-stall-0.7/jstack-l.txt") == {}
     assert "FetchRunnable-0" in dump_text("old-consumer-stall-0.7/jstack-l.txt")
+
+
+# -- a bounded put that holds nobody up, and that no thread of the dump could take from -------------
+
+WILD = Path(__file__).resolve().parents[1] / "wild" / "dumps"
+
+
+def test_a_put_into_a_queue_whose_consumer_is_gone_is_a_warning_naming_the_putter() -> None:
+    # GIVEN journal-closer parked putting a stop marker into a queue whose only consumer exited
+    # WHEN KD107 runs
+    findings = kd107("queue-ring/jstack-l.txt")
+    # THEN it names the closer alone, as a warning quoting the Journal's monitor it holds
+    finding = findings["journal-closer"]
+    assert finding.severity.value == "warning" and finding.threads == ("journal-closer",)
+    assert finding.details["channel"] == "com.example.RequestRingApp$Journal"
+    assert finding.details["queue_class"] == "java.util.concurrent.LinkedBlockingQueue"
+    assert len(finding.details["locks"]) == 1 and "excerpt" not in finding.message
+    # ...and the two threads of the channel's ring are left to KD108
+    assert set(findings) == {"journal-closer"}
+
+
+def test_a_thread_running_in_the_queue_owner_may_be_its_consumer(tmp_path: Path) -> None:
+    # GIVEN the same dump with one more thread, busy inside the Journal (as a writer between takes)
+    text = dump_text("queue-ring/jstack-l.txt")
+    closer = thread_block(text, "journal-closer")
+    frames = closer.split("\n")
+    journal_frame = next(i for i, line in enumerate(frames) if "RequestRingApp$Journal.close" in line)
+    busy = "\n".join(
+        [
+            frames[0].replace('"journal-closer"', '"journal-writer"').replace("nid=0x", "nid=0x1"),
+            "   java.lang.Thread.State: RUNNABLE",
+            frames[journal_frame].replace("Journal.close", "Journal.write"),
+            *frames[journal_frame + 2 :],
+        ]
+    )
+    path = tmp_path / "with-writer.txt"
+    path.write_text(text.replace(closer, closer + "\n\n" + busy))
+    # WHEN KD107 runs
+    report = analyze(list(read_dumps(str(path))), select=["KD107"])
+    # THEN the closer is not reported: a thread of the dump may be taking from its queue
+    assert not [finding for finding in report.findings if "journal-closer" in finding.threads]
+
+
+def test_kafka_1764_shutdown_thread_is_named_and_the_excerpt_is_said() -> None:
+    # GIVEN KAFKA-1764's one-thread excerpt: the connector's shutdown putting into a full stream queue
+    report = analyze(
+        list(read_dumps(str(WILD / "kafka-1764-shutdown-command-full-queue.txt"))), select=["KD107"]
+    )
+    # WHEN KD107 runs THEN it names the shutdown thread as a warning, and says the input is an excerpt
+    (finding,) = report.findings
+    assert finding.threads == ("Thread-23",) and finding.severity.value == "warning"
+    assert finding.details["channel"] == "kafka.consumer.ZookeeperConsumerConnector"
+    assert "excerpt" in finding.message

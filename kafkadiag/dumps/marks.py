@@ -1,0 +1,44 @@
+"""Marks a reporter puts in front of the lines that matter in a pasted dump.
+
+People point at the decisive line of an excerpt by writing an arrow or stars before it:
+
+    ---> 2013-05-22 20:23:11.95771 	- locked <0x00007f1a2ae92510> (a java.lang.Object)
+    ==> 	at kafka.server.AbstractFetcherManager.removeFetcher(AbstractFetcherManager.scala:57)
+    *** "worker-3" #31 prio=5 os_prio=0 tid=0x.. nid=0x.. waiting for monitor entry [0x..]
+
+(KAFKA-916 marks its two lock lines so). The mark hides the line from the parser: it is neither
+indented like a frame or lock line nor starts with a log prefix or a quote. A mark is only taken
+off when what follows it is a line of the dump, so a line of prose that happens to start with
+an arrow stays prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# Arrows (--->, ==>, >>>), stars, or arrows pointing back (<---), then a space or a tab. A single
+# ">" is an e-mail quote (read elsewhere) and a single "-" starts a lock line of its own.
+_MARK = re.compile(r"(?:-+>|=+>|>{2,}|\*+|<-+|<=+)(?=[ \t])")
+FIRST_CHARACTERS = frozenset("-=>*<")
+# What a dump line starts with once the indentation is gone: a frame, a lock line, a header.
+_DUMP_LINE = ("at ", "- ", '"')
+
+
+def unmarked(line: str, strip_prefix: Callable[[str], str]) -> str:
+    """`line` without its mark when a line of the dump follows the mark; else `line` unchanged.
+
+    `strip_prefix` removes the log prefix the dump's lines carry (after the mark, as in
+    KAFKA-916), returning its argument when there is none.
+    """
+    mark = _MARK.match(line)
+    if mark is None:
+        return line
+    rest = line[mark.end() :].lstrip(" \t")
+    if rest.startswith(_DUMP_LINE):
+        # A frame or lock line loses its indentation with the mark: give it back.
+        return rest if rest.startswith('"') else "\t" + rest
+    after_prefix = strip_prefix(rest)
+    if after_prefix != rest and after_prefix.lstrip(" \t").startswith(_DUMP_LINE):
+        return after_prefix
+    return line
