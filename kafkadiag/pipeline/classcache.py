@@ -59,8 +59,13 @@ def record_writer(pending: Path, jvm_pid: int) -> None:
         pass
 
 
+def _pending_archives(archive: Path) -> list[Path]:
+    """Archives being (or having been) written for `archive` by runs' JVMs, not their pid markers."""
+    return sorted(archive.parent.glob(f"{archive.name}{_PENDING}*[0-9]"))
+
+
 def _adopt_finished(archive: Path) -> None:
-    for pending in sorted(archive.parent.glob(f"{archive.name}{_PENDING}*[0-9]")):
+    for pending in _pending_archives(archive):
         writer = _writer_pid(pending)
         if writer is not None and _alive(writer):
             continue
@@ -76,7 +81,7 @@ def _adopt_finished(archive: Path) -> None:
 
 
 def _writer_running(archive: Path) -> bool:
-    pids = (_writer_pid(path) for path in archive.parent.glob(f"{archive.name}{_PENDING}*[0-9]"))
+    pids = (_writer_pid(path) for path in _pending_archives(archive))
     return any(pid is not None and _alive(pid) for pid in pids)
 
 

@@ -33,10 +33,6 @@ FINDING_JSON_SCHEMA = (
     "evidence array<struct<source:string,line:long,text:string>>, remedy string, series string, "
     "dumps array<int>, details string"
 )
-FINDING_COLUMNS = (
-    "id", "unit", "kind", "host", "pid", "process", "dump_time", "rule", "name", "severity", "title",
-    "message", "threads", "evidence", "remedy", "series", "dumps", "details_json",
-)  # fmt: skip
 
 
 def json_line(row: dict[str, Any]) -> str:
@@ -122,8 +118,7 @@ def _findings_parquet(session: Any, lines: Path, target: Path) -> None:
     (
         session.read.schema(FINDING_JSON_SCHEMA)
         .json(str(lines))
-        .withColumnRenamed("details", "details_json")
-        .select(*FINDING_COLUMNS)
+        .withColumnRenamed("details", "details_json")  # the schema's order, details last
         .write.parquet(str(target))
     )
 

@@ -57,11 +57,8 @@ class DiagnosisContext:
                 found[match.group("java") or match.group("python")] = name
         dumped = set(self.thread_names)
         for group in self.lag.groups if self.lag is not None else ():
-            io_threads = sorted(
-                f"{PYTHON_IO_THREAD_PREFIX}{member.client_id}"
-                for member in group.members
-                if member.client_id and f"{PYTHON_IO_THREAD_PREFIX}{member.client_id}" in dumped
-            )
+            members_io = {f"{PYTHON_IO_THREAD_PREFIX}{m.client_id}" for m in group.members if m.client_id}
+            io_threads = sorted(members_io & dumped)
             if io_threads and group.group not in found:
                 found[group.group] = io_threads[0]
         return found
