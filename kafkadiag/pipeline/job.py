@@ -28,6 +28,13 @@ from kafkadiag.pipeline.units import BUNDLE, DUMP, LAG, Unit, expand_local, is_u
 from kafkadiag.pipeline.work import analyze_remote_unit, analyze_unit
 
 SLICES_PER_CORE = 4
+# A batch carries at least this many bytes of input (about a third of a second of parsing and
+# analysis on one core): below it a task's own cost (scheduling, serialising its closure and
+# result, one more shuffle partition) outweighs the core it would add.
+MIN_BATCH_BYTES = 4 * 1024 * 1024
+# Inputs below this size finish before the JVM's optimising compiler pays back: the driver runs
+# with the quick compiler only (docs/batch.md, "Start-up").
+QUICK_START_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,7 @@ def run_batch(
     remote_inputs = [path for path in inputs if is_url(path)]
     from kafkadiag.pipeline.session import start_session
 
-    session = start_session(master, conf)
+    session = start_session(master, conf, quick_start=wants_quick_start(local_units, remote_inputs))
     context = session.sparkContext
     try:
         with SparkProgress(context, show_progress) as progress:
@@ -161,8 +168,14 @@ def _unit_bytes(unit: Unit) -> int:
     return total
 
 
-def _slices(context: Any, count: int) -> int:
-    return max(1, min(count, context.defaultParallelism * SLICES_PER_CORE))
+def wants_quick_start(local_units: Sequence[Unit], remote_inputs: Sequence[str]) -> bool:
+    # Remote inputs are listed through the session, so their size is not known before it starts.
+    return not remote_inputs and sum(map(_unit_bytes, local_units)) < QUICK_START_BYTES
+
+
+def batch_count(units: Sequence[Unit], cores: int) -> int:
+    by_bytes = -(-sum(map(_unit_bytes, units)) // MIN_BATCH_BYTES)
+    return max(1, min(len(units), cores * SLICES_PER_CORE, by_bytes))
 
 
 @dataclass
@@ -185,7 +198,7 @@ def _analyse_dumps(
     remote = [unit for unit in units if is_url(unit.path)]
     parts = []
     if local:
-        batches = balanced_batches(local, _slices(context, len(local)))
+        batches = balanced_batches(local, batch_count(local, context.defaultParallelism))
         parts.append(
             context.parallelize(batches, len(batches)).flatMap(
                 lambda batch: [analyze_unit(unit, selected, ignored) for unit in batch]

@@ -28,7 +28,12 @@ DEFAULT_CONF = {
 }
 
 
-def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
+# The driver's quick start: the client compiler alone reaches its (lower) peak in a fraction of the
+# time, which is all a small job runs for; measured on 100 dump files: 6.9 s -> 5.8 s end to end.
+QUICK_START_OPTIONS = ["-XX:TieredStopAtLevel=1"]
+
+
+def start_session(master: str | None, conf: Sequence[tuple[str, str]], quick_start: bool = False) -> Any:
     from kafkadiag.errors import SparkUnavailableError
 
     try:
@@ -50,7 +55,11 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]]) -> Any:
     if "spark.driver.extraJavaOptions" not in settings:
         cache_options, pending_archive = ([], None) if submitted else driver_java_options()
         settings["spark.driver.extraJavaOptions"] = " ".join(
-            [f"-Dlog4j2.configurationFile={_quiet_log4j()}", *cache_options]
+            [
+                f"-Dlog4j2.configurationFile={_quiet_log4j()}",
+                *cache_options,
+                *(QUICK_START_OPTIONS if quick_start and not submitted else []),
+            ]
         )
     for key, value in settings.items():
         builder = builder.config(key, value)
