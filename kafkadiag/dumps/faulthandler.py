@@ -34,7 +34,8 @@ THREAD_HEADER = re.compile(
     r"^(?P<current>Current thread|Thread) (?P<ident>0x[0-9a-fA-F]+) \(most recent call first\):\s*$"
 )
 STACK_HEADER = re.compile(r"^Stack \(most recent call first\):\s*$")
-FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*?)\s*$')
+# A function name has no space: what follows one is a reporter's note ("<- stuck here").
+FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>\S+)(?:\s.*)?$')
 BANNER = re.compile(r"^(?:Fatal Python error: .*|Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!)\s*$")
 # Lines faulthandler or Py_FatalError print that carry nothing a diagnosis needs.
 KNOWN_EXTRA = re.compile(

@@ -20,6 +20,10 @@ def parse_java_frame(text: str) -> Frame:
         if stripped != text and stripped.endswith(")"):
             # Padded to the width of a rendered page (KAFKA-914's tracker pads every line).
             return parse_java_frame(stripped)
+        close = text.find(")", open_paren)
+        if open_paren > 0 and close > 0 and text[close + 1 : close + 2] in (" ", "\t"):
+            # A note after the location: "<--- here", "// stuck", logback's "~[app.jar:1.0]".
+            return parse_java_frame(text[: close + 1])
         return Frame(text=text, function=text.strip(), file=None, line=None)
     function = text[:open_paren]
     if "\\" in function:

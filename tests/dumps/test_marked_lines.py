@@ -74,3 +74,41 @@ def test_kafka_916_marked_lock_lines_link_the_fetcher_to_main() -> None:
     waited = fetcher.waits_for()
     assert waited is not None and waited.lock_id == 0x7F1A2AE92510
     assert 0x7F1A2AE92510 in {lock.lock_id for lock in main.held_locks()}
+
+
+PY_SPY = CAPTURED / "py-poll-queue-full" / "py-spy-dump.txt"
+FAULTHANDLER = CAPTURED / "pyfmt-poll-queue-full" / "faulthandler-sigusr1.txt"
+
+
+def _noted(text: str, is_line_to_note, note: str) -> str:
+    return "\n".join(line + note if is_line_to_note(line) else line for line in text.split("\n"))
+
+
+@pytest.mark.parametrize("note", ["   <--- here", "  <- blocked here", "\t// stuck", " ~[app.jar:1.0]"])
+def test_notes_after_java_frames_and_lock_lines_are_not_part_of_them(note: str, tmp_path: Path) -> None:
+    # GIVEN a captured dump where a reporter wrote a note after every frame and lock line
+    path = tmp_path / "noted.txt"
+    text = DEADLOCK.read_text(encoding="utf-8")
+    path.write_text(_noted(text, lambda line: line.startswith(("\tat ", "\t- ")), note))
+    # WHEN it is read THEN it reads as the dump without the notes
+    assert what_was_read(path) == what_was_read(DEADLOCK)
+
+
+@pytest.mark.parametrize("note", ["   <- the blocking call", "      \u2190 stuck here", "  # never returns"])
+@pytest.mark.parametrize("source", [PY_SPY, FAULTHANDLER], ids=["py-spy", "faulthandler"])
+def test_notes_after_python_frames_are_not_part_of_them(source: Path, note: str, tmp_path: Path) -> None:
+    # GIVEN a captured Python dump where a reporter annotated every frame
+    path = tmp_path / source.name
+    text = source.read_text(encoding="utf-8")
+    path.write_text(
+        _noted(
+            text,
+            lambda line: (
+                line.startswith("    ") and line.rstrip().endswith(")") or line.lstrip().startswith('File "')
+            ),
+            note,
+        )
+    )
+    # WHEN it is read THEN every frame is the frame it was
+    assert what_was_read(path) == what_was_read(source)
+    assert sum(len(thread[2]) for thread in what_was_read(path)) > 5
