@@ -262,15 +262,14 @@ class _ThreadBuilder:
     def _stated_wait(self, state: ThreadState, detail: str, frames: tuple[Frame, ...]) -> None:
         """`WAITING on pkg.Lock@4836840 owned by: x`: the wait, as the lock line it stands for."""
         wait = stated_wait(detail)
-        if wait is None or any(event.lock_id == wait.lock_id for event in self.events):
+        if wait is None:
             return
         text = STATE_LINE + (self.state_text or "")
-        self.events.insert(
-            0,
-            LockEvent(
-                stated_wait_kind(state, frames), wait.lock_id, wait.lock_class, 0, self.state_line_no, text
-            ),
-        )
+        if not any(event.lock_id == wait.lock_id for event in self.events):
+            kind = stated_wait_kind(state, frames)
+            self.events.insert(0, LockEvent(kind, wait.lock_id, wait.lock_class, 0, self.state_line_no, text))
+        # The owner is news even when a lock line repeats the wait: ThreadInfo.toString() names
+        # it in the header only, and the owner's own stack may be cut above its "- locked" line.
         if wait.owner is not None:
             self.stated_owner = (wait.owner, LockRef(wait.lock_id, wait.lock_class, self.state_line_no, text))
 
@@ -287,7 +286,10 @@ def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
         info = THREADINFO.match(line)
         if info:
             builder = _ThreadBuilder(info["name"], line_no, line)
-            builder.state_text = info["state"]
+            rest = info["rest"] or ""
+            # "BLOCKED on pkg.Lock@3a09eed4 owned by "x" Id=47": the wait and its owner, as a state
+            # line would state them.
+            builder.state_text = info["state"] + rest.rstrip() if rest.startswith(" on ") else info["state"]
             return builder
     if not looks_like_hotspot_header(line):
         return None

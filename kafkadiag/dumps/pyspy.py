@@ -52,7 +52,10 @@ _PROCESS = re.compile(r"^Process (?P<pid>\d+): (?P<command>.*)$")
 _PYTHON = re.compile(r"^Python v(?P<version>\S+)")
 _THREAD = PYSPY_HEADER
 # A frame may carry a reporter's note after its location: "(ssl.py:1138)   <- the blocking call".
-_FRAME = re.compile(r"^(?P<function>.+?) \((?P<location>[^()]*)\)(?:\s+(?:<-|<=|\u2190|#|//)\S*\s.*|\s{2,}\S.*)?$")
+_FRAME = re.compile(
+    r"^(?P<function>.+?) \((?P<location>[^()]*)\)"
+    r"(?:\s+(?:<-|<=|\u2190|#|//)\S*\s.*|\s{2,}\S.*)?$"
+)
 _ADDRESS = re.compile(r"<(?P<type>[\w.]+) (?:object )?at (?P<address>0x[0-9a-fA-F]+)>")
 
 # Frames whose `self` is the object the thread is waiting on, and how it waits.

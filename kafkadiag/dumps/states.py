@@ -69,7 +69,15 @@ def stated_wait(detail: str) -> StatedWait | None:
     if match is None:
         return None
     owner = match["owner"]
-    return StatedWait(int(match["hash"], 16), match["class"], owner.strip().strip('"') if owner else None)
+    if owner:
+        owner = owner.strip()
+        # ThreadInfo.toString() quotes the owner and gives its id: `owned by "pool-4-thread-13" Id=153`.
+        quoted = _QUOTED_OWNER.match(owner)
+        owner = quoted["name"] if quoted else owner.strip('"')
+    return StatedWait(int(match["hash"], 16), match["class"], owner or None)
+
+
+_QUOTED_OWNER = re.compile(r'^"(?P<name>.*)"(?: Id=\d+)?$')
 
 
 def stated_wait_kind(state: ThreadState, frames: tuple[Frame, ...]) -> LockEventKind:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from kafkadiag.dumps import read_dumps
+from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import Thread, ThreadDump
 from kafkadiag.rules.engine import analyze
 
@@ -181,3 +182,23 @@ def _wrap_first_frame(block: str) -> str:
     middle = len(lines[index]) // 2
     lines[index : index + 1] = [lines[index][:middle], lines[index][middle:]]
     return "\n".join(lines)
+
+
+def test_a_threadinfo_header_names_the_holder_whose_stack_was_cut(tmp_path: Path) -> None:
+    # GIVEN the ThreadInfo deadlock with ti-deadlock-B's stack cut above its "- locked" line, as
+    # reporters cut stacks: only A's header ('BLOCKED on X@a09ee92 owned by "ti-deadlock-B" Id=13')
+    # still says who holds that ledger
+    log = (CAPTURED / "threadinfo-deadlock" / "threadinfo.log").read_text(encoding="utf-8")
+    held_by_b = "\t-  locked com.example.ThreadInfoDeadlock$Ledger@a09ee92\n"
+    assert held_by_b in log
+    path = tmp_path / "cut.log"
+    path.write_text(log.replace(held_by_b, ""))
+    # WHEN it is read
+    (dump,) = read_dumps(str(path))
+    # THEN B holds the ledger all the same, and the cycle between A and B is whole
+    b = next(thread for thread in dump.threads if thread.name == "ti-deadlock-B")
+    assert 0xA09EE92 in {lock.lock_id for lock in b.held_locks()}
+    cycles = LockGraph(dump).cycles()
+    assert [sorted(dump.threads[index].name for index in cycle) for cycle in cycles] == [
+        ["ti-deadlock-A", "ti-deadlock-B"]
+    ]
