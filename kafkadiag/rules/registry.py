@@ -12,6 +12,7 @@ from kafkadiag.rules.kd105_blocking_chain import BlockingChain
 from kafkadiag.rules.kd106_contended_lock import ContendedLock
 from kafkadiag.rules.kd107_put_while_holding_lock import PutWhileHoldingLock
 from kafkadiag.rules.kd108_channel_queue_ring import ChannelQueueRing
+from kafkadiag.rules.kd109_shutdown_waits_on_running_thread import ShutdownWaitsOnRunningThread
 from kafkadiag.rules.kd201_fetcher_blocked_on_full_queue import FetcherBlockedOnFullQueue
 from kafkadiag.rules.kd202_streams_starving import StreamsStarving
 from kafkadiag.rules.kd203_stream_not_draining import StreamNotDraining
@@ -62,6 +63,7 @@ RULES: tuple[type[Rule], ...] = (
     ContendedLock,
     PutWhileHoldingLock,
     ChannelQueueRing,
+    ShutdownWaitsOnRunningThread,
     FetcherBlockedOnFullQueue,
     StreamsStarving,
     StreamNotDraining,
