@@ -128,9 +128,23 @@ def dispatch_index(thread: Thread) -> int | None:
     for index, frame in enumerate(thread.frames):
         if any(_matches(frame, loop_frame) for loop_frame in DISPATCH_FRAMES):
             return index
-        if any(_matches(frame, loop_frame) for loop_frame in ITERATION_FRAMES):
+        iteration = next((loop for loop in ITERATION_FRAMES if _matches(frame, loop)), None)
+        if iteration is not None:
+            # Application code right above asyncio's iteration: the dispatch frame between them
+            # (Handle._run, its only way to call code) was left out of an excerpt. Other loops
+            # call helpers of their own between an iteration and a callback.
+            above = thread.frames[index - 1] if index > 0 else None
+            if iteration.framework == "asyncio" and above is not None and _called_by_the_loop(above):
+                return index
             return None  # the innermost loop is between callbacks: waiting for I/O or timers
     return None
+
+
+def _called_by_the_loop(frame: Frame) -> bool:
+    if is_native(frame) or is_loop_machinery(frame):
+        return False
+    file = frame.file or ""
+    return bool(file) and not file.endswith("selectors.py") and not file.startswith("<")
 
 
 def framework(thread: Thread, dispatch: int) -> str:
@@ -139,7 +153,7 @@ def framework(thread: Thread, dispatch: int) -> str:
             if not is_native(frame) and _matches(frame, loop_frame):
                 return loop_frame.framework
     frame = thread.frames[dispatch]
-    return next(loop.framework for loop in DISPATCH_FRAMES if _matches(frame, loop))
+    return next(loop.framework for loop in DISPATCH_FRAMES + ITERATION_FRAMES if _matches(frame, loop))
 
 
 def is_loop_machinery(frame: Frame) -> bool:

@@ -118,6 +118,30 @@ def test_the_finding_names_the_framework_that_runs_the_loop(relative: str, loop:
     assert f"runs the {loop} event loop" in finding.message
 
 
+@pytest.mark.parametrize(
+    "relative", ["py-asyncio-blocking-sleep/py-spy-dump.txt", "py-asyncio-blocking-recv/py-spy-dump.txt"]
+)
+def test_an_excerpt_without_the_dispatch_frame_still_shows_the_loop_blocked(
+    relative: str, tmp_path: Path
+) -> None:
+    # GIVEN a blocked asyncio loop whose excerpt goes from the callback straight to _run_once (a
+    # reporter left Handle._run out, as one would a frame that says nothing to them)
+    text = (CAPTURED / relative).read_text(encoding="utf-8")
+    lines = [
+        line for line in text.split("\n") if not line.lstrip().startswith("Handle._run (asyncio/events.py:")
+    ]
+    assert len(lines) < len(text.split("\n"))
+    path = tmp_path / "excerpt.txt"
+    path.write_text("\n".join(lines))
+    # WHEN it is analysed THEN the loop's callback is still the code blocking the loop
+    report = analyze(read_dumps(str(path)), select=["KD406"])
+    (excerpt,) = report.findings
+    (whole,) = findings(relative, "KD406")
+    assert excerpt.threads == whole.threads
+    assert excerpt.details["blocking_call"] == whole.details["blocking_call"]
+    assert excerpt.details["loop"] == "asyncio"
+
+
 def test_a_call_into_c_without_native_frames_is_a_warning_that_says_what_is_missing() -> None:
     (plain,) = findings("py-asyncio-blocking-sleep/py-spy-dump.txt", "KD406")
     (native,) = findings("py-asyncio-blocking-sleep/py-spy-dump-native.txt", "KD406")
