@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from kafkadiag.model import Frame, Thread, ThreadDump, ThreadStatus
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Rule, Severity
 from kafkadiag.rules.context import JAVA_FORMATS, PYTHON_FORMATS, AnalysisContext
 from kafkadiag.rules.kd103_hidden_wait_deadlock import _joined
+from kafkadiag.rules.python import python_frames
 
 # Where a stop waits without a time limit for other threads to finish.
 JAVA_WAITS = {
@@ -27,11 +29,23 @@ PYTHON_RUNTIME_FILES = re.compile(
     r"(?:^|/)(?:threading|queue|selectors|socket|ssl|subprocess|weakref)\.py$|"
     r"(?:^|/)(?:concurrent|asyncio|multiprocessing)/|^<"
 )
+POOL_SHUTDOWN = ("concurrent/futures/thread.py", "shutdown")
 POOL_WORKER = ("concurrent/futures/thread.py", "_worker")
 # How far past the stopping method the chain is read for the component's other classes/files.
 OUTER_FRAMES = 2
 # More candidates than this and the dump cannot tell which of them the stop waits for.
 MAX_CANDIDATES = 3
+
+
+class _Stop(NamedTuple):
+    """A thread waiting inside a stop: where it waits, the stopping frame, the last frame of the
+    chain read for the component, and whether the stop is a Python pool's shutdown()."""
+
+    waiter: Thread
+    wait_index: int
+    stop_index: int
+    last_index: int
+    pool_shutdown: bool
 
 
 class ShutdownWaitsOnRunningThread(Rule):
@@ -64,6 +78,7 @@ that do not finish, instead of waiting forever.
         java = dump.format in JAVA_FORMATS
         if not java and dump.format not in PYTHON_FORMATS:
             return
+        places: _Places | None = None  # built once, for the first waiter found
         for thread in dump.threads:
             wait_index = _java_wait(thread) if java else _python_wait(thread)
             if wait_index is None:
@@ -71,39 +86,39 @@ that do not finish, instead of waiting forever.
             stop_index = _stopping_frame(thread, wait_index)
             if stop_index is None:
                 continue
-            candidates = _component_threads(dump, thread, wait_index, stop_index, java)
+            last_index = _application_frame_after(thread, stop_index, java)
+            stop = _Stop(
+                thread, wait_index, stop_index, last_index, not java and _has_frame(thread, POOL_SHUTDOWN)
+            )
+            places = places or _Places(dump, java)
+            candidates = _component_threads(dump, stop, places, java)
             if not candidates or len(candidates) > MAX_CANDIDATES:
                 continue
-            if java and _holds_what_they_wait_for(context, thread, candidates):
+            if java and _holds_what_they_wait_for(thread, candidates):
                 continue  # a lock between them: KD103 reports that deadlock
-            yield self._finding(context, thread, wait_index, stop_index, candidates, java)
+            yield self._finding(context, stop, candidates, java)
 
     def _finding(
-        self,
-        context: AnalysisContext,
-        waiter: Thread,
-        wait_index: int,
-        stop_index: int,
-        candidates: Sequence[Thread],
-        java: bool,
+        self, context: AnalysisContext, stop: _Stop, candidates: Sequence[Thread], java: bool
     ) -> Finding:
-        wait_frame = waiter.frames[wait_index]
-        waited = JAVA_WAITS.get(wait_frame.function, "Thread.join") if java else "Thread.join"
-        if not java and _has_frame(waiter, ("concurrent/futures/thread.py", "shutdown")):
+        waiter = stop.waiter
+        waited = (
+            JAVA_WAITS.get(waiter.frames[stop.wait_index].function, "Thread.join") if java else "Thread.join"
+        )
+        if stop.pool_shutdown:
             waited = "ThreadPoolExecutor.shutdown(wait=True)"
         # The outermost stopping method read names the component best: close() over a pool's
         # shutdown(), SocketServer.shutdown over its processors' shutdown.
-        last = _application_frame_after(waiter, stop_index, java)
         stopping = next(
             frame.function
-            for frame in reversed(waiter.frames[stop_index : last + 1])
+            for frame in reversed(waiter.frames[stop.stop_index : stop.last_index + 1])
             if STOPPING.match(frame.method)
         )
         name = context.label(waiter)
         names = context.labels(candidates)
         doing = "; ".join(f"{label} is {stacks.doing(other)}" for label, other in zip(names, candidates))
-        evidence = [context.header(waiter), context.frame(waiter, wait_index)]
-        evidence.append(context.frame(waiter, stop_index))
+        evidence = [context.header(waiter), context.frame(waiter, stop.wait_index)]
+        evidence.append(context.frame(waiter, stop.stop_index))
         for other in candidates:
             evidence.append(context.header(other))
             if other.frames:
@@ -130,8 +145,7 @@ def _java_wait(thread: Thread) -> int | None:
 def _python_wait(thread: Thread) -> int | None:
     if thread.status not in (ThreadStatus.IDLE, ThreadStatus.UNKNOWN) and thread.active is not False:
         return None
-    python = [(index, frame) for index, frame in enumerate(thread.frames) if not frame.native]
-    for index, frame in python[:4]:  # py-spy --native interleaves the interpreter's C frames
+    for index, frame in python_frames(thread)[:4]:  # --native interleaves the interpreter's C frames
         if frame.method in PYTHON_WAIT_METHODS and (frame.file or "").endswith("threading.py"):
             return index
     return None
@@ -152,21 +166,33 @@ def _stopping_frame(thread: Thread, wait_index: int) -> int | None:
     return None
 
 
-def _component_threads(
-    dump: ThreadDump, waiter: Thread, wait_index: int, stop_index: int, java: bool
-) -> list[Thread]:
+class _Places:
+    """Where each thread of a dump runs (`_place` of its frames), read once for every waiter."""
+
+    def __init__(self, dump: ThreadDump, java: bool) -> None:
+        self.by_thread = [
+            (thread, {place for frame in thread.frames if (place := _place(frame, java)) is not None})
+            for thread in dump.threads
+        ]
+
+    def running_in(self, place: tuple[str, str], besides: Thread) -> list[Thread]:
+        return [thread for thread, places in self.by_thread if place in places and thread is not besides]
+
+
+def _component_threads(dump: ThreadDump, stop: _Stop, places: _Places, java: bool) -> list[Thread]:
     """Threads running in the component the waiter stops, narrowed by each caller in turn."""
-    others = [thread for thread in dump.threads if thread is not waiter]
+    waiter = stop.waiter
     hints: list[list[Thread]] = []
-    if java and waiter.frames[wait_index].function == "java.lang.Thread.join":
+    if java and waiter.frames[stop.wait_index].function == "java.lang.Thread.join":
         hints.append(_joined(dump, waiter))  # the joined Thread subclass's run(), when it tells
-    if not java and _has_frame(waiter, ("concurrent/futures/thread.py", "shutdown")):
-        hints.append([thread for thread in others if _has_frame(thread, POOL_WORKER)])
-    last = _application_frame_after(waiter, stop_index, java)
-    for frame in waiter.frames[wait_index + 1 : last + 1]:
+    if stop.pool_shutdown:
+        hints.append(
+            [thread for thread in dump.threads if thread is not waiter and _has_frame(thread, POOL_WORKER)]
+        )
+    for frame in waiter.frames[stop.wait_index + 1 : stop.last_index + 1]:
         place = _place(frame, java)
         if place is not None:
-            hints.append([other for other in others if any(_place(f, java) == place for f in other.frames)])
+            hints.append(places.running_in(place, besides=waiter))
     chosen: list[Thread] = []
     for hint in hints:
         if not hint:
@@ -217,6 +243,6 @@ def _idle(thread: Thread, java: bool) -> bool:
     return thread.status is ThreadStatus.IDLE
 
 
-def _holds_what_they_wait_for(context: AnalysisContext, waiter: Thread, candidates: Sequence[Thread]) -> bool:
+def _holds_what_they_wait_for(waiter: Thread, candidates: Sequence[Thread]) -> bool:
     held = {lock.lock_id for lock in waiter.held_locks()}
     return any((event := other.waits_for()) is not None and event.lock_id in held for other in candidates)
