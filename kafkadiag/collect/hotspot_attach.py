@@ -7,7 +7,8 @@ attach (version 1), the one jstack's VirtualMachine.attach speaks on Linux:
   - the listener's socket is <tmpdir>/.java_pid<pid> (tmpdir as the target sees it, so
     /proc/<pid>/root/tmp from here, which also covers containers);
   - if it is not there, creating .attach_pid<pid> in the target's working directory and sending
-    SIGQUIT makes the JVM start the listener (exactly what jstack does);
+    SIGQUIT makes the JVM start the listener (exactly what jstack does); a socket file nothing
+    listens on, left by a JVM killed under the same pid, is replaced by the JVM the same way;
   - a request is "1\\0<command>\\0<arg1>\\0<arg2>\\0<arg3>\\0"; the answer is the result code on the
     first line ("0" is success), then the command's output until the socket closes.
 The output is byte for byte what `jstack -l` prints. Any failure raises AttachError, and the caller
@@ -52,9 +53,13 @@ def _socket_path(pid: int) -> str:
     return f"/proc/{pid}/root/tmp/.java_pid{_namespace_pid(pid)}"
 
 
-def _start_listener(pid: int, deadline: float) -> str:
+def _start_listener(pid: int, deadline: float, stale: bool = False) -> str:
+    """The listener's socket path, asking the JVM to start its listener if there is none. `stale`:
+    the socket file there refused the connection (left by a JVM that died under the same pid);
+    the JVM replaces it when it starts its own listener, so wait for a different file."""
     path = _socket_path(pid)
-    if os.path.exists(path):
+    old_file = _file_identity(path) if stale else None
+    if os.path.exists(path) and not stale:
         return path
     trigger = f"/proc/{pid}/cwd/.attach_pid{_namespace_pid(pid)}"
     try:
@@ -70,7 +75,8 @@ def _start_listener(pid: int, deadline: float) -> str:
     try:
         os.kill(pid, signal.SIGQUIT)
         while time.monotonic() < deadline:
-            if os.path.exists(path):
+            current = _file_identity(path)
+            if current is not None and current != old_file:
                 return path
             time.sleep(0.01)
         raise AttachError("the JVM did not start its attach listener", listener_absent=True)
@@ -79,14 +85,46 @@ def _start_listener(pid: int, deadline: float) -> str:
             os.unlink(trigger)
 
 
+def _file_identity(path: str) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+def _connect_once(path: str, deadline: float) -> socket.socket:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.settimeout(max(deadline - time.monotonic(), 0.05))
+        connection.connect(path)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _connect(pid: int, deadline: float) -> tuple[socket.socket, str]:
+    path = _start_listener(pid, deadline)
+    try:
+        try:
+            return _connect_once(path, deadline), path
+        except ConnectionRefusedError:
+            # Nothing listens: a socket file left behind by a JVM killed under the same pid.
+            path = _start_listener(pid, deadline, stale=True)
+            return _connect_once(path, deadline), path
+    except ConnectionRefusedError:
+        raise AttachError(f"attach socket {path}: nothing listens on it") from None
+    except OSError as error:  # permission (another user's JVM), timed out
+        raise AttachError(f"attach socket {path}: {error}") from None
+
+
 def request(pid: int, command: str, arguments: tuple[str, str, str], timeout_s: float) -> str:
     deadline = time.monotonic() + timeout_s
-    path = _start_listener(pid, deadline)
     payload = b"\0".join([PROTOCOL, command.encode(), *(argument.encode() for argument in arguments)]) + b"\0"
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+    connection, path = _connect(pid, deadline)
+    with connection:
         try:
-            connection.settimeout(max(deadline - time.monotonic(), 0.05))
-            connection.connect(path)
             connection.sendall(payload)
             chunks: list[bytes] = []
             size = 0
@@ -99,7 +137,7 @@ def request(pid: int, command: str, arguments: tuple[str, str, str], timeout_s: 
                 if size > MAX_ANSWER_BYTES:
                     raise AttachError(f"the answer exceeds {MAX_ANSWER_BYTES} bytes")
                 chunks.append(chunk)
-        except OSError as error:  # refused (another user's JVM), reset, timed out
+        except OSError as error:  # reset, timed out
             raise AttachError(f"attach socket {path}: {error}") from None
     answer = b"".join(chunks)
     code, _, output = answer.partition(b"\n")

@@ -3,6 +3,7 @@ real JVM, and bounded, named failures against listeners that misbehave and JVMs 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -87,6 +88,9 @@ def fake_listener(answer: bytes | None) -> Iterator[int]:
     `answer`, or never answers (None)."""
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     path = f"/tmp/.java_pid{sleeper.pid}"
+    # A JVM killed earlier under the same pid leaves its socket file behind; the pid is ours now.
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(1)
@@ -121,3 +125,19 @@ def test_a_listener_that_never_answers_is_bounded() -> None:
 def test_an_error_code_from_the_listener_is_an_error() -> None:
     with fake_listener(b"101\nNo such operation\n") as pid, pytest.raises(AttachError, match="101"):
         request(pid, "threaddump", ("-l", "", ""), timeout_s=2.0)
+
+
+def test_a_socket_file_left_by_a_dead_jvm_under_the_same_pid_is_replaced(tmp_path: Path) -> None:
+    process = java(tmp_path)
+    path = f"/tmp/.java_pid{process.pid}"
+    left_behind = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        left_behind.bind(path)  # bound, never listening: what a killed JVM leaves
+        left_behind.close()
+        dump = thread_dump(process.pid, timeout_s=10.0)
+        assert "Full thread dump" in dump and '"main"' in dump
+    finally:
+        process.kill()
+        process.wait()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
