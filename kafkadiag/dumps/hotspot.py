@@ -89,6 +89,7 @@ _SYNCHRONIZERS_INDENTED = "   Locked ownable synchronizers:"
 SYNCHRONIZERS = "Locked ownable synchronizers:"
 THREADINFO_SYNCHRONIZERS = "Number of locked synchronizers = "
 DEADLOCK_START = "Found one Java-level deadlock:"
+REPORT_STACKS = "Java stack information for the threads listed above"
 CARRYING = "Carrying virtual thread #"
 MOUNTED = "Mounted virtual thread #"
 
@@ -814,6 +815,13 @@ class HotspotParser:
                 self.dump.report_only = True
             self._begin_report()
             return
+        if line.startswith(REPORT_STACKS) and self.dump is None:
+            # Only the stacks half of a deadlock report (SPARK-11104): the cycle is left to the
+            # lock lines, as in any dump without the JVM's report.
+            self._start_dump(line_no, banner=None)
+            assert self.dump is not None
+            self.dump.report_only = True
+            return
         if line.startswith("Thread ") and self._agent_header(line, line_no):
             return
         if self.mode == IN_DUMP:
@@ -959,10 +967,10 @@ class HotspotParser:
                 )
             )
             return
-        if stripped.startswith(DEADLOCK_START) or stripped.startswith("Java stack information"):
+        if stripped.startswith(DEADLOCK_START) or stripped.startswith(REPORT_STACKS):
             self._close_report_cycle()
             self.report_thread = None
-            stacks_follow = stripped.startswith("Java stack information")
+            stacks_follow = stripped.startswith(REPORT_STACKS)
             if stacks_follow and self.dump is not None and self.dump.report_only:
                 self.mode = IN_DUMP  # the stacks that follow are the only ones there are: read them
             return

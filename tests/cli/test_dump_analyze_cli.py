@@ -215,3 +215,20 @@ def test_the_jvms_deadlock_report_on_its_own_is_a_dump(captured: Path, tmp_path:
     assert cycles == [("deadlock-lock-A", "deadlock-lock-B"), ("deadlock-monitor-A", "deadlock-monitor-B")]
     assert report["series"][0]["threads"] == 4
     assert any("only the JVM's deadlock report" in caveat for caveat in report["caveats"])
+
+
+def test_the_stacks_half_of_a_deadlock_report_is_a_dump(captured: Path, tmp_path: Path) -> None:
+    # GIVEN only the "Java stack information" part of a captured deadlock report, its cycle left out
+    # (as SPARK-11104's reporter pasted it)
+    whole = (captured / "deadlock/jstack-l.txt").read_text()
+    stacks = whole[whole.index("Java stack information") :]
+    stacks = stacks[: stacks.index("Found one Java-level deadlock:")]
+    pasted = tmp_path / "stacks.txt"
+    pasted.write_text("{code}\n" + stacks + "{code}\n")
+    code, report, err = analyze_json(str(pasted))
+    # THEN the cycle is read from the stacks' lock lines, with the same caveat as the whole report
+    assert code == ExitCode.FINDINGS, err
+    (cycle,) = [f for f in report["findings"] if f["rule"] in ("KD101", "KD102")]
+    assert cycle["rule"] == "KD102" and len(cycle["threads"]) == 2
+    assert report["series"][0]["threads"] == 2
+    assert any("only the JVM's deadlock report" in caveat for caveat in report["caveats"])
