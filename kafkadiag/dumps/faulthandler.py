@@ -43,6 +43,8 @@ KNOWN_EXTRA = re.compile(
 )
 
 
+# faulthandler's MAX_FRAME_DEPTH (Python/traceback.c): deeper stacks end with "  ...".
+FAULTHANDLER_MAX_FRAMES = 100
 NAMES_NOTE = "faulthandler prints no thread names: threads are named by their ident"
 
 
@@ -54,10 +56,24 @@ class _Dump(PythonDump):
             source, index, line_no, DumpFormat.FAULTHANDLER, "faulthandler", banner, (NAMES_NOTE,)
         )
         self.truncated_stacks = 0
+        self.elided_stacks = 0
+
+    def stack_cut(self, frames_above: int) -> None:
+        """A `  ...` line: faulthandler's own cut comes after exactly 100 frames; anywhere else a
+        person left frames out when pasting."""
+        if frames_above >= FAULTHANDLER_MAX_FRAMES:
+            self.truncated_stacks += 1
+        else:
+            self.elided_stacks += 1
 
     def build(self) -> ThreadDump:
         if self.truncated_stacks:
             self.notes.append(f"{self.truncated_stacks} stack(s) cut at faulthandler's 100 frames")
+        if self.elided_stacks:
+            self.notes.append(
+                f"{self.elided_stacks} stack(s) shortened by hand ('...' after fewer than 100 frames):"
+                " their outer frames are not in the input"
+            )
         return super().build()
 
 
@@ -118,7 +134,7 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
                 continue
             if KNOWN_EXTRA.match(line):
                 if line.strip() == "...":
-                    dump.truncated_stacks += 1
+                    dump.stack_cut(len(frames))
                 dump.end_line_no = line_no
                 continue
             # Anything else (the application's own output around the dump) ends the thread.

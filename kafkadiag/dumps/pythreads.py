@@ -3,7 +3,8 @@
 py-spy says whether a thread is running Python code; faulthandler, `traceback.print_stack`,
 gdb's py-bt, gevent and asyncio print frames only. A thread's status is then read from its top
 frame, as the Python rules read py-spy dumps: a thread whose innermost frame is one of the
-standard library's waits (Condition.wait, Queue.get, a selector's select, Thread.join) is IDLE.
+standard library's waits (Condition.wait, Queue.get, a selector's select, Thread.join) or any
+`acquire` (a library's lock wrapper, which waits in the C acquire it wraps) is IDLE.
 When the dump quotes the source line of an application frame on top (traceback, gdb), a call
 that blocks on that line (`time.sleep(...)`, `lock.acquire()`, `with lock:`) makes it IDLE too.
 Anything else is RUNNABLE: as far as the dump shows, the thread runs Python code.
@@ -71,6 +72,10 @@ def is_waiting(frames: Sequence[Frame], top_source: str | None = None) -> bool:
     if top is None:
         return False
     if top.function in WAITING_FUNCTIONS:
+        return True
+    if top.function.rpartition(".")[2] == "acquire":
+        # A lock wrapper's own acquire (tqdm's TqdmDefaultWriteLock, a pool's, a semaphore
+        # subclass): on top of a stack it is waiting in the C acquire it wraps.
         return True
     if (top.file or "").replace("\\", "/").endswith(WAITING_MODULES):
         return True

@@ -9,6 +9,8 @@ of the reproducers' frames are looked up by content in their source, as the capt
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -316,3 +318,35 @@ def test_every_format_of_one_process_gives_the_same_thread_idents(scenario: str)
     assert all(found == idents["faulthandler-sigusr1.txt"] for found in idents.values()), idents
     # gdb also gives each thread's Linux thread id (py-spy's thread number)
     assert all(thread.nid for thread in only_dump(CAPTURED / scenario / "gdb-py-bt.txt").threads)
+
+
+def test_faulthandlers_cut_at_100_frames_and_a_hand_cut_are_told_apart(tmp_path: Path) -> None:
+    # GIVEN a real faulthandler dump of a thread 150 calls deep (faulthandler cuts it at 100)
+    script = (
+        "import faulthandler, sys\n"
+        "def deep(n):\n"
+        "    if n == 0:\n"
+        "        faulthandler.dump_traceback(sys.stdout, all_threads=True)\n"
+        "    else:\n"
+        "        deep(n - 1)\n"
+        "deep(150)\n"
+    )
+    deep = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert deep.rstrip().endswith("...")
+    (dump,) = list(read_dumps(_written(tmp_path / "deep.txt", deep)))
+    assert any("cut at faulthandler's 100 frames" in note for note in dump.notes)
+    # AND a captured dump whose first stack a person shortened to two frames and '...'
+    lines = (CAPTURED / "pyfmt-poll-queue-full" / "faulthandler-sigusr1.txt").read_text().splitlines()
+    first_frame = next(i for i, line in enumerate(lines) if line.startswith("  File "))
+    end = next(i for i in range(first_frame, len(lines)) if not lines[i].startswith("  File "))
+    shortened = lines[: first_frame + 2] + ["  ..."] + lines[end:]
+    (cut,) = list(read_dumps(_written(tmp_path / "cut.txt", "\n".join(shortened) + "\n")))
+    # THEN only the deep one is faulthandler's cut; the other says frames were left out by hand
+    assert not any("shortened by hand" in note for note in dump.notes)
+    assert any("1 stack(s) shortened by hand" in note for note in cut.notes)
+    assert not any("cut at faulthandler's" in note for note in cut.notes)
+
+
+def _written(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
