@@ -34,7 +34,15 @@ _PYTHON_MARKERS = (
         re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):"),
         DumpFormat.FAULTHANDLER,
     ),
-    (re.compile(r"^Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"), DumpFormat.GDB_PY_BT),
+    (
+        # `thread apply all py-bt`; `thread N` then `py-bt`; a lone `py-bt` (Python's own
+        # tracebacks say "most recent call last")
+        re.compile(
+            r"^(?:\[Switching to thread \d+ \()?Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
+            r"|^Traceback \(most recent call first\):"
+        ),
+        DumpFormat.GDB_PY_BT,
+    ),
     (re.compile(r"^\* (?:Threads|Greenlets)\s*$"), DumpFormat.GEVENT),
     (re.compile(r"^(?:No stack|Stack) for <\w*Task "), DumpFormat.ASYNCIO),
     (

@@ -11,6 +11,10 @@ name is the OS thread name, which CPython before 3.14 leaves as the program's. A
 `LWP <n>` so that it can be matched with a py-spy dump of the same process. gdb prints its own
 lines around the stacks (`[New LWP ...]`, the frame it stopped in, `Unable to locate python
 frame` for threads that run no Python): they are kept as unparsed lines or ignored.
+
+A session pasted as typed also reads: `thread 5` answered by `[Switching to thread 5 (Thread 0x...
+(LWP 27352))]` and then `py-bt` is that thread; a lone `py-bt` is "current thread". Prompts
+(`(gdb) `, gdb-dashboard's `>>> `) and the C frame gdb stopped in are skipped.
 """
 
 from __future__ import annotations
@@ -24,8 +28,15 @@ from kafkadiag.model import DumpFormat, Frame, ThreadDump
 THREAD_HEADER = re.compile(
     r"^Thread (?P<number>\d+) \(Thread (?P<pthread>0x[0-9a-fA-F]+) \(LWP (?P<lwp>\d+)\)"
     r'(?: "(?P<name>.*)")?\):\s*$'
+    # gdb's answer to `thread N`, before a `py-bt` of that one thread
+    r"|^\[Switching to thread (?P<switched>\d+) \(Thread (?P<switched_pthread>0x[0-9a-fA-F]+)"
+    r" \(LWP (?P<switched_lwp>\d+)\)\)\]\s*$"
 )
 TRACEBACK = "Traceback (most recent call first):"
+# gdb's prompt and commands ("(gdb) py-bt", gdb-dashboard's ">>> thread 1"), a C frame it stopped
+# in ("#0  PyException_GetContext (self=...) at Objects/exceptions.c:350") and the source line it
+# quotes under it ("350\t    PyObject *context = ..."): the C side, before the Python stack.
+GDB_OWN_LINE = re.compile(r"^(?:\(gdb\) |>>> )|^#\d+\s+(?:0x[0-9a-fA-F]+ in )?\w+ \(|^\d+\t")
 FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$')
 BUILTIN = re.compile(r"^\s+<built-in (?:method|function) (?P<function>[\w.]+)")
 # Lines the extension prints where a frame cannot be shown; they say nothing about state.
@@ -35,6 +46,17 @@ KNOWN_EXTRA = re.compile(
     # gdb's own status lines: "[New LWP 1235]", "[Inferior 1 (process 1234) detached]".
     r"|^\[.*\]\s*$"
 )
+
+
+def thread_number(header: re.Match[str]) -> str:
+    return header["number"] or header["switched"]
+
+
+def thread_name(header: re.Match[str]) -> str:
+    """`LWP <n>`, the Linux thread id py-spy also shows; the thread gdb stopped in when the
+    `py-bt` came with no thread line."""
+    lwp = header["lwp"] or header["switched_lwp"]
+    return f"LWP {lwp}" if lwp != "0" else "current thread"
 
 
 def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
@@ -54,7 +76,7 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             top_source = sources.get(top_python) if top_python is not None else None
             dump.threads.append(
                 python_thread(
-                    f"LWP {header['lwp']}",
+                    thread_name(header),
                     header.group(0),
                     header_line_no,
                     frames,
@@ -62,7 +84,7 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
                     frame_line_nos=tuple(frame_line_nos),
                 )
             )
-            dump.seen.add(header["number"])
+            dump.seen.add(thread_number(header))
             dump.end_line_no = line_no
         header, frames, sources, frame_line_nos = None, [], {}, []
 
@@ -72,9 +94,12 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             if not line.strip():
                 continue
             thread_header = THREAD_HEADER.match(line)
+            if thread_header is None and line.startswith(TRACEBACK) and header is None:
+                # A lone `py-bt` of the thread gdb stopped in, no thread line before it.
+                thread_header = THREAD_HEADER.match("[Switching to thread 0 (Thread 0x0 (LWP 0))]")
             if thread_header:
                 close_thread()
-                if dump is None or thread_header["number"] in dump.seen:
+                if dump is None or thread_number(thread_header) in dump.seen:
                     if dump is not None:
                         yield dump.build()
                     dump = PythonDump(source, count, line_no, DumpFormat.GDB_PY_BT, "gdb")
@@ -83,7 +108,7 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
                 continue
             if header is None or dump is None:
                 continue  # gdb's own lines before the first thread
-            if line.startswith(TRACEBACK) or KNOWN_EXTRA.match(line):
+            if line.startswith(TRACEBACK) or KNOWN_EXTRA.match(line) or GDB_OWN_LINE.match(line):
                 continue
             frame = FRAME.match(line)
             if frame:

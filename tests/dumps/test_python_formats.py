@@ -350,3 +350,37 @@ def test_faulthandlers_cut_at_100_frames_and_a_hand_cut_are_told_apart(tmp_path:
 def _written(path: Path, text: str) -> str:
     path.write_text(text)
     return str(path)
+
+
+@pytest.mark.parametrize("prompt", ["(gdb) ", ">>> "])
+def test_gdb_py_bt_of_one_thread_after_thread_n_or_alone(tmp_path: Path, prompt: str) -> None:
+    # GIVEN one thread of a captured `thread apply all py-bt`, as a session of `thread 5` and
+    # `py-bt` prints it (gdb's or gdb-dashboard's prompt, the C frame gdb stopped in), and alone
+    lines = (POLL / "gdb-py-bt.txt").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Thread 5 "))
+    end = lines.index("", start)
+    block = lines[start + 1 : end]  # "Traceback (most recent call first):" and the frames
+    (whole,) = list(read_dumps(str(POLL / "gdb-py-bt.txt")))
+    expected = next(thread for thread in whole.threads if thread.name == "LWP 30532")
+    session = [
+        f"{prompt}thread 5",
+        "[Switching to thread 5 (Thread 0x7f15227fc6c0 (LWP 30532))]",
+        "#0  __futex_abstimed_wait_common64 (private=<optimized out>) at ./nptl/futex-internal.c:57",
+        "57\t./nptl/futex-internal.c: No such file or directory.",
+        f"{prompt}py-bt",
+        *block,
+    ]
+    for text, name in (
+        ("\n".join(session), "LWP 30532"),
+        ("\n".join([f"{prompt}py-bt", *block]), "current thread"),
+    ):
+        path = tmp_path / "session.txt"
+        path.write_text(text + "\n")
+        # WHEN it is read
+        (dump,) = list(read_dumps(str(path)))
+        # THEN it is gdb's py-bt, innermost frame first, with the thread's state, nothing unparsed
+        assert dump.format is DumpFormat.GDB_PY_BT and dump.unparsed_count == 0
+        (thread,) = dump.threads
+        assert thread.name == name
+        assert [frame.text for frame in thread.frames] == [frame.text for frame in expected.frames]
+        assert thread.status is expected.status is ThreadStatus.IDLE
