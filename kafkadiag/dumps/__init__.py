@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -51,6 +52,11 @@ def read_dumps(
         # A dump quoted in an e-mail reply ("> " before every line, "> > " for a reply to one).
         head = [_unquoted(batch) for batch in head]
         batches = map(_unquoted, batches)
+    indent = _code_block_indent(head)
+    if indent:
+        # The dump as a Markdown indented code block: every line shifted by the same indent.
+        head = [_dedented(batch, indent) for batch in head]
+        batches = (_dedented(batch, indent) for batch in batches)
     sample = list(itertools.chain.from_iterable(head))[:SNIFF_LINES]
     fmt = input_format or detect_format(sample)
     found = 0
@@ -91,6 +97,29 @@ def _quoted_reply(head: list[list[str]]) -> bool:
 
 def _unquoted(batch: list[str]) -> list[str]:
     return [_QUOTE_MARKERS.sub("", line) if line.startswith(">") else line for line in batch]
+
+
+def _code_block_indent(head: list[list[str]]) -> str:
+    """The indent every non-blank line of the sample shares, if it is a code block's (four
+    spaces or more, or a tab); no dump format indents its first line."""
+    indent: str | None = None
+    for batch in head:
+        for line in batch:
+            body = line.lstrip(" \t")
+            if not body:
+                continue
+            own = line[: len(line) - len(body)]
+            indent = own if indent is None else os.path.commonprefix([indent, own])
+            if not indent:
+                return ""
+    if indent is None or not (indent.startswith("\t") or indent.startswith("    ")):
+        return ""
+    return indent
+
+
+def _dedented(batch: list[str], indent: str) -> list[str]:
+    size = len(indent)
+    return [line[size:] if line.startswith(indent) else line for line in batch]
 
 
 def _reporting(

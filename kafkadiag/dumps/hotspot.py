@@ -729,8 +729,20 @@ class HotspotParser:
                 return
             self._maybe_signal(line, line_no)
             if first in ("\t", " "):
+                self._indented_dump_start(line, line_no)
                 return
         self._unindented(line, line_no)
+
+    def _indented_dump_start(self, line: str, line_no: int) -> None:
+        """A banner or thread header indented as a Markdown code block (a blog post, a README):
+        the indent is learned as a prefix and the dump read as if it were flush left."""
+        body = line.lstrip()
+        if not (body.startswith(BANNER) or (body.startswith('"') and looks_like_hotspot_header(body))):
+            return
+        self.prefix.learn(line, len(line) - len(body))
+        if self.prefix.active:
+            self.previous_line = self.prefix.strip(self.previous_line)
+            self._other(body, body[:1], line_no)
 
     def _maybe_signal(self, line: str, line_no: int) -> None:
         """Keep log lines around the dumps that say what the threads cannot (see SIGNALS)."""

@@ -6,7 +6,8 @@ container runtime ("2024-05-01T10:11:12.123456789Z stdout F "), syslog/journald
 ("10:11:12,345 INFO  [stdout] (Thread-9) "). Instead of a catalogue of such formats, the prefix
 is learned from the first line that must start at column 0 (the banner or a thread header): its
 digits may vary from line to line, bracketed parts may hold anything, runs of spaces may
-stretch; the rest must match literally.
+stretch; the rest must match literally. A prefix of only spaces (four or more) or a tab is a
+Markdown code block's indent, stripped exactly.
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ def generalise(prefix: str) -> str:
     return "".join(pattern)
 
 
+def _is_code_block_indent(prefix: str) -> bool:
+    """Markdown's code block indent: four spaces or a tab, also nested (in a list, a quote)."""
+    return prefix == "\t" or (len(prefix) >= 4 and prefix == " " * len(prefix))
+
+
 class PrefixStripper:
     """Holds the learned prefix pattern; `strip` removes it from lines that carry it."""
 
@@ -56,11 +62,17 @@ class PrefixStripper:
 
     def learn(self, line: str, content_start: int) -> None:
         prefix = line[:content_start]
-        if not prefix or prefix.isspace():
+        if not prefix or (prefix.isspace() and not _is_code_block_indent(prefix)):
             return
         if self._pattern is not None and self._pattern.match(line):
             return
         self.learned = prefix
+        if prefix.isspace():
+            # A Markdown indented code block (a blog post, a README): every line of the dump is
+            # shifted by the same spaces, its own indentation after them.
+            self._pattern = re.compile(re.escape(prefix))
+            self.active = True
+            return
         # The whitespace after the prefix belongs to it only up to the dump's own indentation:
         # frames are indented by a tab, and the stripped line must keep that tab.
         self._pattern = re.compile(generalise(prefix.rstrip(" ")) + '(?: (?=[\\t "A-Za-z0-9_]))?')

@@ -36,8 +36,11 @@ dumps spanning a minute or more is a warning.
 """
     remedy = """
 Find the slow member: the broker's group coordinator log, or `kafka-consumer-groups --describe
---state` (state PreparingRebalance/CompletingRebalance). Use static membership
-(group.instance.id) and the cooperative-sticky assignor to make rebalances rarer and cheaper.
+--state` (state PreparingRebalance/CompletingRebalance). If this member keeps rejoining (its log
+says "consumer poll timeout has expired" or "Attempt to heartbeat failed since group is
+rebalancing"), it takes longer than max.poll.interval.ms between polls: lower max.poll.records or
+raise max.poll.interval.ms. Use static membership (group.instance.id) and the cooperative-sticky
+assignor to make rebalances rarer and cheaper.
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:

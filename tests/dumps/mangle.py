@@ -40,6 +40,20 @@ def markdown_fenced(text: str) -> str:
     )
 
 
+def markdown_indented(text: str) -> str:
+    """A Markdown code block by indentation (four spaces), as blogs and READMEs carry dumps."""
+    return "".join("    " + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+def markdown_indented_in_prose(text: str) -> str:
+    """A blog post: prose flush left, the dump indented as a code block in between."""
+    return (
+        "The nightly job stopped running. This is what jstack printed:\n\n"
+        + markdown_indented(text).rstrip("\n")
+        + "\n\nNo deadlock, and the scheduler thread is idle.\n"
+    )
+
+
 def jira_code_rendered(text: str) -> str:
     """A {code} block as it reads when copied from the rendered issue page: entities and all."""
     return "Attached the jstack output:\n{code}\n" + html.escape(text, quote=True) + "{code}\nThanks!\n"

@@ -38,6 +38,8 @@ FORMS: dict[str, Form] = {
         mangle.hard_wrap(text, 76, strip_trailing=True)
     ),
     "markdown-fenced": mangle.markdown_fenced,
+    "markdown-indented": mangle.markdown_indented,
+    "markdown-indented-in-prose": mangle.markdown_indented_in_prose,
     "jira-code-rendered": mangle.jira_code_rendered,
     "crlf": mangle.crlf,
     "utf-16-with-bom": mangle.utf16_with_bom,
@@ -78,16 +80,27 @@ def _ids(paths: list[Path]) -> list[str]:
     return [f"{path.parent.name}/{path.name}" for path in paths]
 
 
+def _wrapped(form: str) -> bool:
+    return form.startswith("wrapped") or "wrapping" in form
+
+
 def _hotspot_layout(path: Path) -> bool:
     """jstack, jcmd Thread.print, kill -3, VisualVM: the layouts whose wrapped lines are rejoined."""
     return next(read_dumps(str(path))).format in (DumpFormat.HOTSPOT, DumpFormat.NETBEANS)
+
+
+def _hotspot_only(form: str) -> bool:
+    """Forms only the HotSpot layouts' parser reads: wrapped lines (rejoined there) and a dump
+    indented among flush-left prose (its indent learned there like a log prefix; a dump indented
+    on its own is dedented for every format)."""
+    return _wrapped(form) or form == "markdown-indented-in-prose"
 
 
 CASES = [
     (path, form)
     for path in JAVA_FILES
     for form in sorted(FORMS)
-    if not form.startswith("wrapped") and "wrapping" not in form or _hotspot_layout(path)
+    if not _hotspot_only(form) or _hotspot_layout(path)
 ]
 
 
@@ -101,10 +114,6 @@ def test_java_dump_reads_the_same_in_every_pasted_form(path: Path, form: str, tm
     assert findings_of(pasted) == findings_of(original)
 
 
-def _wrapped(form: str) -> bool:
-    return form.startswith("wrapped") or "wrapping" in form
-
-
 def _pyspy_text(path: Path) -> bool:
     return next(read_dumps(str(path))).format is DumpFormat.PYSPY
 
@@ -115,7 +124,7 @@ PYTHON_CASES = [
     (path, form)
     for path in PYSPY_TEXT_FILES
     for form in PYSPY_FORMS
-    if not _wrapped(form) or _pyspy_text(path)
+    if form != "markdown-indented-in-prose" and (not _wrapped(form) or _pyspy_text(path))
 ]
 
 
