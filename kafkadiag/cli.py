@@ -381,9 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the exit code instead of raising SystemExit."""
     try:
         result: Any = cli.main(args=argv, prog_name="kafkadiag", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return int(ExitCode.INPUT_UNREADABLE)
+    except click.exceptions.Abort:  # Ctrl-C: click turns KeyboardInterrupt into Abort
+        click.echo("kafkadiag: interrupted; nothing was reported.", err=True)
+        return int(ExitCode.INTERRUPTED)
     except click.ClickException as error:
         error.show()
         return int(ExitCode.USAGE)

@@ -11,3 +11,4 @@ class ExitCode(enum.IntEnum):
     USAGE = 2  # bad command line (click's own convention)
     INPUT_UNREADABLE = 3  # input missing, unreadable, unreachable, or holding no dump
     INTERNAL_ERROR = 4  # a bug in kafkadiag: please report it with the traceback
+    INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT) before it finished: the shell's 128 + 2

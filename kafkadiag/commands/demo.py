@@ -121,7 +121,7 @@ def run_demo(scenario: str, keep: bool, output_format: str) -> int:
     except KeyboardInterrupt:
         steps.done()
         steps.console.print(f"[{steps.elapsed():5.1f}s] Interrupted: every sandbox process was stopped.")
-        return int(ExitCode.OK if diagnosed else ExitCode.INPUT_UNREADABLE)
+        return int(ExitCode.OK if diagnosed else ExitCode.INTERRUPTED)
     steps.done()
     steps.console.print(f"[{steps.elapsed():5.1f}s] Done: every sandbox process was stopped.")
     return int(ExitCode.OK if diagnosed else ExitCode.INPUT_UNREADABLE)

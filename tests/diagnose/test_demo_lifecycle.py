@@ -98,7 +98,7 @@ def test_ctrl_c_while_starting_stops_what_was_started() -> None:
     started = demo.pids()
     assert started and alive(started) == []
     assert "Interrupted: every sandbox process was stopped" in demo.progress
-    assert code == ExitCode.INPUT_UNREADABLE  # nothing was diagnosed
+    assert code == ExitCode.INTERRUPTED  # nothing was diagnosed
     assert "Traceback" not in demo.progress
 
 

@@ -321,3 +321,29 @@ def test_a_malformed_metrics_source_is_refused_before_anything_is_read() -> None
         code, _, err = run([*unreachable, *source])
         assert code == ExitCode.USAGE and message in err, (source, err)
         assert time.monotonic() - started < 10
+
+
+def test_ctrl_c_while_connecting_stops_at_once_with_the_interrupt_code() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    # GIVEN a read of a broker and a ZooKeeper that never answer, with a long --timeout
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", "127.0.0.1:1",
+         "--zookeeper", "127.0.0.1:1", "--all-groups", "--timeout", "120"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        time.sleep(3)  # importing and connecting
+        # WHEN Ctrl-C
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    # THEN it stops well before the timeout, says so, reports nothing and exits 130, not 3
+    assert process.returncode == ExitCode.INTERRUPTED, err
+    assert "interrupted" in err and "Traceback" not in err and out == ""
