@@ -12,22 +12,10 @@ from pathlib import Path
 from kafkadiag.dumps import read_dumps
 
 from ..conftest import CAPTURED
+from .reading import what_was_read
 
 WILD = Path(__file__).resolve().parents[1] / "wild" / "dumps"
 ORIGINAL = CAPTURED / "put-under-lock" / "jstack-l.txt"
-
-
-def what_was_read(path: Path) -> list[tuple]:
-    return [
-        (
-            thread.name,
-            thread.status,
-            tuple(frame.function for frame in thread.frames),
-            tuple((event.kind, event.lock_id, event.lock_class) for event in thread.lock_events),
-        )
-        for dump in read_dumps(str(path))
-        for thread in dump.threads
-    ]
 
 
 def _at_alone(text: str, longer_than: int) -> str:

@@ -13,23 +13,11 @@ import pytest
 from kafkadiag.dumps import read_dumps
 
 from ..conftest import CAPTURED
+from .reading import what_was_read
 
 WILD = Path(__file__).resolve().parents[1] / "wild" / "dumps"
 DEADLOCK = CAPTURED / "deadlock" / "jstack-l.txt"
 LOG_PREFIX = "2013-05-22 20:23:11.95771 "
-
-
-def what_was_read(path: Path) -> list[tuple]:
-    return [
-        (
-            thread.name,
-            thread.status,
-            tuple(frame.function for frame in thread.frames),
-            tuple((event.kind, event.lock_id, event.lock_class) for event in thread.lock_events),
-        )
-        for dump in read_dumps(str(path))
-        for thread in dump.threads
-    ]
 
 
 def _marked(text: str, mark: str, prefix: str) -> str:

@@ -10,6 +10,7 @@ from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
+from .dumptext import thread_block
 
 WILD = Path(__file__).resolve().parents[1] / "wild" / "dumps"
 RING = CAPTURED / "queue-ring" / "jstack-l.txt"
@@ -17,11 +18,6 @@ RING = CAPTURED / "queue-ring" / "jstack-l.txt"
 
 def findings(path: Path, *codes: str) -> list[Finding]:
     return list(analyze(list(read_dumps(str(path))), select=list(codes or ["KD108"])).findings)
-
-
-def thread_block(text: str, name: str) -> str:
-    start = text.index(f'"{name}"')
-    return text[start : text.index("\n\n", start)]
 
 
 def test_two_stages_parked_putting_into_each_others_queues_are_one_ring() -> None:

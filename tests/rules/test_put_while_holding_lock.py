@@ -13,6 +13,7 @@ from kafkadiag.rules.base import Finding
 from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
+from .dumptext import thread_block
 
 FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
 LEADER_FINDER = "group1_host1-1700000000000-abcd1234-leader-finder-thread"
@@ -25,11 +26,6 @@ def kd107(relative: str) -> dict[str, Finding]:
 
 def dump_text(relative: str) -> str:
     return (CAPTURED / relative).read_text()
-
-
-def thread_block(text: str, name: str) -> str:
-    start = text.index(f'"{name}"')
-    return text[start : text.index("\n\n", start)]
 
 
 def test_every_kind_of_bounded_insert_under_a_monitor_or_lock_is_found() -> None:
