@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from kafkadiag.dumps.pythreads import PythonDump, native_frame, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
@@ -48,21 +49,24 @@ KNOWN_EXTRA = re.compile(
 )
 
 
-def thread_number(header: re.Match[str]) -> str:
-    return header["number"] or header["switched"]
+class _Header(NamedTuple):
+    key: str  # gdb's thread number: a number seen again starts the next dump
+    name: str  # `LWP <n>`, the Linux thread id py-spy also shows
+    text: str  # the line as printed
 
 
-def thread_name(header: re.Match[str]) -> str:
-    """`LWP <n>`, the Linux thread id py-spy also shows; the thread gdb stopped in when the
-    `py-bt` came with no thread line."""
-    lwp = header["lwp"] or header["switched_lwp"]
-    return f"LWP {lwp}" if lwp != "0" else "current thread"
+def read_header(line: str) -> _Header | None:
+    match = THREAD_HEADER.match(line)
+    if match is None:
+        return None
+    lwp = match["lwp"] or match["switched_lwp"]
+    return _Header(match["number"] or match["switched"], f"LWP {lwp}", match.group(0))
 
 
 def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump: PythonDump | None = None
     count = 0
-    header: re.Match[str] | None = None
+    header: _Header | None = None
     header_line_no = 0
     frames: list[Frame] = []
     frame_line_nos: list[int] = []
@@ -76,15 +80,15 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             top_source = sources.get(top_python) if top_python is not None else None
             dump.threads.append(
                 python_thread(
-                    thread_name(header),
-                    header.group(0),
+                    header.name,
+                    header.text,
                     header_line_no,
                     frames,
                     top_source=top_source,
                     frame_line_nos=tuple(frame_line_nos),
                 )
             )
-            dump.seen.add(thread_number(header))
+            dump.seen.add(header.key)
             dump.end_line_no = line_no
         header, frames, sources, frame_line_nos = None, [], {}, []
 
@@ -93,13 +97,13 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             line_no += 1
             if not line.strip():
                 continue
-            thread_header = THREAD_HEADER.match(line)
+            thread_header = read_header(line)
             if thread_header is None and line.startswith(TRACEBACK) and header is None:
                 # A lone `py-bt` of the thread gdb stopped in, no thread line before it.
-                thread_header = THREAD_HEADER.match("[Switching to thread 0 (Thread 0x0 (LWP 0))]")
+                thread_header = _Header("current", "current thread", line.rstrip())
             if thread_header:
                 close_thread()
-                if dump is None or thread_number(thread_header) in dump.seen:
+                if dump is None or thread_header.key in dump.seen:
                     if dump is not None:
                         yield dump.build()
                     dump = PythonDump(source, count, line_no, DumpFormat.GDB_PY_BT, "gdb")

@@ -741,7 +741,6 @@ class HotspotParser:
             return
         self.prefix.learn(line, len(line) - len(body))
         if self.prefix.active:
-            self.previous_line = self.prefix.strip(self.previous_line)
             self._other(body, body[:1], line_no)
 
     def _maybe_signal(self, line: str, line_no: int) -> None:
@@ -822,17 +821,13 @@ class HotspotParser:
             if self.dump is None:
                 # The deadlock report pasted on its own, as most bug reports carry it: it is the
                 # dump (its cycle, and the stacks it lists after "Java stack information").
-                self._start_dump(line_no, banner=None)
-                assert self.dump is not None
-                self.dump.report_only = True
+                self._start_report_only_dump(line_no)
             self._begin_report()
             return
         if line.startswith(REPORT_STACKS) and self.dump is None:
             # Only the stacks half of a deadlock report (SPARK-11104): the cycle is left to the
             # lock lines, as in any dump without the JVM's report.
-            self._start_dump(line_no, banner=None)
-            assert self.dump is not None
-            self.dump.report_only = True
+            self._start_report_only_dump(line_no)
             return
         if line.startswith("Thread ") and self._agent_header(line, line_no):
             return
@@ -1003,6 +998,11 @@ class HotspotParser:
         self.report_links = []
 
     # -- dump and thread lifecycle ----------------------------------------------------------------
+
+    def _start_report_only_dump(self, line_no: int) -> None:
+        self._start_dump(line_no, banner=None)
+        assert self.dump is not None
+        self.dump.report_only = True
 
     def _start_dump(self, line_no: int, banner: str | None) -> None:
         self._finish_dump()

@@ -381,6 +381,6 @@ def test_gdb_py_bt_of_one_thread_after_thread_n_or_alone(tmp_path: Path, prompt:
         # THEN it is gdb's py-bt, innermost frame first, with the thread's state, nothing unparsed
         assert dump.format is DumpFormat.GDB_PY_BT and dump.unparsed_count == 0
         (thread,) = dump.threads
-        assert thread.name == name
+        assert thread.name == name and thread.header in text.splitlines()  # quoted as given
         assert [frame.text for frame in thread.frames] == [frame.text for frame in expected.frames]
         assert thread.status is expected.status is ThreadStatus.IDLE
