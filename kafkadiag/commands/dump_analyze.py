@@ -98,4 +98,9 @@ def reading_caveats(source: str, stats: ReadStats) -> list[str]:
         caveats.append(f"{source}: {stats.replaced_characters} byte(s) that are not text were replaced")
     if stats.encoding != "utf-8":
         caveats.append(f"{source}: decoded as {stats.encoding}")
+    if stats.html_page:
+        caveats.append(
+            f"{source}: an HTML page, read as its text (tags dropped, entities decoded); "
+            "line numbers count the lines of that text, not of the file"
+        )
     return caveats

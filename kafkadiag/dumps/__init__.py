@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 
 from kafkadiag.dumps.detect import SNIFF_LINES, detect_format, unsupported_format
+from kafkadiag.dumps.htmltext import is_html_page, page_text
 from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, ThreadDump
@@ -44,7 +45,12 @@ def read_dumps(
             break
     if head and head[0] and head[0][0].startswith("\ufeff"):
         head[0][0] = head[0][0][1:]  # the byte-order mark an editor wrote, not text
-    if any(_escaped_markup(batch) for batch in head):
+    if is_html_page(head):
+        # A page's source saved from the browser or a static site: read as the browser shows it.
+        stats.html_page = True
+        head = [page_text(batch) for batch in head]
+        batches = map(page_text, batches)
+    elif any(_escaped_markup(batch) for batch in head):
         # Copied from a rendered web page or an HTML mail: `&quot;main&quot;`, `&lt;0x..&gt;`.
         head = [_unescaped(batch) for batch in head]
         batches = map(_unescaped, batches)

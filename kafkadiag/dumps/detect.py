@@ -105,14 +105,21 @@ _UNSUPPORTED = (
         re.compile(r"^===== FULL THREAD DUMP =+|^\"[^\"]*\" id=\d+ idx=0x[0-9a-f]+ tid=\d+"),
         "a JRockit thread dump",
     ),
-    (re.compile(r"^(?:#{1,6} \S|```|~~~)"), "a Markdown page"),
+    # Go's runtime (a panic, SIGQUIT, pprof's debug=2), as Go Kafka clients (sarama,
+    # confluent-kafka-go) print them: "goroutine 6982 [select, 1868 minutes]:"
+    (re.compile(r"^goroutine \d+ \[[^\]]+\]:\s*$"), "a Go goroutine dump"),
 )
+# A page around the text: said only when nothing more telling is in it (a fenced Go dump is a Go
+# dump first).
+_MARKDOWN = re.compile(r"^(?:#{1,6} \S|```|~~~)")
 
 
 def unsupported_format(lines: Sequence[str]) -> str | None:
     """What the text is when it is a known kind that holds no dump kafkadiag reads, else None."""
-    for line in lines[:2000]:
-        for pattern, name in _UNSUPPORTED:
-            if pattern.match(line):
-                return name
+    sample = lines[:2000]
+    for pattern, name in _UNSUPPORTED:
+        if any(pattern.match(line) for line in sample):
+            return name
+    if any(_MARKDOWN.match(line) for line in sample):
+        return "a Markdown page"
     return None

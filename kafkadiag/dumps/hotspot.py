@@ -848,7 +848,12 @@ class HotspotParser:
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
             return
-        if thread is not None and line.startswith("- ") and not thread.in_synchronizers:
+        if thread is not None and line.startswith("- ") and thread.in_synchronizers:
+            # The "Locked ownable synchronizers:" entries, flush left the same way (a static
+            # site's page that dropped every tab of the dump).
+            self._synchronizer(thread, line, line, line_no)
+            return
+        if thread is not None and line.startswith("- "):
             # Its lock lines lost the indent the same way (a PR body pasted flush left: the
             # Netflix/suro #233 producer-close dump): read as lock lines, not as the end of the
             # fragment. Any other "- " text is left to the fragment rule below.

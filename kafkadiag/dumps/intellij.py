@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
+from kafkadiag.dumps.marks import is_block_markup
 from kafkadiag.dumps.states import parse_state_line
 from kafkadiag.model import DumpFormat, Frame, LockEventKind, ThreadDump, ThreadState
 
@@ -148,6 +149,8 @@ def parse_intellij(batches: Iterable[list[str]], source: str) -> Iterator[Thread
         if frame is not None:
             thread.frames.append(frame)
             continue
+        if is_block_markup(stripped):
+            continue  # the fence or {code} tag around the pasted block, not a line of the dump
         dump.unparsed_line(line_no, line)
     close()
     dump.note("IntelliJ exports carry no ownable-synchronizer lists: a ReentrantLock's holder is not named")

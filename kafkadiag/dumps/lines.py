@@ -38,6 +38,8 @@ class ReadStats:
     cut_lines: int = 0
     compressed: bool = False
     encoding: str = "utf-8"
+    # The input was an HTML page's source, read as its text (line numbers count the text's lines).
+    html_page: bool = False
 
 
 def display_name(path: str) -> str:

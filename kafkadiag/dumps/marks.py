@@ -1,4 +1,5 @@
-"""Marks a reporter puts in front of the lines that matter in a pasted dump.
+"""Marks a reporter puts in front of the lines that matter in a pasted dump, and the markup
+around a pasted block.
 
 People point at the decisive line of an excerpt by writing an arrow or stars before it:
 
@@ -42,3 +43,13 @@ def unmarked(line: str, strip_prefix: Callable[[str], str]) -> str:
     if after_prefix != rest and after_prefix.lstrip(" \t").startswith(_DUMP_LINE):
         return after_prefix
     return line
+
+
+# The lines that open or close a pasted block: Markdown fences (with a language), Jira's and
+# Confluence's {code}/{noformat}/{quote} tags (with options).
+_BLOCK_MARKUP = re.compile(r"^(?:(?:```|~~~)[\w+-]*|\{(?:code|noformat|quote)(?::[^}]*)?\})$")
+
+
+def is_block_markup(stripped: str) -> bool:
+    """`stripped` (a line without its surrounding whitespace) only opens or closes a pasted block."""
+    return stripped[:1] in "`~{" and _BLOCK_MARKUP.match(stripped) is not None

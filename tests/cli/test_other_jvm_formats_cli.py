@@ -111,3 +111,14 @@ def test_a_markdown_page_is_named_and_said_unsupported(tmp_path: Path) -> None:
     code, out, err = run(["dump", "analyze", str(page)])
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     assert "looks like a Markdown page, which kafkadiag does not read" in " ".join(err.split())
+
+
+def test_a_go_goroutine_dump_is_named_even_inside_a_markdown_fence() -> None:
+    # GIVEN Sarama's goroutine dump as its commit message fenced it (tests/wild)
+    wild = Path(__file__).resolve().parents[1] / "wild" / "dumps"
+    dump = wild / "sarama-1442-broker-producer-goroutine-leak.txt"
+    # WHEN it is analyzed
+    code, out, err = run(["dump", "analyze", str(dump)])
+    # THEN it is refused as what it is: the Go dump, not the Markdown around it
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert "looks like a Go goroutine dump, which kafkadiag does not read" in " ".join(err.split())

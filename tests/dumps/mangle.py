@@ -2,7 +2,8 @@
 
 Each function takes the text of a captured dump and returns it as a person would hand it over:
 hard-wrapped by a mail client, quoted in a reply, fenced in Markdown, put in a Jira {code} block
-and copied from the rendered page (HTML entities), with CRLF line ends, or re-encoded. They
+and copied from the rendered page (HTML entities), saved as an HTML page's source, with CRLF
+line ends, or re-encoded. They
 only ever add what those tools add; they never touch what the dump says.
 """
 
@@ -57,6 +58,37 @@ def markdown_indented_in_prose(text: str) -> str:
 def jira_code_rendered(text: str) -> str:
     """A {code} block as it reads when copied from the rendered issue page: entities and all."""
     return "Attached the jstack output:\n{code}\n" + html.escape(text, quote=True) + "{code}\nThanks!\n"
+
+
+_PAGE_HEAD = (
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Consumer stuck</title></head>\n'
+    "<body>\n<p>Our consumer stopped this morning. Here is the dump:</p>\n"
+)
+_PAGE_TAIL = "<p>Restarting fixes it for a day.</p>\n</body></html>\n"
+
+
+def html_page_highlighted(text: str, drop_tabs: bool = False) -> str:
+    """A static blog's generated page (hexo's highlight block): the whole dump on one source line,
+    a gutter of line numbers, every line in a <span>, lines joined by <br>, entities escaped.
+    Some generators also drop every tab of the block (`drop_tabs`)."""
+    lines = text.rstrip("\n").split("\n")
+    if drop_tabs:
+        lines = [line.replace("\t", "") for line in lines]
+    gutter = "<br>".join(f'<span class="line">{number}</span>' for number in range(1, len(lines) + 1))
+    code = "<br>".join(f'<span class="line">{html.escape(line)}</span>' for line in lines)
+    return (
+        _PAGE_HEAD
+        + f'<figure class="highlight plain"><table><tr><td class="gutter"><pre>{gutter}</pre></td>'
+        + f'<td class="code"><pre>{code}</pre></td></tr></table></figure>\n'
+        + _PAGE_TAIL
+    )
+
+
+def html_page_pre(text: str) -> str:
+    """A page saved from the browser with the dump in a <pre><code> block: its lines as they
+    are, entities escaped (`&quot;`, `&lt;`), non-breaking spaces where the page kept indents."""
+    body = html.escape(text.rstrip("\n"), quote=True).replace("    ", "&nbsp;&nbsp;&nbsp;&nbsp;")
+    return _PAGE_HEAD + '<pre><code class="language-text">' + body + "\n</code></pre>\n" + _PAGE_TAIL
 
 
 def crlf(text: str) -> str:

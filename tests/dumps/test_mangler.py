@@ -2,8 +2,10 @@
 
 The forms come from tests/dumps/mangle.py: hard-wrapped at 72 to 132 columns (with and without
 the trailing spaces mail clients drop), quoted in an e-mail reply (also after wrapping), fenced in
-Markdown, copied from a rendered Jira page (HTML entities), CRLF line ends, UTF-16 and UTF-8 with
-a byte-order mark. A repair that changes what was read must be said: wrapped lines leave a caveat.
+Markdown, copied from a rendered Jira page (HTML entities), saved as an HTML page's source (a
+blog's highlighted block on one line, also with its tabs dropped; a <pre> block), CRLF line ends,
+UTF-16 and UTF-8 with a byte-order mark. A repair that changes what was read must be said:
+wrapped lines leave a caveat.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from kafkadiag.commands.dump_analyze import reading_caveats
 from kafkadiag.dumps import read_dumps
+from kafkadiag.dumps.lines import MAX_LINE_CHARS, ReadStats
 from kafkadiag.model import DumpFormat, ThreadDump
 from kafkadiag.rules.engine import analyze
 
@@ -41,6 +45,9 @@ FORMS: dict[str, Form] = {
     "markdown-indented": mangle.markdown_indented,
     "markdown-indented-in-prose": mangle.markdown_indented_in_prose,
     "jira-code-rendered": mangle.jira_code_rendered,
+    "html-page-highlighted": mangle.html_page_highlighted,
+    "html-page-highlighted-tabs-dropped": lambda text: mangle.html_page_highlighted(text, drop_tabs=True),
+    "html-page-pre": mangle.html_page_pre,
     "crlf": mangle.crlf,
     "utf-16-with-bom": mangle.utf16_with_bom,
     "utf-8-with-bom": mangle.utf8_with_bom,
@@ -90,17 +97,26 @@ def _hotspot_layout(path: Path) -> bool:
 
 
 def _hotspot_only(form: str) -> bool:
-    """Forms only the HotSpot layouts' parser reads: wrapped lines (rejoined there) and a dump
+    """Forms only the HotSpot layouts' parser reads: wrapped lines (rejoined there), a dump
     indented among flush-left prose (its indent learned there like a log prefix; a dump indented
-    on its own is dedented for every format)."""
-    return _wrapped(form) or form == "markdown-indented-in-prose"
+    on its own is dedented for every format) and frames whose tab was dropped (read flush left
+    there; py-spy's and the other layouts' indents carry meaning)."""
+    return _wrapped(form) or form in ("markdown-indented-in-prose", "html-page-highlighted-tabs-dropped")
+
+
+def _one_line_over_the_limit(path: Path, form: str) -> bool:
+    """A highlighted page holds the whole dump on one source line; a line over 1 MiB is cut by the
+    reader, with a caveat (test_a_highlighted_page_over_the_line_limit_is_cut_with_a_caveat)."""
+    if not form.startswith("html-page-highlighted"):
+        return False
+    return len(FORMS[form](path.read_text(encoding="utf-8"))) > MAX_LINE_CHARS
 
 
 CASES = [
     (path, form)
     for path in JAVA_FILES
     for form in sorted(FORMS)
-    if not _hotspot_only(form) or _hotspot_layout(path)
+    if (not _hotspot_only(form) or _hotspot_layout(path)) and not _one_line_over_the_limit(path, form)
 ]
 
 
@@ -124,7 +140,7 @@ PYTHON_CASES = [
     (path, form)
     for path in PYSPY_TEXT_FILES
     for form in PYSPY_FORMS
-    if form != "markdown-indented-in-prose" and (not _wrapped(form) or _pyspy_text(path))
+    if not _hotspot_only(form) or (_wrapped(form) and _pyspy_text(path))
 ]
 
 
@@ -154,3 +170,18 @@ def test_rejoined_lines_are_a_caveat_of_the_analysis(width: int, tmp_path: Path)
 def test_an_unwrapped_dump_has_no_rejoin_caveat() -> None:
     report = analyze(list(read_dumps(str(CAPTURED / "old-consumer-stall" / "jstack-l.txt"))))
     assert not [caveat for caveat in report.caveats if "hard wrapping" in caveat]
+
+
+def test_a_highlighted_page_over_the_line_limit_is_cut_with_a_caveat(tmp_path: Path) -> None:
+    # GIVEN the 50-dump kill -3 log as a blog's highlighted block: one source line of over 1 MiB
+    path = CAPTURED / "old-consumer-stall" / "kill3-50-dumps.log"
+    page = tmp_path / "page.html"
+    page.write_text(mangle.html_page_highlighted(path.read_text(encoding="utf-8")), encoding="utf-8")
+    # WHEN it is read
+    stats = ReadStats()
+    dumps = list(read_dumps(str(page), stats=stats))
+    # THEN what fits in the first MiB is read, and both the cut and the page's reading are said
+    assert 0 < len(dumps) < len(list(read_dumps(str(path))))
+    caveats = reading_caveats(str(page), stats)
+    assert any("1 line(s) over 1 MiB were cut" in caveat for caveat in caveats)
+    assert any("an HTML page, read as its text" in caveat for caveat in caveats)

@@ -1,0 +1,66 @@
+"""A dump inside an HTML page's source (a blog's generated page, a tracker's page saved from the
+browser) is read as the page's text; anything else that holds a '<' is not taken for a page.
+
+The pasted-form equivalence over every captured fixture is in test_mangler.py (forms
+html-page-highlighted, html-page-highlighted-tabs-dropped, html-page-pre); these tests pin the
+edges of recognising a page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kafkadiag.commands.dump_analyze import reading_caveats
+from kafkadiag.dumps import read_dumps
+from kafkadiag.dumps.htmltext import page_text
+from kafkadiag.dumps.lines import ReadStats
+
+from ..conftest import CAPTURED
+from . import mangle
+from .reading import what_was_read
+
+JSTACK = CAPTURED / "deadlock" / "jstack-l.txt"
+
+
+def test_a_page_is_read_as_its_text_and_said_so(tmp_path: Path) -> None:
+    # GIVEN a captured jstack -l saved inside a blog page's highlighted block
+    page = tmp_path / "post.html"
+    page.write_text(mangle.html_page_highlighted(JSTACK.read_text(encoding="utf-8")), encoding="utf-8")
+    # WHEN it is read
+    stats = ReadStats()
+    list(read_dumps(str(page), stats=stats))
+    # THEN the threads are the dump's, and the analysis says it read a page's text
+    assert what_was_read(page) == what_was_read(JSTACK)
+    assert any("an HTML page, read as its text" in caveat for caveat in reading_caveats(str(page), stats))
+
+
+def test_a_dump_whose_log_holds_markup_is_not_a_page(tmp_path: Path) -> None:
+    # GIVEN a dump followed by an application log line that quotes an HTML response
+    dump = tmp_path / "dump.txt"
+    dump.write_text(
+        JSTACK.read_text(encoding="utf-8")
+        + "\nWARN client got <html><body><p>502 Bad Gateway</p></body></html>\n",
+        encoding="utf-8",
+    )
+    # WHEN it is read
+    stats = ReadStats()
+    list(read_dumps(str(dump), stats=stats))
+    # THEN it is read as the dump it is: its first line is no tag
+    assert not stats.html_page
+    assert what_was_read(dump) == what_was_read(JSTACK)
+
+
+def test_only_html_tags_are_dropped() -> None:
+    # GIVEN a page line that left a constructor frame unescaped, beside real markup
+    line = '<span class="line">\tat java.lang.Thread.<init>(Thread.java:619)</span><br><span>- None</span>'
+    # WHEN its text is taken
+    text = page_text([line])
+    # THEN '<init>' is kept, the spans are gone and <br> breaks the line
+    assert text == ["\tat java.lang.Thread.<init>(Thread.java:619)", "- None"]
+
+
+def test_non_breaking_spaces_are_the_indents_they_stand_for() -> None:
+    assert page_text(["&nbsp;&nbsp;&nbsp;java.lang.Thread.State: &quot;WAITING&quot;<br>"]) == [
+        '   java.lang.Thread.State: "WAITING"',
+        "",
+    ]
