@@ -88,11 +88,21 @@ class AnalysisContext:
 
     def label(self, thread: Thread, dump: ThreadDump | None = None) -> str:
         """The thread's name in findings; with its nid when other threads share the name."""
-        shared = self.cached("shared-thread-names", dump or self.dump, threadlabels.shared_names)
-        return threadlabels.label(thread, shared)
+        return self.labels((thread,), dump)[0]
 
     def labels(self, threads: Iterable[Thread], dump: ThreadDump | None = None) -> list[str]:
-        return [self.label(thread, dump) for thread in threads]
+        # Kept per thread: a finding about a lock with thousands of waiters names all of them,
+        # and every putter holding that lock names them again.
+        dump = dump or self.dump
+        shared = self.cached("shared-thread-names", dump, threadlabels.shared_names)
+        known = self.cached("thread-labels", dump, _no_labels)
+        found = []
+        for thread in threads:
+            text = known.get(id(thread))
+            if text is None:
+                text = known[id(thread)] = threadlabels.label(thread, shared)
+            found.append(text)
+        return found
 
     # -- quoting the input ----------------------------------------------------------------------
 
@@ -127,3 +137,8 @@ class AnalysisContext:
         dump = dump or self.dump
         text = lock.text or f"- <0x{lock.lock_id:x}> (a {lock.lock_class})"
         return Evidence(dump.source, lock.line_no or None, text)
+
+
+def _no_labels(_: ThreadDump) -> dict[int, str]:
+    """An empty label memo for a dump (its threads live as long as the analysis, so ids hold)."""
+    return {}

@@ -73,7 +73,8 @@ threads listed are the ones being waited for (their stacks show what they were a
             victim_names = context.labels(victims)
             name = context.label(thread)
             exiting = _exit_caller(thread)
-            joined = _joined(context.dump, thread) if waited == "Thread.join" else []
+            runners = context.cached("threads-running-run", context.dump, lambda _: {})
+            joined = joined_threads(context.dump, thread, runners) if waited == "Thread.join" else []
             certain = len(joined) == 1 and joined[0] in victims
             note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
             if exiting is not None:
@@ -152,16 +153,22 @@ _JOIN_IDENTITY = (
 )
 
 
-def _joined(dump: ThreadDump, joiner: Thread) -> list[Thread]:
+def joined_threads(dump: ThreadDump, joiner: Thread, runners: dict[str, list[Thread]]) -> list[Thread]:
     """The threads a Thread.join may wait for, when the joined object's class tells: those running
-    that class's run(). Empty for a plain java.lang.Thread, whose run() every thread has."""
+    that class's run(). Empty for a plain java.lang.Thread, whose run() every thread has.
+
+    `runners` keeps, per run() function, the dump's threads running it: one pass over the dump per
+    class joined, however many threads join one.
+    """
     event = joiner.waits_for()
     if event is None or event.kind is not LockEventKind.WAITING_ON:
         return []
     if event.lock_class in (None, "java.lang.Thread"):
         return []
     run = f"{event.lock_class}.run"
-    return [thread for thread in dump.threads if thread is not joiner and stacks.has_frame(thread, run)]
+    if run not in runners:
+        runners[run] = [thread for thread in dump.threads if stacks.has_frame(thread, run)]
+    return [thread for thread in runners[run] if thread is not joiner]
 
 
 def _join_note(context: AnalysisContext, joiner: Thread, joined: list[Thread], certain: bool) -> str:

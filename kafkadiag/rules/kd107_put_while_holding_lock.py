@@ -78,15 +78,11 @@ the putter), and never block putting into a queue whose consumer may have stoppe
                         yield finding
                 continue
             waiting_indexes = list(dict.fromkeys(i for _, ws in contested for i in ws))
-            takers = queues.parked_takers(dump, put.queue_class, put.index)
-            busy = queues.busy_consumers(
-                dump,
-                queues.consumer_loops(dump, takers),
-                {put.index, *waiting_indexes},
-            )
-            named = [
-                i for i in queues.same_consumer(dump, putter) if i not in waiting_indexes and i not in busy
-            ]
+            scan = context.cached("queue-scan", dump, queues.QueueScan)
+            takers = scan.parked_takers(put.queue_class, put.index)
+            busy = scan.busy_consumers(scan.consumer_loops(put.queue_class), {put.index, *waiting_indexes})
+            accounted = {*waiting_indexes, *busy}
+            named = [i for i in scan.same_consumer(putter) if i not in accounted]
             yield self._finding(
                 context,
                 put,

@@ -10,7 +10,7 @@ from kafkadiag.model import Frame, Thread, ThreadDump, ThreadStatus
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Rule, Severity
 from kafkadiag.rules.context import JAVA_FORMATS, PYTHON_FORMATS, AnalysisContext
-from kafkadiag.rules.kd103_hidden_wait_deadlock import _joined
+from kafkadiag.rules.kd103_hidden_wait_deadlock import joined_threads
 from kafkadiag.rules.python import python_frames
 
 # Where a stop waits without a time limit for other threads to finish.
@@ -167,16 +167,18 @@ def _stopping_frame(thread: Thread, wait_index: int) -> int | None:
 
 
 class _Places:
-    """Where each thread of a dump runs (`_place` of its frames), read once for every waiter."""
+    """The threads running in each place (`_place` of their frames), read once for every waiter:
+    a dump of many stopping threads must not be scanned once per waiter and caller."""
 
     def __init__(self, dump: ThreadDump, java: bool) -> None:
-        self.by_thread = [
-            (thread, {place for frame in thread.frames if (place := _place(frame, java)) is not None})
-            for thread in dump.threads
-        ]
+        self.runners: dict[str, list[Thread]] = {}  # for joined_threads
+        self.threads_in: dict[tuple[str, str], list[Thread]] = {}
+        for thread in dump.threads:
+            for place in {place for frame in thread.frames if (place := _place(frame, java)) is not None}:
+                self.threads_in.setdefault(place, []).append(thread)
 
     def running_in(self, place: tuple[str, str], besides: Thread) -> list[Thread]:
-        return [thread for thread, places in self.by_thread if place in places and thread is not besides]
+        return [thread for thread in self.threads_in.get(place, ()) if thread is not besides]
 
 
 def _component_threads(dump: ThreadDump, stop: _Stop, places: _Places, java: bool) -> list[Thread]:
@@ -184,7 +186,8 @@ def _component_threads(dump: ThreadDump, stop: _Stop, places: _Places, java: boo
     waiter = stop.waiter
     hints: list[list[Thread]] = []
     if java and waiter.frames[stop.wait_index].function == "java.lang.Thread.join":
-        hints.append(_joined(dump, waiter))  # the joined Thread subclass's run(), when it tells
+        # the joined Thread subclass's run(), when it tells
+        hints.append(joined_threads(dump, waiter, places.runners))
     if stop.pool_shutdown:
         hints.append(
             [thread for thread in dump.threads if thread is not waiter and _has_frame(thread, POOL_WORKER)]
@@ -197,7 +200,8 @@ def _component_threads(dump: ThreadDump, stop: _Stop, places: _Places, java: boo
     for hint in hints:
         if not hint:
             continue
-        narrowed = [thread for thread in chosen if thread in hint]
+        in_hint = {id(thread) for thread in hint}
+        narrowed = [thread for thread in chosen if id(thread) in in_hint]
         chosen = list(hint) if not chosen else narrowed or chosen
     busy = [thread for thread in chosen if not _idle(thread, java)]
     return busy or chosen

@@ -162,8 +162,7 @@ def channel_of(thread: Thread, put_frame: int) -> tuple[str, int] | None:
 
 def uses_channel(thread: Thread, channel: str) -> bool:
     """Some frame of the thread runs in `channel` (or one of its closures or nested classes)."""
-    nested = channel + "$"
-    return any(frame.class_name == channel or frame.class_name.startswith(nested) for frame in thread.frames)
+    return stacks.runs_in_class(thread, channel)
 
 
 def channel_users(dump: ThreadDump, channel: str, exclude: set[int]) -> list[int]:
@@ -173,6 +172,68 @@ def channel_users(dump: ThreadDump, channel: str, exclude: set[int]) -> list[int
         for index, thread in enumerate(dump.threads)
         if index not in exclude and uses_channel(thread, channel)
     ]
+
+
+class QueueScan:
+    """The candidate-taker searches above for one dump, each whole-dump pass made once.
+
+    A dump can hold thousands of putters (a pool of producers behind one full queue) and
+    hundreds of thousands of threads; asking each search once per putter would scan every thread
+    once per putter. Here each pass is kept by what it depends on (the queue's class, the loops,
+    the channel, the consumer id), and a putter's own exclusions are filtered from its result.
+    """
+
+    def __init__(self, dump: ThreadDump) -> None:
+        self.dump = dump
+        self._takers: dict[str, list[tuple[int, int]]] | None = None
+        self._busy: dict[frozenset[str], list[int]] = {}
+        self._channel_users: dict[str, list[int]] = {}
+        self._loops: dict[str, set[str]] = {}
+        self._named: dict[str, list[int]] = {}
+
+    def parked_takers(self, queue_class: str, exclude: int) -> list[tuple[int, int]]:
+        """`parked_takers(dump, queue_class, exclude)`."""
+        if self._takers is None:
+            self._takers = {}
+            for index, thread in enumerate(self.dump.threads):
+                if thread.status not in _PARKED:
+                    continue
+                take = queue_frame(thread, TAKE_METHODS)
+                if take is not None:
+                    self._takers.setdefault(thread.frames[take].class_name, []).append((index, take))
+        return [taker for taker in self._takers.get(queue_class, ()) if taker[0] != exclude]
+
+    def busy_consumers(self, loops: set[str], exclude: set[int]) -> list[int]:
+        """`busy_consumers(dump, loops, exclude)`."""
+        key = frozenset(loops)
+        if key not in self._busy:
+            self._busy[key] = busy_consumers(self.dump, loops, set())
+        return [index for index in self._busy[key] if index not in exclude]
+
+    def consumer_loops(self, queue_class: str) -> set[str]:
+        """`consumer_loops` of the threads parked taking from a queue of `queue_class` (a putter
+        is never one of them: it is parked in put)."""
+        if queue_class not in self._loops:
+            self._loops[queue_class] = consumer_loops(self.dump, self.parked_takers(queue_class, -1))
+        return self._loops[queue_class]
+
+    def same_consumer(self, putter: Thread) -> list[int]:
+        """`same_consumer(dump, putter)`."""
+        name = oldconsumer.FETCHER_NAME.match(putter.name)
+        if name is None:
+            return []
+        consumer_id = name["consumer_id"]
+        if consumer_id not in self._named:
+            self._named[consumer_id] = [
+                index for index, thread in enumerate(self.dump.threads) if consumer_id in thread.name
+            ]
+        return [index for index in self._named[consumer_id] if self.dump.threads[index] is not putter]
+
+    def channel_users(self, channel: str, exclude: set[int]) -> list[int]:
+        """`channel_users(dump, channel, exclude)`."""
+        if channel not in self._channel_users:
+            self._channel_users[channel] = channel_users(self.dump, channel, set())
+        return [index for index in self._channel_users[channel] if index not in exclude]
 
 
 @dataclass(frozen=True)

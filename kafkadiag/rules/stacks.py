@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable
 
 from kafkadiag.model import Frame, Thread, ThreadStatus
@@ -104,6 +105,18 @@ def _functions(thread: Thread) -> str:
         text = "\n" + "\n".join(frame.function for frame in thread.frames) + "\n"
         entry = _FUNCTIONS[id(thread.frames)] = (thread.frames, text)
     return entry[1]
+
+
+def runs_in_class(thread: Thread, class_name: str) -> bool:
+    """Some frame of the thread runs in `class_name` or one of its nested classes or closures
+    (`pkg.Channel.send`, `pkg.Channel$Inner.run`): one search of the joined functions."""
+    return _class_pattern(class_name).search(_functions(thread)) is not None
+
+
+@functools.lru_cache(maxsize=512)
+def _class_pattern(class_name: str) -> re.Pattern[str]:
+    # A method name holds no dot: "pkg.Channel.x.y" is a class of package pkg.Channel, not Channel.
+    return re.compile("\n" + re.escape(class_name) + r"(?:\$|\.[^.\n]*\n)")
 
 
 def forget_stacks() -> None:

@@ -29,14 +29,16 @@ def _short(class_name: str) -> str:
 def candidate_takers(context: AnalysisContext, put: queues.BoundedPut) -> list[int]:
     """Every thread the dump shows that could take from the put's queue (see queues)."""
     dump = context.dump
+    scan = context.cached("queue-scan", dump, queues.QueueScan)
     putter = dump.threads[put.index]
-    takers = queues.parked_takers(dump, put.queue_class, put.index)
-    found = [index for index, _ in takers]
-    found += queues.busy_consumers(dump, queues.consumer_loops(dump, takers), {put.index})
-    found += queues.same_consumer(dump, putter)
+    found = [index for index, _ in scan.parked_takers(put.queue_class, put.index)]
+    found += scan.busy_consumers(scan.consumer_loops(put.queue_class), {put.index})
+    if found:
+        return found  # one candidate is enough to hold the warning back
+    found += scan.same_consumer(putter)
     channel = queues.channel_of(putter, put.put_frame)
     if channel is not None:
-        found += queues.channel_users(dump, channel[0], {put.index})
+        found += scan.channel_users(channel[0], {put.index})
     return found
 
 
