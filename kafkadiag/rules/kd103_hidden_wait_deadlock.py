@@ -73,7 +73,7 @@ threads listed are the ones being waited for (their stacks show what they were a
             victim_names = context.labels(victims)
             name = context.label(thread)
             exiting = _exit_caller(thread)
-            runners = context.cached("threads-running-run", context.dump, lambda _: {})
+            runners: dict[str, list[Thread]] = context.cached("threads-running-run", context.dump, _no_runners)
             joined = joined_threads(context.dump, thread, runners) if waited == "Thread.join" else []
             certain = len(joined) == 1 and joined[0] in victims
             note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
@@ -151,6 +151,10 @@ _JOIN_IDENTITY = (
     "The dump cannot show which thread a join waits for (a thread's header does not carry its "
     "Thread object's address); the link is the lock they share."
 )
+
+
+def _no_runners(_: ThreadDump) -> dict[str, list[Thread]]:
+    return {}
 
 
 def joined_threads(dump: ThreadDump, joiner: Thread, runners: dict[str, list[Thread]]) -> list[Thread]:
