@@ -73,7 +73,7 @@ threads listed are the ones being waited for (their stacks show what they were a
             victim_names = context.labels(victims)
             name = context.label(thread)
             exiting = _exit_caller(thread)
-            runners: dict[str, list[Thread]] = context.cached("threads-running-run", context.dump, _no_runners)
+            runners = context.cached("threads-running-run", context.dump, _no_runners)
             joined = joined_threads(context.dump, thread, runners) if waited == "Thread.join" else []
             certain = len(joined) == 1 and joined[0] in victims
             note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
