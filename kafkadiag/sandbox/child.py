@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkadiag.errors import SandboxError
-from kafkadiag.sandbox.servers import stop_process
+from kafkadiag.sandbox.servers import stop_process, stopped_unless_ready
 
 
 @dataclass
@@ -72,21 +72,21 @@ def start_commanded(
     log.close()
     child = CommandedProcess(name, process, log_path)
     threading.Thread(target=_pump, args=(process, child._lines), name=f"{name}-stdout", daemon=True).start()
-    deadline = time.monotonic() + ready_timeout_s
-    while time.monotonic() < deadline:
-        try:
-            line = child._lines.get(timeout=0.5)
-        except queue.Empty:
-            if process.poll() is not None:
-                raise SandboxError(
-                    f"the {name} exited with {process.returncode}:\n{child.log_tail()}"
-                ) from None
-            continue
-        if line == "READY":
-            return child
-        child.announcements.append(line)
-    child.stop()
-    raise SandboxError(f"the {name} was not ready within {ready_timeout_s:.0f} s:\n{child.log_tail()}")
+    with stopped_unless_ready(child.stop):
+        deadline = time.monotonic() + ready_timeout_s
+        while time.monotonic() < deadline:
+            try:
+                line = child._lines.get(timeout=0.5)
+            except queue.Empty:
+                if process.poll() is not None:
+                    raise SandboxError(
+                        f"the {name} exited with {process.returncode}:\n{child.log_tail()}"
+                    ) from None
+                continue
+            if line == "READY":
+                return child
+            child.announcements.append(line)
+        raise SandboxError(f"the {name} was not ready within {ready_timeout_s:.0f} s:\n{child.log_tail()}")
 
 
 def _pump(process: subprocess.Popen[str], lines: queue.Queue[str]) -> None:

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,9 +107,22 @@ _started: list[ServerProcess] = []
 
 @atexit.register
 def _stop_leftovers() -> None:
-    # An interrupted run must not leave servers behind.
+    # A library caller that exits without stopping its servers must not leave them behind (the
+    # CLI ends with os._exit, which skips this: it stops what it started itself).
     for server in _started:
         server.stop(grace_s=3.0)
+
+
+@contextlib.contextmanager
+def stopped_unless_ready(stop: Callable[[], None]) -> Iterator[None]:
+    """Stop a just-started process when waiting for it to be ready fails or is interrupted
+    (Ctrl-C while the demo starts): its caller learns of it only once it is ready, so nothing
+    else would stop it."""
+    try:
+        yield
+    except BaseException:
+        stop()
+        raise
 
 
 def spawn(
@@ -197,7 +211,8 @@ def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProce
         str(config),
     ]
     server = spawn("zookeeper", argv, workdir, port)
-    wait_for_zookeeper_session(server, ready_timeout_s)
+    with stopped_unless_ready(server.stop):
+        wait_for_zookeeper_session(server, ready_timeout_s)
     return server
 
 
@@ -272,11 +287,12 @@ def start_tansu(
         "memory://tansu/",
     ]
     server = spawn("tansu", argv, workdir, port, env=env)
-    if advertised_port is None:
-        _wait_for_broker(server, ready_timeout_s)
-    else:
-        # A client would follow the advertised address, which is not served yet: the port is enough.
-        _wait_for_port(server, ready_timeout_s)
+    with stopped_unless_ready(server.stop):
+        if advertised_port is None:
+            _wait_for_broker(server, ready_timeout_s)
+        else:
+            # A client would follow the advertised address, which is not served yet: the port is enough.
+            _wait_for_port(server, ready_timeout_s)
     return server
 
 

@@ -38,6 +38,20 @@ class Demo:
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        # Every process the demo starts, seen while it is its child: a server interrupted before it
+        # was ready never prints its pid, and must be stopped all the same.
+        self.children: set[int] = set()
+        self._watcher = threading.Thread(target=self._watch, daemon=True)
+        self._watcher.start()
+
+    def _watch(self) -> None:
+        try:
+            demo = psutil.Process(self.process.pid)
+            while self.process.poll() is None:
+                self.children.update(child.pid for child in demo.children(recursive=True))
+                time.sleep(0.01)
+        except psutil.NoSuchProcess:
+            pass
 
     def _read(self) -> None:
         assert self.process.stderr is not None
@@ -62,6 +76,7 @@ class Demo:
         self.process.send_signal(signal.SIGINT)
         code = self.process.wait(timeout=timeout_s)
         self._reader.join(timeout=5)
+        self._watcher.join(timeout=5)
         return code
 
 
@@ -84,7 +99,7 @@ def test_keep_leaves_the_sandbox_running_until_ctrl_c() -> None:
             demo.process.kill()
     assert code == ExitCode.OK, demo.progress
     assert "every sandbox process was stopped" in demo.progress
-    assert alive(started) == []
+    assert alive(started) == [] and alive(sorted(demo.children)) == []
 
 
 def test_ctrl_c_while_starting_stops_what_was_started() -> None:
@@ -97,6 +112,8 @@ def test_ctrl_c_while_starting_stops_what_was_started() -> None:
             demo.process.kill()
     started = demo.pids()
     assert started and alive(started) == []
+    # nor any process it had started whose pid it never printed (the broker still starting)
+    assert alive(sorted(demo.children)) == []
     assert "Interrupted: every sandbox process was stopped" in demo.progress
     assert code == ExitCode.INTERRUPTED  # nothing was diagnosed
     assert "Traceback" not in demo.progress
