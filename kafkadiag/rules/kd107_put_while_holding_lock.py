@@ -64,6 +64,15 @@ the putter), and never block putting into a queue whose consumer may have stoppe
         in_ring = {
             put.index for ring in context.cached("queue-rings", dump, queues.queue_rings) for put in ring.puts
         }
+        threads_of: dict[tuple[int, ...], list[Thread]] = {}
+
+        def threads(indexes: tuple[int, ...]) -> list[Thread]:
+            # Putters holding one lock share its waiters, putters into one class of queue its idle
+            # takers: each list is looked up once, not once per putter.
+            if indexes not in threads_of:
+                threads_of[indexes] = [graph.thread(i) for i in indexes]
+            return threads_of[indexes]
+
         for put in queues.bounded_puts(dump):
             putter = dump.threads[put.index]
             contested = [
@@ -88,10 +97,10 @@ the putter), and never block putting into a queue whose consumer may have stoppe
                 put,
                 putter,
                 contested,
-                waiting=[graph.thread(i) for i in waiting_indexes],
-                busy=[graph.thread(i) for i in busy],
-                idle_takers=[graph.thread(i) for i, _ in takers],
-                named=[graph.thread(i) for i in named],
+                waiting=threads(tuple(waiting_indexes)),
+                busy=threads(tuple(busy)),
+                idle_takers=threads(tuple(index for index, _ in takers)),
+                named=threads(tuple(named)),
             )
 
     @staticmethod

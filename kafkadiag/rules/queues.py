@@ -189,6 +189,7 @@ class QueueScan:
         self._busy: dict[frozenset[str], list[int]] = {}
         self._channel_users: dict[str, list[int]] = {}
         self._loops: dict[str, set[str]] = {}
+        self._not_taking: list[int] | None = None
         self._named: dict[str, list[int]] = {}
 
     def parked_takers(self, queue_class: str, exclude: int) -> list[tuple[int, int]]:
@@ -205,9 +206,21 @@ class QueueScan:
 
     def busy_consumers(self, loops: set[str], exclude: set[int]) -> list[int]:
         """`busy_consumers(dump, loops, exclude)`."""
+        if not loops:
+            return []
         key = frozenset(loops)
         if key not in self._busy:
-            self._busy[key] = busy_consumers(self.dump, loops, set())
+            if self._not_taking is None:
+                self._not_taking = [
+                    index
+                    for index, thread in enumerate(self.dump.threads)
+                    if queue_frame(thread, TAKE_METHODS) is None
+                ]
+            wanted = tuple(sorted(loops))
+            threads = self.dump.threads
+            self._busy[key] = [
+                index for index in self._not_taking if stacks.has_frame(threads[index], *wanted)
+            ]
         return [index for index in self._busy[key] if index not in exclude]
 
     def consumer_loops(self, queue_class: str) -> set[str]:
@@ -265,16 +278,17 @@ def queue_rings(dump: ThreadDump) -> list[QueueRing]:
         found = channel_of(dump.threads[put.index], put.put_frame)
         if found is not None:
             members.setdefault(found[0], []).append((put, found[1]))
-    rings = []
+    candidates: dict[str, list[tuple[BoundedPut, int]]] = {}
     for channel, puts in members.items():
-        if len(puts) < 2:
-            continue
         identities = {
             queue_identity(put, dump.threads[put.index].frames[caller].function) for put, caller in puts
         }
-        if len(identities) < 2:
-            continue  # producers of one queue: a full queue, not a ring
-        if channel_users(dump, channel, {put.index for put, _ in puts}):
+        if len(puts) >= 2 and len(identities) >= 2:  # else producers of one queue: a full queue
+            candidates[channel] = puts
+    users = stacks.threads_running_in(dump.threads, list(candidates))
+    rings = []
+    for channel, puts in candidates.items():
+        if set(users[channel]) - {put.index for put, _ in puts}:
             continue  # another thread uses the channel and may be taking
         rings.append(QueueRing(channel, tuple(put for put, _ in puts), tuple(caller for _, caller in puts)))
     return rings
