@@ -172,5 +172,12 @@ class PollThreads:
         return evidence
 
 
+# Workers described by what they do in a finding's message; the rest are counted (a pool of
+# thousands reads no better for each being listed, and every poll thread of the pool lists them).
+DESCRIBED_WORKERS = 10
+
+
 def describe_workers(workers: list[Thread]) -> str:
-    return ", ".join(f"{worker.name} ({stacks.doing(worker)})" for worker in workers)
+    described = ", ".join(f"{worker.name} ({stacks.doing(worker)})" for worker in workers[:DESCRIBED_WORKERS])
+    more = len(workers) - DESCRIBED_WORKERS
+    return described + (f" and {more} more" if more > 0 else "")
