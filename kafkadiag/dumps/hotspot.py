@@ -848,9 +848,9 @@ class HotspotParser:
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
             return
-        if thread is not None and line.startswith("- ") and thread.in_synchronizers:
+        if thread is not None and thread.in_synchronizers and (line == "- None" or line.startswith("- <0x")):
             # The "Locked ownable synchronizers:" entries, flush left the same way (a static
-            # site's page that dropped every tab of the dump).
+            # site's page that dropped every tab of the dump); a bullet of prose is not one.
             self._synchronizer(thread, line, line, line_no)
             return
         if thread is not None and line.startswith("- "):

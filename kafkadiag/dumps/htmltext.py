@@ -14,45 +14,64 @@ from __future__ import annotations
 import html
 import re
 
-# Tags that end a line where the browser would: a break, and the start or end of a block.
-_LINE_BREAKS = re.compile(
-    r"<br\s*/?>|</?(?:p|div|pre|tr|li|ul|ol|table|tbody|thead|figure|figcaption|blockquote|"
-    r"h[1-6]|section|article|header|footer|hr|dd|dt|dl)(?:\s[^>]*)?/?>",
+_BLOCK_NAMES = (
+    r"p|div|pre|tr|li|ul|ol|table|tbody|thead|tfoot|figure|figcaption|blockquote|h[1-6]|section|"
+    r"article|header|footer|hr|dd|dt|dl|details|summary|nav|main|aside"
+)
+# Where the browser ends a line: a run of block boundaries (opening or closing tags, with the
+# page's own indentation between them) is one line end, a <br> just before it included; another
+# <br> is a line end of its own.
+_BOUNDARY = re.compile(
+    r"(?:<br(?:\s[^>]*)?/?>\s*)?(?:\s*</?(?:" + _BLOCK_NAMES + r")(?:\s[^>]*)?/?>)+|<br(?:\s[^>]*)?/?>",
     re.IGNORECASE,
 )
 # Every other tag of HTML's, dropped without a break (inline markup, table cells, the page's head).
 _TAGS = re.compile(
-    r"<!--.*?-->|<!DOCTYPE[^>]*>|</?(?:a|abbr|b|body|button|code|col|colgroup|del|em|font|form|"
-    r"head|html|i|img|input|ins|kbd|label|link|main|mark|meta|nav|noscript|s|samp|script|small|"
+    r"<!--.*?-->|<!DOCTYPE[^>]*>|<\?xml[^>]*\?>|</?(?:a|abbr|b|body|button|code|col|colgroup|del|em|"
+    r"font|form|head|html|i|img|input|ins|kbd|label|link|mark|meta|noscript|s|samp|script|small|"
     r"span|strong|style|sub|sup|td|th|time|title|tt|u|var|wbr)(?:\s[^>]*)?/?>",
     re.IGNORECASE,
 )
-# How an HTML page starts: a doctype, or one of HTML's tags on the first line that is not blank.
+# How an HTML page starts: a doctype, the comment a browser's "save as" writes, an XML prolog,
+# or one of HTML's tags on the first line that is not blank.
 _PAGE_START = re.compile(
-    r"^\s*<(?:!DOCTYPE\s+html|html|head|body|div|pre|code|p|table|figure|span|blockquote|article|"
-    r"section|meta|br)\b",
+    r"^\s*<(?:!DOCTYPE\s+html|!--|\?xml|html|head|body|div|pre|code|p|table|figure|span|blockquote|"
+    r"article|section|meta|br)\b",
     re.IGNORECASE,
 )
+_HTML_TAG = re.compile(r"<(?:html|body|br|pre|div|p|table)\b", re.IGNORECASE)
 
 
 def is_html_page(head: list[list[str]]) -> bool:
-    """The sample is an HTML page's source: its first non-blank line opens with an HTML tag (no
-    dump format and no log starts that way) and some line breaks lines the HTML way."""
+    """The sample is an HTML page's source: its first non-blank line opens with a tag, a doctype or
+    a comment (no dump format and no log starts that way), and HTML's own tags follow."""
     lines = (line for batch in head for line in batch if line.strip())
     first = next(lines, "")
     if not _PAGE_START.match(first):
         return False
-    return any(_LINE_BREAKS.search(line) for batch in head for line in batch)
+    return any(_HTML_TAG.search(line) for batch in head for line in batch)
 
 
 def page_text(batch: list[str]) -> list[str]:
-    """The lines a browser shows for these source lines."""
+    """The lines a browser shows for these source lines.
+
+    A source line break is a line break too (a dump sits in a <pre> block, where it is one), so a
+    boundary at either edge of a source line adds none, and a line of tags alone shows nothing.
+    """
     text: list[str] = []
     for line in batch:
         if "<" not in line and "&" not in line:
-            text.append(line)
+            # A non-breaking space is how pages keep a dump's indentation; the dump means a space.
+            text.append(line.replace("\xa0", " ") if "\xa0" in line else line)
             continue
-        shown = _TAGS.sub("", _LINE_BREAKS.sub("\n", line))
-        # A non-breaking space is how pages keep a dump's indentation; the dump means a space.
-        text.extend(html.unescape(shown).replace("\xa0", " ").split("\n"))
+        pieces = _BOUNDARY.split(line)
+        if len(pieces) > 1:
+            if not pieces[0].strip():
+                pieces = pieces[1:]
+            if len(pieces) > 1 and not pieces[-1].strip():
+                pieces = pieces[:-1]
+        shown = [html.unescape(_TAGS.sub("", piece)).replace("\xa0", " ") for piece in pieces]
+        if len(shown) == 1 and not shown[0].strip() and shown[0] != line:
+            continue  # tags alone ("</pre>", '<div class="highlight">'): no line of the text
+        text.extend(shown)
     return text

@@ -125,7 +125,9 @@ def threads_running_in(threads: Sequence[Thread], class_names: list[str]) -> dic
         for name in class_names:
             found[name] = [index for index, thread in enumerate(threads) if runs_in_class(thread, name)]
         return found
-    pattern = re.compile("\n(" + "|".join(map(re.escape, class_names)) + r")(?:\$|\.[^.\n]*\n)")
+    # The end is a lookahead: the newline that ends one frame starts the next, which may run in
+    # another of the classes.
+    pattern = re.compile("\n(" + "|".join(map(re.escape, class_names)) + r")(?=\$|\.[^.\n]*\n)")
     for index, thread in enumerate(threads):
         text = _functions(thread)
         for name in {match.group(1) for match in pattern.finditer(text)}:

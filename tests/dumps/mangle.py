@@ -91,6 +91,28 @@ def html_page_pre(text: str) -> str:
     return _PAGE_HEAD + '<pre><code class="language-text">' + body + "\n</code></pre>\n" + _PAGE_TAIL
 
 
+def html_mail(text: str) -> str:
+    """An HTML mail: every line ends in <br> before the source's own newline, entities escaped."""
+    lines = text.rstrip("\n").split("\n")
+    return (
+        '<div dir="ltr">Here is the dump:<br>\n'
+        + "".join(f"{html.escape(line)}<br>\n" for line in lines)
+        + "</div>\n"
+    )
+
+
+def html_div_lines(text: str) -> str:
+    """A highlighter that puts every line of the block in a <div> of its own, one per source line."""
+    lines = text.rstrip("\n").split("\n")
+    return (
+        _PAGE_HEAD
+        + '<div class="highlight"><pre>\n'
+        + "".join(f'<div class="line">{html.escape(line)}</div>\n' for line in lines)
+        + "</pre></div>\n"
+        + _PAGE_TAIL
+    )
+
+
 def crlf(text: str) -> str:
     return text.replace("\n", "\r\n")
 

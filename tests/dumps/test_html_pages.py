@@ -60,7 +60,36 @@ def test_only_html_tags_are_dropped() -> None:
 
 
 def test_non_breaking_spaces_are_the_indents_they_stand_for() -> None:
+    # as entities, and as the character itself on a line without markup
     assert page_text(["&nbsp;&nbsp;&nbsp;java.lang.Thread.State: &quot;WAITING&quot;<br>"]) == [
-        '   java.lang.Thread.State: "WAITING"',
-        "",
+        '   java.lang.Thread.State: "WAITING"'
     ]
+    assert page_text(["\xa0\xa0\xa0java.lang.Thread.State: WAITING"]) == [
+        "   java.lang.Thread.State: WAITING"
+    ]
+
+
+def test_breaks_are_where_the_browser_shows_them() -> None:
+    # a run of block tags is one line end, a <br> with attributes is one too, a source line's own
+    # newline is the break at its edges, and a line of tags alone shows nothing
+    assert page_text(['<div class="line">\tat a.B.c(B.java:1)</div><div class="line">- None</div>']) == [
+        "\tat a.B.c(B.java:1)",
+        "- None",
+    ]
+    assert page_text(['one<br class="x">two<br/>', "</pre>", "<div>", "three<br><br>four"]) == [
+        "one",
+        "two",
+        "three",
+        "",
+        "four",
+    ]
+
+
+def test_a_page_saved_by_the_browser_starts_with_a_comment(tmp_path: Path) -> None:
+    page = tmp_path / "saved.html"
+    page.write_text(
+        "<!-- saved from url=(0042)https://issues.example.org/browse/X-1 -->\n"
+        + mangle.html_page_pre(JSTACK.read_text(encoding="utf-8")),
+        encoding="utf-8",
+    )
+    assert what_was_read(page) == what_was_read(JSTACK)

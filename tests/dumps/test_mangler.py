@@ -3,7 +3,8 @@
 The forms come from tests/dumps/mangle.py: hard-wrapped at 72 to 132 columns (with and without
 the trailing spaces mail clients drop), quoted in an e-mail reply (also after wrapping), fenced in
 Markdown, copied from a rendered Jira page (HTML entities), saved as an HTML page's source (a
-blog's highlighted block on one line, also with its tabs dropped; a <pre> block), CRLF line ends,
+blog's highlighted block on one line, also with its tabs dropped; a <pre> block; a <div> per line;
+an HTML mail's <br> per line), CRLF line ends,
 UTF-16 and UTF-8 with a byte-order mark. A repair that changes what was read must be said:
 wrapped lines leave a caveat.
 """
@@ -48,6 +49,8 @@ FORMS: dict[str, Form] = {
     "html-page-highlighted": mangle.html_page_highlighted,
     "html-page-highlighted-tabs-dropped": lambda text: mangle.html_page_highlighted(text, drop_tabs=True),
     "html-page-pre": mangle.html_page_pre,
+    "html-mail": mangle.html_mail,
+    "html-div-lines": mangle.html_div_lines,
     "crlf": mangle.crlf,
     "utf-16-with-bom": mangle.utf16_with_bom,
     "utf-8-with-bom": mangle.utf8_with_bom,
