@@ -91,22 +91,6 @@ def bounded_puts(dump: ThreadDump) -> list[BoundedPut]:
     return found
 
 
-def parked_takers(dump: ThreadDump, queue_class: str, exclude: int) -> list[tuple[int, int]]:
-    """Threads parked in take/poll of a queue of `queue_class`, with the index of that frame.
-
-    A queue with a parked taker is empty, so while the putter's queue is full these wait on other
-    queues of the same class: not its consumers, but their loops show what a consumer runs.
-    """
-    found = []
-    for index, thread in enumerate(dump.threads):
-        if index == exclude or thread.status not in _PARKED:
-            continue
-        take = queue_frame(thread, TAKE_METHODS)
-        if take is not None and thread.frames[take].class_name == queue_class:
-            found.append((index, take))
-    return found
-
-
 def consumer_loops(dump: ThreadDump, takers: list[tuple[int, int]]) -> set[str]:
     """The application functions from which the parked takers take (their first own frame below)."""
     loops = set()
@@ -115,33 +99,6 @@ def consumer_loops(dump: ThreadDump, takers: list[tuple[int, int]]) -> set[str]:
         if application is not None:
             loops.add(dump.threads[index].frames[application].function)
     return loops
-
-
-def busy_consumers(dump: ThreadDump, loops: set[str], exclude: set[int]) -> list[int]:
-    """Threads running one of the consumer loops but not taking now: busy elsewhere, so possibly
-    the consumer that stopped draining the full queue (as a stalled stream thread is)."""
-    if not loops:
-        return []
-    found = []
-    for index, thread in enumerate(dump.threads):
-        if index in exclude or queue_frame(thread, TAKE_METHODS) is not None:
-            continue
-        if any(frame.function in loops for frame in thread.frames):
-            found.append(index)
-    return found
-
-
-def same_consumer(dump: ThreadDump, putter: Thread) -> list[int]:
-    """For an old-consumer fetcher: the other threads named after its consumer id."""
-    name = oldconsumer.FETCHER_NAME.match(putter.name)
-    if name is None:
-        return []
-    consumer_id = name["consumer_id"]
-    return [
-        index
-        for index, thread in enumerate(dump.threads)
-        if thread is not putter and consumer_id in thread.name
-    ]
 
 
 def channel_of(thread: Thread, put_frame: int) -> tuple[str, int] | None:
@@ -193,7 +150,12 @@ class QueueScan:
         self._named: dict[str, list[int]] = {}
 
     def parked_takers(self, queue_class: str, exclude: int) -> list[tuple[int, int]]:
-        """`parked_takers(dump, queue_class, exclude)`."""
+        """Threads but `exclude` parked in take/poll of a queue of `queue_class`, with the index of
+        that frame.
+
+        A queue with a parked taker is empty, so while the putter's queue is full these wait on
+        other queues of the same class: not its consumers, but their loops show what a consumer runs.
+        """
         if self._takers is None:
             self._takers = {}
             for index, thread in enumerate(self.dump.threads):
@@ -205,7 +167,9 @@ class QueueScan:
         return [taker for taker in self._takers.get(queue_class, ()) if taker[0] != exclude]
 
     def busy_consumers(self, loops: set[str], exclude: set[int]) -> list[int]:
-        """`busy_consumers(dump, loops, exclude)`."""
+        """Threads but `exclude` running one of the consumer loops but not taking now: busy
+        elsewhere, so possibly the consumer that stopped draining the full queue (as a stalled
+        stream thread is)."""
         if not loops:
             return []
         key = frozenset(loops)
@@ -231,7 +195,7 @@ class QueueScan:
         return self._loops[queue_class]
 
     def same_consumer(self, putter: Thread) -> list[int]:
-        """`same_consumer(dump, putter)`."""
+        """For an old-consumer fetcher: the other threads named after its consumer id."""
         name = oldconsumer.FETCHER_NAME.match(putter.name)
         if name is None:
             return []
@@ -243,7 +207,7 @@ class QueueScan:
         return [index for index in self._named[consumer_id] if self.dump.threads[index] is not putter]
 
     def channel_users(self, channel: str, exclude: set[int]) -> list[int]:
-        """`channel_users(dump, channel, exclude)`."""
+        """`channel_users(dump, channel, exclude)`, the dump scanned once per channel."""
         if channel not in self._channel_users:
             self._channel_users[channel] = channel_users(self.dump, channel, set())
         return [index for index in self._channel_users[channel] if index not in exclude]

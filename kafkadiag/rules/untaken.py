@@ -26,25 +26,24 @@ def _short(class_name: str) -> str:
     return class_name.rpartition(".")[2]
 
 
-def candidate_takers(context: AnalysisContext, put: queues.BoundedPut) -> list[int]:
-    """Every thread the dump shows that could take from the put's queue (see queues)."""
+def has_candidate_taker(context: AnalysisContext, put: queues.BoundedPut) -> bool:
+    """Some thread the dump shows could take from the put's queue (see queues)."""
     dump = context.dump
     scan = context.cached("queue-scan", dump, queues.QueueScan)
     putter = dump.threads[put.index]
-    found = [index for index, _ in scan.parked_takers(put.queue_class, put.index)]
-    found += scan.busy_consumers(scan.consumer_loops(put.queue_class), {put.index})
-    if found:
-        return found  # one candidate is enough to hold the warning back
-    found += scan.same_consumer(putter)
+    if scan.parked_takers(put.queue_class, put.index):
+        return True
+    if scan.busy_consumers(scan.consumer_loops(put.queue_class), {put.index}):
+        return True
+    if scan.same_consumer(putter):
+        return True
     channel = queues.channel_of(putter, put.put_frame)
-    if channel is not None:
-        found += scan.channel_users(channel[0], {put.index})
-    return found
+    return channel is not None and bool(scan.channel_users(channel[0], {put.index}))
 
 
 def finding(rule: Rule[AnalysisContext], context: AnalysisContext, put: queues.BoundedPut) -> Finding | None:
     """A warning naming the putter, when no thread of the dump could take from its queue."""
-    if candidate_takers(context, put):
+    if has_candidate_taker(context, put):
         return None
     dump = context.dump
     putter = dump.threads[put.index]
