@@ -45,9 +45,10 @@ def unmarked(line: str, strip_prefix: Callable[[str], str]) -> str:
     return line
 
 
-# The lines that open or close a pasted block: Markdown fences (with a language), Jira's and
+# The lines that open or close a pasted block: Markdown fences of three or more backticks or
+# tildes (with a language, also after a space), Jira's and
 # Confluence's {code}/{noformat}/{quote} tags (with options).
-_BLOCK_MARKUP = re.compile(r"^(?:(?:```|~~~)[\w+-]*|\{(?:code|noformat|quote)(?::[^}]*)?\})$")
+_BLOCK_MARKUP = re.compile(r"^(?:(?:`{3,}|~{3,}) *[\w+-]*|\{(?:code|noformat|quote)(?::[^}]*)?\})$")
 
 
 def is_block_markup(stripped: str) -> bool:

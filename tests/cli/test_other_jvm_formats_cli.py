@@ -122,3 +122,16 @@ def test_a_go_goroutine_dump_is_named_even_inside_a_markdown_fence() -> None:
     # THEN it is refused as what it is: the Go dump, not the Markdown around it
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     assert "looks like a Go goroutine dump, which kafkadiag does not read" in " ".join(err.split())
+
+
+def test_a_go_dump_with_the_schedulers_ids_is_named_too(tmp_path: Path) -> None:
+    # GIVEN the Sarama dump's goroutine header as Go 1.23 and later print it (gp=, m=, mp=)
+    wild = Path(__file__).resolve().parents[1] / "wild" / "dumps"
+    text = (wild / "sarama-1442-broker-producer-goroutine-leak.txt").read_text(encoding="utf-8")
+    newer = tmp_path / "goroutines.txt"
+    header = "goroutine 6982 gp=0xc000682380 m=nil [select"
+    newer.write_text(text.replace("goroutine 6982 [select", header), encoding="utf-8")
+    # WHEN it is analyzed THEN it is refused as a Go dump
+    code, out, err = run(["dump", "analyze", str(newer)])
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert "looks like a Go goroutine dump" in " ".join(err.split())
