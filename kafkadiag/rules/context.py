@@ -91,14 +91,9 @@ class AnalysisContext:
         return self.labels((thread,), dump)[0]
 
     def labels(self, threads: Iterable[Thread], dump: ThreadDump | None = None) -> list[str]:
-        # Kept per thread, and long lists as a whole: a finding about a lock with thousands of
-        # waiters names all of them, and every putter holding that lock names them again.
+        # Kept per thread: a finding about a lock with thousands of waiters names all of them,
+        # and every putter holding that lock names them again.
         dump = dump or self.dump
-        threads = tuple(threads)
-        lists: dict[tuple[int, ...], list[str]] = self.cached("thread-label-lists", dump, _no_label_lists)
-        key = tuple(map(id, threads)) if len(threads) > 8 else None
-        if key is not None and key in lists:
-            return list(lists[key])
         shared = self.cached("shared-thread-names", dump, threadlabels.shared_names)
         known = self.cached("thread-labels", dump, _no_labels)
         found = []
@@ -107,9 +102,6 @@ class AnalysisContext:
             if text is None:
                 text = known[id(thread)] = threadlabels.label(thread, shared)
             found.append(text)
-        if key is not None:
-            lists[key] = found
-            return list(found)
         return found
 
     # -- quoting the input ----------------------------------------------------------------------
@@ -149,8 +141,4 @@ class AnalysisContext:
 
 def _no_labels(_: ThreadDump) -> dict[int, str]:
     """An empty label memo for a dump (its threads live as long as the analysis, so ids hold)."""
-    return {}
-
-
-def _no_label_lists(_: ThreadDump) -> dict[tuple[int, ...], list[str]]:
     return {}

@@ -73,8 +73,9 @@ threads listed are the ones being waited for (their stacks show what they were a
             victim_names = context.labels(victims)
             name = context.label(thread)
             exiting = _exit_caller(thread)
-            runners = context.cached("threads-running-run", context.dump, _no_runners)
-            joined = joined_threads(context.dump, thread, runners) if waited == "Thread.join" else []
+            joined = []
+            if waited == "Thread.join":
+                joined = joined_threads(context.dump, thread, runners_of(context))
             certain = len(joined) == 1 and joined[0] in victims
             note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
             if exiting is not None:
@@ -151,6 +152,11 @@ _JOIN_IDENTITY = (
     "The dump cannot show which thread a join waits for (a thread's header does not carry its "
     "Thread object's address); the link is the lock they share."
 )
+
+
+def runners_of(context: AnalysisContext) -> dict[str, list[Thread]]:
+    """The memo `joined_threads` keeps for the dump, shared by every rule that follows joins."""
+    return context.cached("threads-running-run", context.dump, _no_runners)
 
 
 def _no_runners(_: ThreadDump) -> dict[str, list[Thread]]:

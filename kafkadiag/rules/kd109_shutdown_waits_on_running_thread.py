@@ -10,7 +10,7 @@ from kafkadiag.model import Frame, Thread, ThreadDump, ThreadStatus
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Rule, Severity
 from kafkadiag.rules.context import JAVA_FORMATS, PYTHON_FORMATS, AnalysisContext
-from kafkadiag.rules.kd103_hidden_wait_deadlock import joined_threads
+from kafkadiag.rules.kd103_hidden_wait_deadlock import joined_threads, runners_of
 from kafkadiag.rules.python import python_frames
 
 # Where a stop waits without a time limit for other threads to finish.
@@ -90,7 +90,7 @@ that do not finish, instead of waiting forever.
             stop = _Stop(
                 thread, wait_index, stop_index, last_index, not java and _has_frame(thread, POOL_SHUTDOWN)
             )
-            places = places or _Places(dump, java)
+            places = places or _Places(dump, java, runners_of(context))
             candidates = _component_threads(dump, stop, places, java)
             if not candidates or len(candidates) > MAX_CANDIDATES:
                 continue
@@ -170,8 +170,8 @@ class _Places:
     """The threads running in each place (`_place` of their frames), read once for every waiter:
     a dump of many stopping threads must not be scanned once per waiter and caller."""
 
-    def __init__(self, dump: ThreadDump, java: bool) -> None:
-        self.runners: dict[str, list[Thread]] = {}  # for joined_threads
+    def __init__(self, dump: ThreadDump, java: bool, runners: dict[str, list[Thread]]) -> None:
+        self.runners = runners  # for joined_threads
         self.threads_in: dict[tuple[str, str], list[Thread]] = {}
         for thread in dump.threads:
             for place in {place for frame in thread.frames if (place := _place(frame, java)) is not None}:

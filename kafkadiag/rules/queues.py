@@ -242,17 +242,16 @@ def queue_rings(dump: ThreadDump) -> list[QueueRing]:
         found = channel_of(dump.threads[put.index], put.put_frame)
         if found is not None:
             members.setdefault(found[0], []).append((put, found[1]))
-    candidates: dict[str, list[tuple[BoundedPut, int]]] = {}
+    rings = []
     for channel, puts in members.items():
+        if len(puts) < 2:
+            continue
         identities = {
             queue_identity(put, dump.threads[put.index].frames[caller].function) for put, caller in puts
         }
-        if len(puts) >= 2 and len(identities) >= 2:  # else producers of one queue: a full queue
-            candidates[channel] = puts
-    users = stacks.threads_running_in(dump.threads, list(candidates))
-    rings = []
-    for channel, puts in candidates.items():
-        if set(users[channel]) - {put.index for put, _ in puts}:
+        if len(identities) < 2:
+            continue  # producers of one queue: a full queue, not a ring
+        if channel_users(dump, channel, {put.index for put, _ in puts}):
             continue  # another thread uses the channel and may be taking
         rings.append(QueueRing(channel, tuple(put for put, _ in puts), tuple(caller for _, caller in puts)))
     return rings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 from kafkadiag.model import Frame, Thread, ThreadStatus
 
@@ -111,28 +111,6 @@ def runs_in_class(thread: Thread, class_name: str) -> bool:
     """Some frame of the thread runs in `class_name` or one of its nested classes or closures
     (`pkg.Channel.send`, `pkg.Channel$Inner.run`): one search of the joined functions."""
     return _class_pattern(class_name).search(_functions(thread)) is not None
-
-
-def threads_running_in(threads: Sequence[Thread], class_names: list[str]) -> dict[str, list[int]]:
-    """For each class, the indexes of the threads that run in it (see runs_in_class): one search
-    of each stack for all the classes at once."""
-    found: dict[str, list[int]] = {name: [] for name in class_names}
-    if not class_names:
-        return found
-    if any(other.startswith(name) for name in class_names for other in class_names if other != name):
-        # One class's name starts another's (pkg.A, pkg.A$B): one alternation would find only one
-        # of them in a frame of the longer; ask for each class on its own.
-        for name in class_names:
-            found[name] = [index for index, thread in enumerate(threads) if runs_in_class(thread, name)]
-        return found
-    # The end is a lookahead: the newline that ends one frame starts the next, which may run in
-    # another of the classes.
-    pattern = re.compile("\n(" + "|".join(map(re.escape, class_names)) + r")(?=\$|\.[^.\n]*\n)")
-    for index, thread in enumerate(threads):
-        text = _functions(thread)
-        for name in {match.group(1) for match in pattern.finditer(text)}:
-            found[name].append(index)
-    return found
 
 
 @functools.lru_cache(maxsize=512)
