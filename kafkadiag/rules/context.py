@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -12,6 +13,9 @@ from kafkadiag.rules import threadlabels
 from kafkadiag.rules.base import Evidence, Requirement
 
 T = TypeVar("T")
+
+# Lists of threads this long have their labels kept (shorter ones are labelled again, cheaply).
+LONG_LIST = 64
 
 JAVA_FORMATS = frozenset(
     {
@@ -93,7 +97,15 @@ class AnalysisContext:
     def labels(self, threads: Iterable[Thread], dump: ThreadDump | None = None) -> list[str]:
         # Kept per thread: a finding about a lock with thousands of waiters names all of them,
         # and every putter holding that lock names them again.
+        # A rule that keeps its thread lists (KD107: one list of waiters for all the putters of a
+        # lock) has each long list labelled once, then copies of those labels while it still holds
+        # the same threads.
         dump = dump or self.dump
+        listed = self.cached("list-labels", dump, _no_list_labels)
+        if isinstance(threads, list):
+            entry = listed.get(id(threads))
+            if entry is not None and _same_threads(entry, threads):
+                return list(entry[2])
         shared = self.cached("shared-thread-names", dump, threadlabels.shared_names)
         known = self.cached("thread-labels", dump, _no_labels)
         found = []
@@ -102,6 +114,9 @@ class AnalysisContext:
             if text is None:
                 text = known[id(thread)] = threadlabels.label(thread, shared)
             found.append(text)
+        if isinstance(threads, list) and len(threads) >= LONG_LIST:
+            listed[id(threads)] = (threads, tuple(threads), found)
+            return list(found)
         return found
 
     # -- quoting the input ----------------------------------------------------------------------
@@ -137,6 +152,16 @@ class AnalysisContext:
         dump = dump or self.dump
         text = lock.text or f"- <0x{lock.lock_id:x}> (a {lock.lock_class})"
         return Evidence(dump.source, lock.line_no or None, text)
+
+
+def _no_list_labels(_: ThreadDump) -> dict[int, tuple[list[Thread], tuple[Thread, ...], list[str]]]:
+    return {}
+
+
+def _same_threads(kept: tuple[list[Thread], tuple[Thread, ...], list[str]], threads: list[Thread]) -> bool:
+    """The very list labelled before, still holding the same threads in the same order."""
+    listed, snapshot, _ = kept
+    return listed is threads and len(snapshot) == len(threads) and all(map(operator.is_, snapshot, threads))
 
 
 def _no_labels(_: ThreadDump) -> dict[int, str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import ThreadDump
-from kafkadiag.rules import stacks
+from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import SCOPE_DUMP, Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import JAVA_FORMATS, AnalysisContext, available_requirements
 from kafkadiag.rules.registry import RULES, RuleCrashed
@@ -141,6 +141,7 @@ def analyze(
     for code in ran:
         skipped.pop(code, None)
     stacks.forget_stacks()
+    stackindex.forget_indexes()
     ordered = sorted(findings, key=_finding_order)
     return Report(
         verdict=compose_verdict(ordered, summaries, len(caveats)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kafkadiag.model import LockEventKind, Thread, ThreadDump
-from kafkadiag.rules import stacks
+from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -54,7 +54,8 @@ threads listed are the ones being waited for (their stacks show what they were a
         graph = context.graph()
         if not context.dump.has_lock_data:
             yield from self._without_lock_data(context)
-        for index, thread in enumerate(context.dump.threads):
+        for index in stackindex.positions_with(context.dump, *HIDDEN_WAITS):
+            thread = context.dump.threads[index]
             wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
             if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
                 continue
@@ -75,7 +76,7 @@ threads listed are the ones being waited for (their stacks show what they were a
             exiting = _exit_caller(thread)
             joined = []
             if waited == "Thread.join":
-                joined = joined_threads(context.dump, thread, runners_of(context))
+                joined = joined_threads(context.dump, thread)
             certain = len(joined) == 1 and joined[0] in victims
             note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
             if exiting is not None:
@@ -154,31 +155,16 @@ _JOIN_IDENTITY = (
 )
 
 
-def runners_of(context: AnalysisContext) -> dict[str, list[Thread]]:
-    """The memo `joined_threads` keeps for the dump, shared by every rule that follows joins."""
-    return context.cached("threads-running-run", context.dump, _no_runners)
-
-
-def _no_runners(_: ThreadDump) -> dict[str, list[Thread]]:
-    return {}
-
-
-def joined_threads(dump: ThreadDump, joiner: Thread, runners: dict[str, list[Thread]]) -> list[Thread]:
+def joined_threads(dump: ThreadDump, joiner: Thread) -> list[Thread]:
     """The threads a Thread.join may wait for, when the joined object's class tells: those running
-    that class's run(). Empty for a plain java.lang.Thread, whose run() every thread has.
-
-    `runners` keeps, per run() function, the dump's threads running it: one pass over the dump per
-    class joined, however many threads join one.
-    """
+    that class's run(). Empty for a plain java.lang.Thread, whose run() every thread has."""
     event = joiner.waits_for()
     if event is None or event.kind is not LockEventKind.WAITING_ON:
         return []
     if event.lock_class in (None, "java.lang.Thread"):
         return []
-    run = f"{event.lock_class}.run"
-    if run not in runners:
-        runners[run] = [thread for thread in dump.threads if stacks.has_frame(thread, run)]
-    return [thread for thread in runners[run] if thread is not joiner]
+    runners = stackindex.threads_with(dump, f"{event.lock_class}.run")
+    return [thread for thread in runners if thread is not joiner]
 
 
 def _join_note(context: AnalysisContext, joiner: Thread, joined: list[Thread], certain: bool) -> str:

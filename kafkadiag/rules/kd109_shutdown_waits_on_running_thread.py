@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from kafkadiag.model import Frame, Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import stacks
+from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Finding, Rule, Severity
 from kafkadiag.rules.context import JAVA_FORMATS, PYTHON_FORMATS, AnalysisContext
-from kafkadiag.rules.kd103_hidden_wait_deadlock import joined_threads, runners_of
+from kafkadiag.rules.kd103_hidden_wait_deadlock import joined_threads
 from kafkadiag.rules.python import python_frames
 
 # Where a stop waits without a time limit for other threads to finish.
@@ -79,7 +80,9 @@ that do not finish, instead of waiting forever.
         if not java and dump.format not in PYTHON_FORMATS:
             return
         places: _Places | None = None  # built once, for the first waiter found
-        for thread in dump.threads:
+        # A Java waiter is in one of the waits; a Python one needs its frames read.
+        waiters = stackindex.threads_with(dump, *JAVA_WAITS) if java else dump.threads
+        for thread in waiters:
             wait_index = _java_wait(thread) if java else _python_wait(thread)
             if wait_index is None:
                 continue
@@ -90,7 +93,7 @@ that do not finish, instead of waiting forever.
             stop = _Stop(
                 thread, wait_index, stop_index, last_index, not java and _has_frame(thread, POOL_SHUTDOWN)
             )
-            places = places or _Places(dump, java, runners_of(context))
+            places = places or _Places(dump, java)
             candidates = _component_threads(dump, stop, places, java)
             if not candidates or len(candidates) > MAX_CANDIDATES:
                 continue
@@ -170,12 +173,17 @@ class _Places:
     """The threads running in each place (`_place` of their frames), read once for every waiter:
     a dump of many stopping threads must not be scanned once per waiter and caller."""
 
-    def __init__(self, dump: ThreadDump, java: bool, runners: dict[str, list[Thread]]) -> None:
-        self.runners = runners  # for joined_threads
-        self.threads_in: dict[tuple[str, str], list[Thread]] = {}
-        for thread in dump.threads:
-            for place in {place for frame in thread.frames if (place := _place(frame, java)) is not None}:
-                self.threads_in.setdefault(place, []).append(thread)
+    def __init__(self, dump: ThreadDump, java: bool) -> None:
+        # Read per distinct stack: the threads sharing a stack share its places.
+        positions_in: dict[tuple[str, str], list[list[int]]] = {}
+        for frames, positions in stackindex.stack_index(dump).shared_stacks():
+            for place in {place for frame in frames if (place := _place(frame, java)) is not None}:
+                positions_in.setdefault(place, []).append(positions)
+        threads = dump.threads
+        self.threads_in: dict[tuple[str, str], list[Thread]] = {
+            place: [threads[position] for position in heapq.merge(*sharing)]
+            for place, sharing in positions_in.items()
+        }
 
     def running_in(self, place: tuple[str, str], besides: Thread) -> list[Thread]:
         return [thread for thread in self.threads_in.get(place, ()) if thread is not besides]
@@ -187,7 +195,7 @@ def _component_threads(dump: ThreadDump, stop: _Stop, places: _Places, java: boo
     hints: list[list[Thread]] = []
     if java and waiter.frames[stop.wait_index].function == "java.lang.Thread.join":
         # the joined Thread subclass's run(), when it tells
-        hints.append(joined_threads(dump, waiter, places.runners))
+        hints.append(joined_threads(dump, waiter))
     if stop.pool_shutdown:
         hints.append(
             [thread for thread in dump.threads if thread is not waiter and _has_frame(thread, POOL_WORKER)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.rules import newconsumer, stacks
+from kafkadiag.rules import newconsumer, stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 from kafkadiag.rules.kd103_hidden_wait_deadlock import HIDDEN_WAITS
@@ -33,7 +33,7 @@ batch, knowing it also delays the detection of a dead consumer.
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
         poll_threads = newconsumer.PollThreads(context)
-        for thread in dump.threads:
+        for thread in stackindex.threads_with(dump, *HIDDEN_WAITS):
             wait_index = stacks.index_of(thread, *HIDDEN_WAITS)
             if wait_index is None or thread.status not in stacks.WAITING_STATUSES:
                 continue

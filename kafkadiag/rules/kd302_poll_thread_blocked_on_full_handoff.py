@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.rules import newconsumer, oldconsumer, queues, stacks
+from kafkadiag.rules import newconsumer, oldconsumer, queues, stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -45,7 +45,8 @@ timeouts; size the queue for bursts, not for stalls.
         in_ring = {
             put.index for ring in context.cached("queue-rings", dump, queues.queue_rings) for put in ring.puts
         }
-        for index, thread in enumerate(dump.threads):
+        for index in stackindex.positions_with(dump, *QUEUE_PUTS, suffix=True):
+            thread = dump.threads[index]
             put_index = stacks.index_of(thread, *QUEUE_PUTS, suffix=True)
             if put_index is None or thread.status not in stacks.WAITING_STATUSES or index in in_ring:
                 continue

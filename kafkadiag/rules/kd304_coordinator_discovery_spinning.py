@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.rules import newconsumer, stacks
+from kafkadiag.rules import newconsumer, stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -34,7 +34,8 @@ coordinator answers.
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
         graph = context.graph()
-        for index, thread in enumerate(dump.threads):
+        for index in stackindex.positions_with(dump, *DISCOVERY, suffix=True):
+            thread = dump.threads[index]
             discovery = stacks.index_of(thread, *DISCOVERY, suffix=True)
             if discovery is None:
                 continue

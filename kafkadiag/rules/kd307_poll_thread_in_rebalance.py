@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from kafkadiag.model import Thread, ThreadDump
-from kafkadiag.rules import newconsumer, stacks
+from kafkadiag.rules import newconsumer, stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -45,7 +45,7 @@ assignor to make rebalances rarer and cheaper.
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        for thread in dump.threads:
+        for thread in stackindex.threads_with(dump, *REBALANCE, suffix=True):
             join = stacks.index_of(thread, *REBALANCE, suffix=True)
             if join is None or not stacks.has_frame(thread, *newconsumer.KAFKA_CONSUMER_POLL, suffix=True):
                 continue

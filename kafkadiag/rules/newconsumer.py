@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from kafkadiag.model import Thread, ThreadDump
-from kafkadiag.rules import stacks
+from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Evidence
 from kafkadiag.rules.context import AnalysisContext
 
@@ -39,11 +39,8 @@ def is_heartbeat(thread: Thread) -> bool:
 
 def pollers(dump: ThreadDump) -> frozenset[tuple[str, int | None]]:
     """Threads (name, OS id) that are in KafkaConsumer.poll in this dump."""
-    return frozenset(
-        (thread.name, thread.nid)
-        for thread in dump.threads
-        if stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True)
-    )
+    polling = stackindex.threads_with(dump, *KAFKA_CONSUMER_POLL, suffix=True)
+    return frozenset((thread.name, thread.nid) for thread in polling)
 
 
 def looks_like_poll_thread(thread: Thread, polled: frozenset[tuple[str, int | None]]) -> bool:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from kafkadiag.model import Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import stacks
+from kafkadiag.rules import stackindex, stacks
 
 FETCHER_NAME = re.compile(
     r"^ConsumerFetcherThread-(?P<consumer_id>.+)-(?P<fetcher_id>\d+)-(?P<broker_id>-?\d+)$"
@@ -57,7 +57,7 @@ class BlockedFetcher:
 def blocked_fetchers(dump: ThreadDump) -> list[BlockedFetcher]:
     """Fetcher threads parked putting a chunk into a full stream queue."""
     found = []
-    for thread in dump.threads:
+    for thread in stackindex.threads_with(dump, *ENQUEUE, suffix=True):
         enqueue_index = stacks.index_of(thread, *ENQUEUE, suffix=True)
         if enqueue_index is None or thread.status not in PARKED:
             continue
@@ -83,7 +83,7 @@ def blocked_fetchers(dump: ThreadDump) -> list[BlockedFetcher]:
 def starving_streams(dump: ThreadDump) -> list[tuple[Thread, int]]:
     """Stream threads parked in LinkedBlockingQueue.take under ConsumerIterator.makeNext."""
     found = []
-    for thread in dump.threads:
+    for thread in stackindex.threads_with(dump, *MAKE_NEXT, suffix=True):
         make_next = stacks.index_of(thread, *MAKE_NEXT, suffix=True)
         if make_next is None or thread.status not in PARKED:
             continue
@@ -119,7 +119,7 @@ def undrained_stream_threads(dump: ThreadDump, streams: list[tuple[Thread, int]]
         return []
     starving = {id(thread) for thread, _ in streams}  # by identity: names may repeat
     culprits = []
-    for thread in dump.threads:
+    for thread in stackindex.threads_with(dump, *sorted(loops)):
         if id(thread) in starving:
             continue
         loop_index = stacks.index_where(thread, lambda frame: frame.function in loops)

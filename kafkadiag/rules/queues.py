@@ -12,10 +12,11 @@ name (threads named after the fetcher's consumer id). All are guesses, and the f
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-from kafkadiag.model import LockEvent, Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import oldconsumer, stacks
+from kafkadiag.model import Frame, LockEvent, Thread, ThreadDump, ThreadStatus
+from kafkadiag.rules import oldconsumer, stackindex, stacks
 
 # Methods of a BlockingQueue / BlockingDeque / TransferQueue that wait for room or a taker. A
 # plain offer() never waits, so a thread parked under offer is in the timed offer(e, t, unit).
@@ -65,7 +66,12 @@ def queue_frame(thread: Thread, methods: frozenset[str]) -> int | None:
     Frames of the queue's own inner classes (SynchronousQueue$TransferStack.transfer,
     LinkedTransferQueue$DualNode.await) are machinery too.
     """
-    for index, frame in enumerate(thread.frames):
+    return queue_frame_in(thread.frames, methods)
+
+
+def queue_frame_in(frames: tuple[Frame, ...], methods: frozenset[str]) -> int | None:
+    """`queue_frame` of a stack."""
+    for index, frame in enumerate(frames):
         function = frame.function
         if function.startswith(_MACHINERY_PREFIXES):
             continue
@@ -81,14 +87,18 @@ def queue_frame(thread: Thread, methods: frozenset[str]) -> int | None:
 def bounded_puts(dump: ThreadDump) -> list[BoundedPut]:
     """Threads parked inside a queue's put (or timed offer, or transfer), in dump order."""
     found = []
-    for index, thread in enumerate(dump.threads):
-        if thread.status not in _PARKED or not thread.frames:
-            continue
-        put_frame = queue_frame(thread, PUT_METHODS)
-        if put_frame is None:
+    for index, put_frame in queue_frames(dump, PUT_METHODS):
+        thread = dump.threads[index]
+        if thread.status not in _PARKED:
             continue
         found.append(BoundedPut(index, put_frame, thread.frames[put_frame].class_name, thread.waits_for()))
     return found
+
+
+def queue_frames(dump: ThreadDump, methods: frozenset[str]) -> list[tuple[int, int]]:
+    """(thread index, `queue_frame`) of the threads in one of a queue's `methods`, in dump order."""
+    answer = functools.partial(queue_frame_in, methods=methods)
+    return stackindex.stack_answers(dump, ("queue-frame", methods), answer)
 
 
 def consumer_loops(dump: ThreadDump, takers: list[tuple[int, int]]) -> set[str]:
@@ -117,18 +127,9 @@ def channel_of(thread: Thread, put_frame: int) -> tuple[str, int] | None:
     return None
 
 
-def uses_channel(thread: Thread, channel: str) -> bool:
-    """Some frame of the thread runs in `channel` (or one of its closures or nested classes)."""
-    return stacks.runs_in_class(thread, channel)
-
-
 def channel_users(dump: ThreadDump, channel: str, exclude: set[int]) -> list[int]:
     """Threads, other than `exclude`, that run in the class a queue belongs to: possible takers."""
-    return [
-        index
-        for index, thread in enumerate(dump.threads)
-        if index not in exclude and uses_channel(thread, channel)
-    ]
+    return [index for index in stackindex.positions_in_class(dump, channel) if index not in exclude]
 
 
 class QueueScan:
@@ -146,7 +147,7 @@ class QueueScan:
         self._busy: dict[frozenset[str], list[int]] = {}
         self._channel_users: dict[str, list[int]] = {}
         self._loops: dict[str, set[str]] = {}
-        self._not_taking: list[int] | None = None
+        self._taking: set[int] | None = None
         self._named: dict[str, list[int]] = {}
 
     def parked_takers(self, queue_class: str, exclude: int) -> list[tuple[int, int]]:
@@ -158,11 +159,9 @@ class QueueScan:
         """
         if self._takers is None:
             self._takers = {}
-            for index, thread in enumerate(self.dump.threads):
-                if thread.status not in _PARKED:
-                    continue
-                take = queue_frame(thread, TAKE_METHODS)
-                if take is not None:
+            for index, take in queue_frames(self.dump, TAKE_METHODS):
+                thread = self.dump.threads[index]
+                if thread.status in _PARKED:
                     self._takers.setdefault(thread.frames[take].class_name, []).append((index, take))
         return [taker for taker in self._takers.get(queue_class, ()) if taker[0] != exclude]
 
@@ -174,17 +173,10 @@ class QueueScan:
             return []
         key = frozenset(loops)
         if key not in self._busy:
-            if self._not_taking is None:
-                self._not_taking = [
-                    index
-                    for index, thread in enumerate(self.dump.threads)
-                    if queue_frame(thread, TAKE_METHODS) is None
-                ]
-            wanted = tuple(sorted(loops))
-            threads = self.dump.threads
-            self._busy[key] = [
-                index for index in self._not_taking if stacks.has_frame(threads[index], *wanted)
-            ]
+            if self._taking is None:
+                self._taking = {index for index, _ in queue_frames(self.dump, TAKE_METHODS)}
+            running = stackindex.positions_with(self.dump, *sorted(loops))
+            self._busy[key] = [index for index in running if index not in self._taking]
         return [index for index in self._busy[key] if index not in exclude]
 
     def consumer_loops(self, queue_class: str) -> set[str]:

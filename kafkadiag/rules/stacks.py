@@ -102,19 +102,23 @@ _FUNCTIONS: dict[int, tuple[tuple[Frame, ...], str]] = {}
 def _functions(thread: Thread) -> str:
     entry = _FUNCTIONS.get(id(thread.frames))
     if entry is None or entry[0] is not thread.frames:
-        text = "\n" + "\n".join(frame.function for frame in thread.frames) + "\n"
-        entry = _FUNCTIONS[id(thread.frames)] = (thread.frames, text)
+        entry = _FUNCTIONS[id(thread.frames)] = (thread.frames, joined_functions(thread.frames))
     return entry[1]
+
+
+def joined_functions(frames: tuple[Frame, ...]) -> str:
+    """The frames' functions, each between newlines: what has_frame and runs_in_class search."""
+    return "\n" + "\n".join([frame.function for frame in frames]) + "\n"
 
 
 def runs_in_class(thread: Thread, class_name: str) -> bool:
     """Some frame of the thread runs in `class_name` or one of its nested classes or closures
     (`pkg.Channel.send`, `pkg.Channel$Inner.run`): one search of the joined functions."""
-    return _class_pattern(class_name).search(_functions(thread)) is not None
+    return class_pattern(class_name).search(_functions(thread)) is not None
 
 
 @functools.lru_cache(maxsize=512)
-def _class_pattern(class_name: str) -> re.Pattern[str]:
+def class_pattern(class_name: str) -> re.Pattern[str]:
     # A method name holds no dot: "pkg.Channel.x.y" is a class of package pkg.Channel, not Channel.
     return re.compile("\n" + re.escape(class_name) + r"(?:\$|\.[^.\n]*\n)")
 
@@ -146,11 +150,11 @@ def index_of(thread: Thread, *functions: str, suffix: bool = False) -> int | Non
 def has_frame(thread: Thread, *functions: str, suffix: bool = False) -> bool:
     if not thread.frames:
         return False
-    return any(map(_functions(thread).__contains__, _needles(functions, suffix)))
+    return any(map(_functions(thread).__contains__, needles(functions, suffix)))
 
 
 @functools.lru_cache(maxsize=512)
-def _needles(functions: tuple[str, ...], suffix: bool) -> tuple[str, ...]:
+def needles(functions: tuple[str, ...], suffix: bool) -> tuple[str, ...]:
     """What to search the joined functions for: "X\n" matches a function ending in X."""
     if suffix:
         return tuple(function + "\n" for function in functions)
