@@ -170,29 +170,54 @@ class LockGraph:
         so a deadlock through any holder is found; a component is reported once, in the order
         of one cycle through it, starting from its earliest thread in the dump.
         """
-        # Only threads blocked by another thread can be on a cycle; on a large dump that is a
-        # small fraction of the waiters (most park on conditions, which have no holder).
-        edges = {}
-        for index in self._wait_event:
-            blockers = self.blockers(index)
-            if blockers:
-                edges[index] = blockers
-        components = _strongly_connected(edges)
+        thread_count = len(self.threads)
+        components = _strongly_connected(self._edges_through_locks())
         cycles = []
         for component in components:
-            members = set(component)
-            start = min(component)
-            if len(component) == 1 and start not in edges.get(start, ()):
-                continue
+            members = {node for node in component if node < thread_count}
+            if len(members) < 2:
+                continue  # a lock alone, or a thread that waits for nobody in its component
+            start = min(members)
             cycle = [start]
             current = start
             while True:
-                current = next(n for n in edges[current] if n in members)
+                current = next(n for n in self.blockers(current) if n in members)
                 if current == start or current in cycle:
                     break
                 cycle.append(current)
             cycles.append(cycle)
         return sorted(cycles)
+
+    def _edges_through_locks(self) -> dict[int, list[int]]:
+        """The wait-for graph with each lock as a node between its waiters and its holders.
+
+        Thread `i` is node i, the k-th lock waited for is node len(threads) + k. A waiter points
+        to its lock and the lock to its holders, so a lock with thousands of holders (a read lock)
+        and thousands of waiters costs their sum in edges, not their product. A thread waiting for
+        a lock it holds itself points straight to the other holders, as `blockers` says, so that
+        it is never a cycle of its own. Threads reach each other exactly as through `blockers`.
+        """
+        # Only threads blocked by another thread can be on a cycle; on a large dump that is a
+        # small fraction of the waiters (most park on conditions, which have no holder).
+        edges: dict[int, list[int]] = {}
+        lock_nodes: dict[int, int] = {}
+        for index, event in self._wait_event.items():
+            if event.kind is _WAITING_ON or event.lock_id is None:
+                continue
+            node = self.locks[event.lock_id]
+            if not node.holders:
+                continue
+            if index in node.holder_set():
+                others = [holder for holder in node.holders if holder != index]
+                if others:
+                    edges[index] = others
+                continue
+            lock_node = lock_nodes.get(event.lock_id)
+            if lock_node is None:
+                lock_node = lock_nodes[event.lock_id] = len(self.threads) + len(lock_nodes)
+                edges[lock_node] = node.holders
+            edges[index] = [lock_node]
+        return edges
 
     def contended(self, minimum_waiters: int = 2) -> Iterator[LockNode]:
         """Locks with at least `minimum_waiters` blocked or parked threads, most contended first."""

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from kafkadiag.lockgraph import _strongly_connected
+import dataclasses
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.errors import KafkadiagError
+from kafkadiag.lockgraph import LockGraph, _strongly_connected
+from kafkadiag.model import LockEventKind, ThreadDump
+
+from .conftest import CAPTURED, CORPUS
 
 
 def components(edges: dict[int, list[int]]) -> set[frozenset[int]]:
@@ -29,3 +36,70 @@ def test_long_chain_does_not_recurse() -> None:
     chain[200_000] = [0]  # closes one huge cycle
     (component,) = components(chain)
     assert len(component) == 200_001
+
+
+def _cycles_thread_to_thread(graph: LockGraph) -> list[list[int]]:
+    """The cycles as found over thread-to-thread edges (each waiter to each holder): the
+    reference that routing the edges through lock nodes must reproduce."""
+    edges = {index: blockers for index in range(len(graph.threads)) if (blockers := graph.blockers(index))}
+    cycles = []
+    for component in _strongly_connected(edges):
+        members = set(component)
+        start = min(component)
+        if len(component) == 1:
+            continue
+        cycle, current = [start], start
+        while (current := next(n for n in edges[current] if n in members)) not in cycle:
+            cycle.append(current)
+        cycles.append(cycle)
+    return sorted(cycles)
+
+
+def _real_dumps() -> list[ThreadDump]:
+    paths = sorted(CAPTURED.glob("*/jstack-l.txt")) + sorted(CORPUS.glob("*/*.txt"))
+    paths += sorted(CORPUS.glob("dumpling/*/*.log"))
+    dumps = []
+    for path in paths:
+        try:
+            dumps += list(read_dumps(str(path)))
+        except KafkadiagError:
+            continue  # a corpus file that holds no dump this project reads
+    return dumps
+
+
+def test_cycles_through_lock_nodes_equal_thread_to_thread_cycles() -> None:
+    # GIVEN every real dump with lock data, captured and from other projects' corpora
+    dumps = [dump for dump in _real_dumps() if dump.has_lock_data]
+    assert len(dumps) > 50
+    found_some = False
+    for dump in dumps:
+        graph = LockGraph(dump)
+        # THEN the cycles are those of the thread-to-thread graph
+        assert graph.cycles() == _cycles_thread_to_thread(graph), dump.source
+        found_some = found_some or bool(graph.cycles())
+    assert found_some
+
+
+def test_many_holders_of_one_lock_still_give_the_same_cycles() -> None:
+    # GIVEN a real deadlock repeated many times in one dump (same lock addresses): every lock
+    # has many holders and many waiters, as a read lock shared by a pool does
+    dump = next(read_dumps(str(CAPTURED / "deadlock" / "jstack-l.txt")))
+    repeated = dataclasses.replace(dump, threads=dump.threads * 40)
+    graph = LockGraph(repeated)
+    # THEN the cycles agree with the thread-to-thread graph, and the deadlock is found
+    assert graph.cycles() == _cycles_thread_to_thread(graph)
+    assert graph.cycles()
+
+
+def test_a_cycle_through_the_second_holder_of_a_lock_is_found() -> None:
+    # GIVEN a real two-thread deadlock, with a third thread in front that holds the first
+    # thread's lock too but waits for nothing (a second holder, as of a read lock)
+    dump = next(read_dumps(str(CAPTURED / "deadlock" / "jstack-l.txt")))
+    first, second = (dump.threads[i] for i in LockGraph(dump).cycles()[0])
+    bystander = first._replace(
+        name="bystander",
+        lock_events=tuple(e for e in first.lock_events if e.kind is not LockEventKind.WAITING_TO_LOCK),
+    )
+    graph = LockGraph(dataclasses.replace(dump, threads=(bystander, first, second)))
+    # THEN the deadlock is found through its real holder, not lost behind the bystander
+    assert graph.cycles() == [[1, 2]]

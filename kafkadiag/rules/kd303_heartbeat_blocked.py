@@ -34,8 +34,9 @@ bounded timeout; move slow cleanup out of onPartitionsRevoked.
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
         graph = context.graph()
-        for index, thread in enumerate(dump.threads):
-            if not newconsumer.is_heartbeat(thread) or thread.status is ThreadStatus.RUNNABLE:
+        for index in newconsumer.heartbeat_positions(dump):
+            thread = dump.threads[index]
+            if thread.status is ThreadStatus.RUNNABLE:
                 continue
             waiting = thread.waits_for()
             if waiting is None or waiting.kind.value == "waiting on":

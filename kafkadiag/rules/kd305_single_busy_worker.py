@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from kafkadiag.model import Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import stacks
+from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -17,9 +18,11 @@ TRAILING_NUMBER = re.compile(r"\d+$")
 def pools(dump: ThreadDump) -> dict[str, list[Thread]]:
     """Threads grouped by name without its trailing number ("clicks-worker-3" -> "clicks-worker-")."""
     grouped: dict[str, list[Thread]] = {}
+    search = TRAILING_NUMBER.search
     for thread in dump.threads:
-        if TRAILING_NUMBER.search(thread.name):
-            grouped.setdefault(TRAILING_NUMBER.sub("", thread.name), []).append(thread)
+        number = search(thread.name)
+        if number is not None:
+            grouped.setdefault(thread.name[: number.start()], []).append(thread)
     return {prefix: members for prefix, members in grouped.items() if len(members) >= MIN_POOL}
 
 
@@ -32,22 +35,26 @@ def busy(thread: Thread) -> bool:
     )
 
 
-def lone_busy_workers(dump: ThreadDump) -> dict[str, Thread]:
-    """Pool prefix -> its only busy worker, for pools where all the others wait for work."""
+class Pools(NamedTuple):
+    members: dict[str, list[Thread]]  # `pools`
+    lone_busy: dict[str, Thread]  # pool prefix -> its only busy worker, the others waiting for work
+
+
+def lone_busy_workers(dump: ThreadDump) -> Pools:
+    """The dump's pools, and for those where all workers but one wait for work, that one if busy."""
+    members_by_prefix = pools(dump)
+    # Waiting for work is a question of the stack: asked once per distinct stack.
+    waiting = {
+        id(thread)
+        for thread in stackindex.threads_with(dump, *stacks.IDLE_WAIT_FRAMES, suffix=True)
+        if stacks.is_idle_wait(thread)
+    }
     found = {}
-    for prefix, members in pools(dump).items():
-        worker = _lone_busy_worker(members)
-        if worker is not None:
-            found[prefix] = worker
-    return found
-
-
-def _lone_busy_worker(members: list[Thread]) -> Thread | None:
-    working = [thread for thread in members if busy(thread)]
-    idle = [thread for thread in members if stacks.is_idle_wait(thread)]
-    if len(working) == 1 and len(idle) == len(members) - 1:
-        return working[0]
-    return None
+    for prefix, members in members_by_prefix.items():
+        others = [thread for thread in members if id(thread) not in waiting]
+        if len(others) == 1 and busy(others[0]):
+            found[prefix] = others[0]
+    return Pools(members_by_prefix, found)
 
 
 class SingleBusyWorker(Rule):
@@ -72,13 +79,17 @@ the hot partition with more parallelism (e.g. a key-ordered parallel consumer).
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        members_by_prefix = context.cached("pools", dump, pools)
-        for prefix, worker in context.cached("lone-busy-workers", dump, lone_busy_workers).items():
-            members = members_by_prefix[prefix]
+        found = context.cached("lone-busy-workers", dump, lone_busy_workers)
+        for prefix, worker in found.lone_busy.items():
+            members = found.members[prefix]
             same_in = [
                 other
                 for other in context.series
-                if (lone := context.cached("lone-busy-workers", other, lone_busy_workers).get(prefix))
+                if (
+                    lone := context.cached("lone-busy-workers", other, lone_busy_workers).lone_busy.get(
+                        prefix
+                    )
+                )
                 is not None
                 and lone.name == worker.name
             ]

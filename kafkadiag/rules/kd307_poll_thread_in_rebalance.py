@@ -49,8 +49,8 @@ assignor to make rebalances rarer and cheaper.
             join = stacks.index_of(thread, *REBALANCE, suffix=True)
             if join is None or not stacks.has_frame(thread, *newconsumer.KAFKA_CONSUMER_POLL, suffix=True):
                 continue
-            in_all = [other for other in context.series if _rebalancing(other, thread)]
-            seconds = _span_seconds(context.series[0], context.series[-1], thread)
+            in_all = [other for other in context.series if _rebalancing(context, other, thread)]
+            seconds = _span_seconds(context, thread)
             persistent = (
                 len(in_all) == len(context.series) and seconds is not None and seconds >= PERSISTENT_SECONDS
             )
@@ -66,17 +66,24 @@ assignor to make rebalances rarer and cheaper.
             )
 
 
-def _same_thread(dump: ThreadDump, thread: Thread) -> Thread | None:
+def _same_thread(context: AnalysisContext, dump: ThreadDump, thread: Thread) -> Thread | None:
     """The thread in another dump of the process: same name and OS thread id (names may repeat)."""
-    for other in dump.threads:
-        if other.name == thread.name and other.nid == thread.nid:
-            return other
-    return None
+    return context.cached("threads-by-identity", dump, _by_identity).get((thread.name, thread.nid))
 
 
-def _span_seconds(first: ThreadDump, last: ThreadDump, thread: Thread) -> float | None:
-    """Seconds between two dumps: from the thread's elapsed= (JDK 11+) or the dump timestamps."""
-    before, after = _same_thread(first, thread), _same_thread(last, thread)
+def _by_identity(dump: ThreadDump) -> dict[tuple[str, int | None], Thread]:
+    """A dump's threads by name and OS thread id, the first of each (a series has a few dumps)."""
+    found: dict[tuple[str, int | None], Thread] = {}
+    for thread in dump.threads:
+        found.setdefault((thread.name, thread.nid), thread)
+    return found
+
+
+def _span_seconds(context: AnalysisContext, thread: Thread) -> float | None:
+    """Seconds between the series' first and last dumps: from the thread's elapsed= (JDK 11+) or
+    the dump timestamps."""
+    first, last = context.series[0], context.series[-1]
+    before, after = _same_thread(context, first, thread), _same_thread(context, last, thread)
     if before and after and before.elapsed_s is not None and after.elapsed_s is not None:
         return after.elapsed_s - before.elapsed_s
     try:
@@ -87,6 +94,6 @@ def _span_seconds(first: ThreadDump, last: ThreadDump, thread: Thread) -> float 
     return (end - start).total_seconds()
 
 
-def _rebalancing(dump: ThreadDump, thread: Thread) -> bool:
-    same = _same_thread(dump, thread)
+def _rebalancing(context: AnalysisContext, dump: ThreadDump, thread: Thread) -> bool:
+    same = _same_thread(context, dump, thread)
     return same is not None and stacks.has_frame(same, *REBALANCE, suffix=True)

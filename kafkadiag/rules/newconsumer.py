@@ -37,6 +37,13 @@ def is_heartbeat(thread: Thread) -> bool:
     return bool(HEARTBEAT_NAME.match(thread.name)) or stacks.has_frame(thread, *HEARTBEAT_RUN, suffix=True)
 
 
+def heartbeat_positions(dump: ThreadDump) -> list[int]:
+    """Positions of the threads `is_heartbeat` accepts, in dump order."""
+    by_stack = stackindex.positions_with(dump, *HEARTBEAT_RUN, suffix=True)
+    by_name = [position for position, thread in enumerate(dump.threads) if HEARTBEAT_NAME.match(thread.name)]
+    return sorted({*by_stack, *by_name})
+
+
 def pollers(dump: ThreadDump) -> frozenset[tuple[str, int | None]]:
     """Threads (name, OS id) that are in KafkaConsumer.poll in this dump."""
     polling = stackindex.threads_with(dump, *KAFKA_CONSUMER_POLL, suffix=True)
