@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+import machine  # noqa: E402
 from parse_bench import build_large_dump  # noqa: E402
 
 from kafkadiag.dumps import read_dumps  # noqa: E402
@@ -117,7 +117,7 @@ def main() -> None:
         build_large_dump(large, args.threads)
         report(f"{args.threads}-thread dump", large, args.repeat)
     report("50-dump kill -3 log", LOG, args.repeat)
-    print(f"(python {sys.version.split()[0]}, {os.cpu_count()} cpus)")
+    print(machine.describe())
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import machine  # noqa: E402
 
 from kafkadiag.dumps import read_dumps  # noqa: E402
 
@@ -161,6 +164,7 @@ def main() -> None:
             )
     help_times = [wall([executable, "--help"], 1) for _ in range(args.repeat)]
     print(f"kafkadiag --help: {min(help_times):.3f} s (best), {statistics.median(help_times):.3f} s (median)")
+    print(machine.describe())
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 
 from kafkadiag.dumps.detect import SNIFF_LINES, detect_format, unsupported_format
-from kafkadiag.dumps.htmltext import is_html_page, page_text
+from kafkadiag.dumps.htmltext import PageText, is_html_page
 from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, ThreadDump
@@ -48,8 +48,9 @@ def read_dumps(
     if is_html_page(head):
         # A page's source saved from the browser or a static site: read as the browser shows it.
         stats.html_page = True
-        head = [page_text(batch) for batch in head]
-        batches = map(page_text, batches)
+        shown = PageText()
+        head = [shown(batch) for batch in head]
+        batches = map(shown, batches)
     elif any(_escaped_markup(batch) for batch in head):
         # Copied from a rendered web page or an HTML mail: `&quot;main&quot;`, `&lt;0x..&gt;`.
         head = [_unescaped(batch) for batch in head]

@@ -107,8 +107,9 @@ _UNSUPPORTED = (
     ),
     # Go's runtime (a panic, SIGQUIT, pprof's debug=2), as Go Kafka clients (sarama,
     # confluent-kafka-go) print them: "goroutine 6982 [select, 1868 minutes]:", and since Go 1.23
-    # with the scheduler's ids: "goroutine 1 gp=0xc000002380 m=0 mp=0x5a5b40 [running]:"
-    (re.compile(r"^goroutine \d+(?: [a-z]+=\S+)* \[[^\]]+\]:\s*$"), "a Go goroutine dump"),
+    # with the scheduler's ids: "goroutine 1 gp=0xc000002380 m=0 mp=0x5a5b40 [running]:". A dump
+    # copied out of a log keeps the logger's prefix ("2024/05/02 10:00:01 goroutine 1 [...]:").
+    (re.compile(r"^(?:.*\s)?goroutine \d+(?: [a-z]+=\S+)* \[[^\]]+\]:\s*$"), "a Go goroutine dump"),
 )
 # A page around the text: said only when nothing more telling is in it (a fenced Go dump is a Go
 # dump first).

@@ -52,26 +52,76 @@ def is_html_page(head: list[list[str]]) -> bool:
     return any(_HTML_TAG.search(line) for batch in head for line in batch)
 
 
-def page_text(batch: list[str]) -> list[str]:
-    """The lines a browser shows for these source lines.
+# Between two cells of a row the browser shows a gap, and a copy from the page holds a tab there.
+_CELL_END = re.compile(r"</t[dh]>(?=\s*<t[dh][\s>])", re.IGNORECASE)
+# Elements whose content the browser never shows: a page's scripts and style sheets.
+_HIDDEN_OPEN = re.compile(r"<(script|style)\b[^>]*>", re.IGNORECASE)
+_HIDDEN_CLOSE = {
+    "script": re.compile(r"</script\s*>", re.IGNORECASE),
+    "style": re.compile(r"</style\s*>", re.IGNORECASE),
+}
+
+
+class PageText:
+    """The lines a browser shows for a page's source lines, batch after batch.
 
     A source line break is a line break too (a dump sits in a <pre> block, where it is one), so a
     boundary at either edge of a source line adds none, and a line of tags alone shows nothing.
+    A script or a style sheet may span lines and batches: what is open is remembered.
     """
-    text: list[str] = []
-    for line in batch:
-        if "<" not in line and "&" not in line:
-            # A non-breaking space is how pages keep a dump's indentation; the dump means a space.
-            text.append(line.replace("\xa0", " ") if "\xa0" in line else line)
-            continue
-        pieces = _BOUNDARY.split(line)
-        if len(pieces) > 1:
-            if not pieces[0].strip():
-                pieces = pieces[1:]
-            if len(pieces) > 1 and not pieces[-1].strip():
-                pieces = pieces[:-1]
-        shown = [html.unescape(_TAGS.sub("", piece)).replace("\xa0", " ") for piece in pieces]
-        if len(shown) == 1 and not shown[0].strip() and shown[0] != line:
-            continue  # tags alone ("</pre>", '<div class="highlight">'): no line of the text
-        text.extend(shown)
-    return text
+
+    def __init__(self) -> None:
+        self._hidden: str | None = None  # the element whose content is being skipped
+
+    def __call__(self, batch: list[str]) -> list[str]:
+        text: list[str] = []
+        for line in batch:
+            if self._hidden is not None or "<" in line:
+                shown = self._visible(line)
+                if shown is None:
+                    continue
+                line = shown
+            if "<" not in line and "&" not in line:
+                # A non-breaking space is how pages keep a dump's indentation; the dump means a space.
+                text.append(line.replace("\xa0", " ") if "\xa0" in line else line)
+                continue
+            pieces = _BOUNDARY.split(_CELL_END.sub("\t", line))
+            if len(pieces) > 1:
+                if not pieces[0].strip():
+                    pieces = pieces[1:]
+                if len(pieces) > 1 and not pieces[-1].strip():
+                    pieces = pieces[:-1]
+            shown_pieces = [html.unescape(_TAGS.sub("", piece)).replace("\xa0", " ") for piece in pieces]
+            if len(shown_pieces) == 1 and not shown_pieces[0].strip() and shown_pieces[0] != line:
+                continue  # tags alone ("</pre>", '<div class="highlight">'): no line of the text
+            text.extend(shown_pieces)
+        return text
+
+    def _visible(self, line: str) -> str | None:
+        """The line without script and style content; None when all of it is such content."""
+        kept = []
+        rest = line
+        inside = self._hidden is not None
+        while True:
+            if self._hidden is not None:
+                closing = _HIDDEN_CLOSE[self._hidden].search(rest)
+                if closing is None:
+                    break
+                rest = rest[closing.end() :]
+                self._hidden = None
+            opening = _HIDDEN_OPEN.search(rest)
+            if opening is None:
+                kept.append(rest)
+                break
+            kept.append(rest[: opening.start()])
+            rest = rest[opening.end() :]
+            self._hidden = opening.group(1).lower()
+        shown = "".join(kept)
+        if not shown.strip() and (inside or shown != line):
+            return None
+        return shown
+
+
+def page_text(batch: list[str]) -> list[str]:
+    """The lines a browser shows for these source lines (a batch read on its own)."""
+    return PageText()(batch)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkadiag.errors import SandboxError
-from kafkadiag.sandbox.servers import stop_process, stopped_unless_ready
+from kafkadiag.sandbox.servers import starting, stop_process
 
 
 @dataclass
@@ -59,20 +59,8 @@ class CommandedProcess:
 def start_commanded(
     name: str, argv: list[str], log_path: Path, ready_timeout_s: float = 60.0
 ) -> CommandedProcess:
-    log = open(log_path, "w")  # noqa: SIM115 - the child keeps writing to it
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-        # Its own session: a Ctrl-C in the terminal reaches kafkadiag, which stops it by PID.
-        start_new_session=True,
-    )
-    log.close()
-    child = CommandedProcess(name, process, log_path)
-    threading.Thread(target=_pump, args=(process, child._lines), name=f"{name}-stdout", daemon=True).start()
-    with stopped_unless_ready(child.stop):
+    with starting(lambda: _spawn_commanded(name, argv, log_path)) as child:
+        process = child.process
         deadline = time.monotonic() + ready_timeout_s
         while time.monotonic() < deadline:
             try:
@@ -93,3 +81,20 @@ def _pump(process: subprocess.Popen[str], lines: queue.Queue[str]) -> None:
     assert process.stdout is not None
     for line in process.stdout:
         lines.put(line.rstrip("\n"))
+
+
+def _spawn_commanded(name: str, argv: list[str], log_path: Path) -> CommandedProcess:
+    log = open(log_path, "w")  # noqa: SIM115 - the child keeps writing to it
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        # Its own session: a Ctrl-C in the terminal reaches kafkadiag, which stops it by PID.
+        start_new_session=True,
+    )
+    log.close()
+    child = CommandedProcess(name, process, log_path)
+    threading.Thread(target=_pump, args=(process, child._lines), name=f"{name}-stdout", daemon=True).start()
+    return child

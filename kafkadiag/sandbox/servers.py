@@ -15,10 +15,12 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from kafkadiag.errors import SandboxError
 
@@ -97,9 +99,17 @@ def stop_process(process: subprocess.Popen[bytes] | subprocess.Popen[str], grace
     try:
         process.wait(timeout=grace_s)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
+        _kill(process)
+    except KeyboardInterrupt:
+        # Interrupted again while waiting for it to stop: whoever pressed Ctrl-C wants out now.
+        _kill(process)
+        raise
+
+
+def _kill(process: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
 
 
 _started: list[ServerProcess] = []
@@ -113,16 +123,61 @@ def _stop_leftovers() -> None:
         server.stop(grace_s=3.0)
 
 
+Started = TypeVar("Started", bound="Stoppable")
+
+
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
 @contextlib.contextmanager
-def stopped_unless_ready(stop: Callable[[], None]) -> Iterator[None]:
-    """Stop a just-started process when waiting for it to be ready fails or is interrupted
-    (Ctrl-C while the demo starts): its caller learns of it only once it is ready, so nothing
-    else would stop it."""
+def starting(start: Callable[[], Started]) -> Iterator[Started]:
+    """Start a process, and stop it when what follows (waiting for it to be ready) fails or is
+    interrupted: its caller learns of it only once it is ready, so nothing else would stop it.
+
+    A Ctrl-C or SIGTERM that arrives while the process is being spawned is held back and delivered
+    once the process is guarded, so no instant is left in which it could be lost.
+    """
+    held = _HeldSignals()
     try:
-        yield
+        started = start()
     except BaseException:
-        stop()
+        held.release()
         raise
+    try:
+        held.release()
+        yield started
+    except BaseException:
+        started.stop()
+        raise
+
+
+class _HeldSignals:
+    """SIGINT and SIGTERM recorded instead of handled until `release`, which restores the handlers
+    and hands each recorded signal to its handler. Python handles signals in the main thread only:
+    elsewhere nothing is held."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.arrived: list[int] = []
+        self.previous: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {sig: signal.signal(sig, self._record) for sig in self.SIGNALS}
+
+    def _record(self, signum: int, frame: object) -> None:
+        self.arrived.append(signum)
+
+    def release(self) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        self.previous = {}
+        for signum in dict.fromkeys(self.arrived):
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
 
 
 def spawn(
@@ -210,8 +265,7 @@ def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProce
         "org.apache.zookeeper.server.ZooKeeperServerMain",
         str(config),
     ]
-    server = spawn("zookeeper", argv, workdir, port)
-    with stopped_unless_ready(server.stop):
+    with starting(lambda: spawn("zookeeper", argv, workdir, port)) as server:
         wait_for_zookeeper_session(server, ready_timeout_s)
     return server
 
@@ -286,8 +340,7 @@ def start_tansu(
         "--storage-engine",
         "memory://tansu/",
     ]
-    server = spawn("tansu", argv, workdir, port, env=env)
-    with stopped_unless_ready(server.stop):
+    with starting(lambda: spawn("tansu", argv, workdir, port, env=env)) as server:
         if advertised_port is None:
             _wait_for_broker(server, ready_timeout_s)
         else:

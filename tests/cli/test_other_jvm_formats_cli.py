@@ -135,3 +135,18 @@ def test_a_go_dump_with_the_schedulers_ids_is_named_too(tmp_path: Path) -> None:
     code, out, err = run(["dump", "analyze", str(newer)])
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     assert "looks like a Go goroutine dump" in " ".join(err.split())
+
+
+def test_a_go_dump_copied_out_of_a_log_is_named_too(tmp_path: Path) -> None:
+    # GIVEN the Sarama dump with a logger's timestamp in front of every line, as a service's log
+    # holds a dump its runtime printed on SIGQUIT
+    wild = Path(__file__).resolve().parents[1] / "wild" / "dumps"
+    text = (wild / "sarama-1442-broker-producer-goroutine-leak.txt").read_text(encoding="utf-8")
+    logged = tmp_path / "service.log"
+    logged.write_text(
+        "".join(f"2024/05/02 10:00:01 {line}\n" for line in text.splitlines()), encoding="utf-8"
+    )
+    # WHEN it is analyzed THEN it is refused as a Go dump, not as a file without any dump
+    code, out, err = run(["dump", "analyze", str(logged)])
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert "looks like a Go goroutine dump" in " ".join(err.split())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kafkadiag.commands.dump_analyze import reading_caveats
 from kafkadiag.dumps import read_dumps
-from kafkadiag.dumps.htmltext import page_text
+from kafkadiag.dumps.htmltext import PageText, page_text
 from kafkadiag.dumps.lines import ReadStats
 
 from ..conftest import CAPTURED
@@ -93,3 +93,19 @@ def test_a_page_saved_by_the_browser_starts_with_a_comment(tmp_path: Path) -> No
         encoding="utf-8",
     )
     assert what_was_read(page) == what_was_read(JSTACK)
+
+
+def test_scripts_and_styles_of_a_page_are_not_text() -> None:
+    # GIVEN a page whose head holds a style sheet and whose body a script spanning lines and batches
+    shown = PageText()
+    first = shown(["<html><head><style>pre { color: red; }</style>", "<script>", "var a = 1;", ""])
+    second = shown(["if (a < 2) {}</script><pre>", '"main" #1 prio=5 tid=0x1 nid=0x2 runnable</pre>'])
+    # THEN none of their content is a line of the text, and the dump's line is
+    assert [line for line in first + second if line.strip()] == ['"main" #1 prio=5 tid=0x1 nid=0x2 runnable']
+
+
+def test_table_cells_are_apart_as_the_browser_shows_them() -> None:
+    # GIVEN `top -H` rows pasted into an HTML table, one row per line
+    row = "<tr><td>12345</td><td>root</td><td>99.7</td><td>java</td></tr>"
+    # THEN the cells are separated as a copy from the page separates them, by tabs
+    assert page_text([row]) == ["12345\troot\t99.7\tjava"]
