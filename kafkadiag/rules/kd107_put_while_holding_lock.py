@@ -73,12 +73,13 @@ the putter), and never block putting into a queue whose consumer may have stoppe
                 threads_of[indexes] = [graph.thread(i) for i in indexes]
             return threads_of[indexes]
 
+        waiting_for = _Waiters(context)
         for put in queues.bounded_puts(dump):
             putter = dump.threads[put.index]
             contested = [
                 (lock, waiters)
                 for lock in putter.held_locks()
-                if (waiters := self._waiters(context, lock, put.index))
+                if (waiters := waiting_for.lock(lock, put.index))
             ]
             if not contested:
                 if put.index not in in_ring and not self._explained_elsewhere(context, putter):
@@ -86,7 +87,7 @@ the putter), and never block putting into a queue whose consumer may have stoppe
                     if finding is not None:
                         yield finding
                 continue
-            waiting_indexes = list(dict.fromkeys(i for _, ws in contested for i in ws))
+            waiting_indexes = waiting_for.any_of(contested, put.index)
             scan = context.cached("queue-scan", dump, queues.QueueScan)
             takers = scan.parked_takers(put.queue_class, put.index)
             busy = scan.busy_consumers(scan.consumer_loops(put.queue_class), {put.index, *waiting_indexes})
@@ -131,13 +132,6 @@ the putter), and never block putting into a queue whose consumer may have stoppe
             evidence,
             severity=Severity.INFO,
         )
-
-    @staticmethod
-    def _waiters(context: AnalysisContext, lock: LockRef, putter: int) -> list[int]:
-        node = context.graph().locks.get(lock.lock_id)
-        if node is None:
-            return []
-        return [index for index in node.blocked + node.parked if index != putter]
 
     def _finding(
         self,
@@ -221,3 +215,35 @@ the putter), and never block putting into a queue whose consumer may have stoppe
     @staticmethod
     def _more(threads: list[Thread]) -> str:
         return f" and {len(threads) - MAX_CANDIDATES} more" if len(threads) > MAX_CANDIDATES else ""
+
+
+class _Waiters:
+    """The threads waiting for the locks putters hold, each list made once: putters behind one
+    lock (a pool of producers, or a read lock's holders) share its waiters."""
+
+    def __init__(self, context: AnalysisContext) -> None:
+        self.graph = context.graph()
+        self._of_lock: dict[int, tuple[list[int], frozenset[int]]] = {}
+        self._of_locks: dict[tuple[tuple[int, int], ...], list[int]] = {}
+
+    def lock(self, lock: LockRef, putter: int) -> list[int]:
+        """Threads blocked or parked on `lock`, the putter itself left out."""
+        kept = self._of_lock.get(lock.lock_id)
+        if kept is None:
+            node = self.graph.locks.get(lock.lock_id)
+            waiters = [] if node is None else node.blocked + node.parked
+            kept = self._of_lock[lock.lock_id] = (waiters, frozenset(waiters))
+        waiters, members = kept
+        return [index for index in waiters if index != putter] if putter in members else waiters
+
+    def any_of(self, contested: list[tuple[LockRef, list[int]]], putter: int) -> list[int]:
+        """Threads waiting for any of the contested locks, each once, in order."""
+        # A list that left the putter out is the putter's own: the putter is part of the key.
+        key = tuple(
+            (lock.lock_id, -1 if waiters is self._of_lock[lock.lock_id][0] else putter)
+            for lock, waiters in contested
+        )
+        found = self._of_locks.get(key)
+        if found is None:
+            found = self._of_locks[key] = list(dict.fromkeys(i for _, ws in contested for i in ws))
+        return found
