@@ -89,7 +89,6 @@ the putter), and never block putting into a queue whose consumer may have stoppe
                 continue
             waiting_indexes = waiting_for.any_of(contested, put.index)
             scan = context.cached("queue-scan", dump, queues.QueueScan)
-            takers = scan.parked_takers(put.queue_class, put.index)
             busy = scan.busy_consumers(scan.consumer_loops(put.queue_class), {put.index, *waiting_indexes})
             accounted = {*waiting_indexes, *busy}
             named = [i for i in scan.same_consumer(putter) if i not in accounted]
@@ -100,7 +99,7 @@ the putter), and never block putting into a queue whose consumer may have stoppe
                 contested,
                 waiting=threads(tuple(waiting_indexes)),
                 busy=threads(tuple(busy)),
-                idle_takers=threads(tuple(index for index, _ in takers)),
+                idle_takers=threads(scan.parked_taker_indexes(put.queue_class, put.index)),
                 named=threads(tuple(named)),
             )
 

@@ -148,7 +148,8 @@ class QueueScan:
         self._channel_users: dict[str, list[int]] = {}
         self._loops: dict[str, set[str]] = {}
         self._taking: set[int] | None = None
-        self._named: dict[str, list[int]] = {}
+        self._named: dict[str, tuple[list[int], set[int]]] = {}
+        self._taker_indexes: dict[str, dict[int, None]] = {}
 
     def parked_takers(self, queue_class: str, exclude: int) -> list[tuple[int, int]]:
         """Threads but `exclude` parked in take/poll of a queue of `queue_class`, with the index of
@@ -157,13 +158,29 @@ class QueueScan:
         A queue with a parked taker is empty, so while the putter's queue is full these wait on
         other queues of the same class: not its consumers, but their loops show what a consumer runs.
         """
+        takers, indexes = self._parked_takers(queue_class)
+        if exclude not in indexes:
+            return takers  # a putter is parked in put, not in take: the common case
+        return [taker for taker in takers if taker[0] != exclude]
+
+    def parked_taker_indexes(self, queue_class: str, exclude: int) -> tuple[int, ...]:
+        """The thread indexes of `parked_takers`."""
+        _, indexes = self._parked_takers(queue_class)
+        if exclude not in indexes:
+            return tuple(indexes)
+        return tuple(index for index in indexes if index != exclude)
+
+    def _parked_takers(self, queue_class: str) -> tuple[list[tuple[int, int]], dict[int, None]]:
         if self._takers is None:
             self._takers = {}
             for index, take in queue_frames(self.dump, TAKE_METHODS):
                 thread = self.dump.threads[index]
                 if thread.status in _PARKED:
                     self._takers.setdefault(thread.frames[take].class_name, []).append((index, take))
-        return [taker for taker in self._takers.get(queue_class, ()) if taker[0] != exclude]
+            self._taker_indexes = {
+                queue: dict.fromkeys(index for index, _ in takers) for queue, takers in self._takers.items()
+            }
+        return self._takers.get(queue_class, []), self._taker_indexes.get(queue_class, {})
 
     def busy_consumers(self, loops: set[str], exclude: set[int]) -> list[int]:
         """Threads but `exclude` running one of the consumer loops but not taking now: busy
@@ -193,10 +210,12 @@ class QueueScan:
             return []
         consumer_id = name["consumer_id"]
         if consumer_id not in self._named:
-            self._named[consumer_id] = [
-                index for index, thread in enumerate(self.dump.threads) if consumer_id in thread.name
-            ]
-        return [index for index in self._named[consumer_id] if self.dump.threads[index] is not putter]
+            named = [index for index, thread in enumerate(self.dump.threads) if consumer_id in thread.name]
+            self._named[consumer_id] = (named, {id(self.dump.threads[index]) for index in named})
+        named, members = self._named[consumer_id]
+        if id(putter) not in members:
+            return named
+        return [index for index in named if self.dump.threads[index] is not putter]
 
     def channel_users(self, channel: str, exclude: set[int]) -> list[int]:
         """`channel_users(dump, channel, exclude)`, the dump scanned once per channel."""
