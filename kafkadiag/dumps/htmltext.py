@@ -54,8 +54,11 @@ def is_html_page(head: list[list[str]]) -> bool:
 
 # Between two cells of a row the browser shows a gap, and a copy from the page holds a tab there.
 _CELL_END = re.compile(r"</t[dh]>(?=\s*<t[dh][\s>])", re.IGNORECASE)
-# Elements whose content the browser never shows: a page's scripts and style sheets.
-_HIDDEN_OPEN = re.compile(r"<(script|style)\b[^>]*>", re.IGNORECASE)
+# Elements whose content the browser never shows: a page's scripts and style sheets. The tag is
+# bare or has attributes with values (`<script src="..">`); a self-closing one hides nothing, and
+# `<Style object at 0x7f>` in a frame a page failed to escape is text, not a tag.
+_HIDDEN_OPEN = re.compile(r"<(script|style)((?:\s[^<>]*)?)>", re.IGNORECASE)
+_COMMENT = re.compile(r"<!--.*?-->")
 _HIDDEN_CLOSE = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),
@@ -109,7 +112,7 @@ class PageText:
                     break
                 rest = rest[closing.end() :]
                 self._hidden = None
-            opening = _HIDDEN_OPEN.search(rest)
+            opening = _hidden_element(rest)
             if opening is None:
                 kept.append(rest)
                 break
@@ -120,6 +123,20 @@ class PageText:
         if not shown.strip() and (inside or shown != line):
             return None
         return shown
+
+
+def _hidden_element(text: str) -> re.Match[str] | None:
+    """The first opening tag of a script or a style sheet in `text`, outside comments."""
+    for opening in _HIDDEN_OPEN.finditer(text):
+        attributes = opening.group(2)
+        if attributes.rstrip().endswith("/"):
+            continue  # <script src=".." />: nothing inside
+        if attributes.strip() and "=" not in attributes:
+            continue  # words after the name, no attribute values: text that looks like a tag
+        if any(comment.start() < opening.start() < comment.end() for comment in _COMMENT.finditer(text)):
+            continue
+        return opening
+    return None
 
 
 def page_text(batch: list[str]) -> list[str]:

@@ -315,7 +315,10 @@ def _json_thread(item: dict, position: int) -> Thread:  # type: ignore[type-arg]
         location = f"{short}:{line}" if isinstance(line, int) and line > 0 else str(short)
         frame = _python_frame(str(raw.get("name", "?")), location, variables)
         if raw.get("filename"):
-            frame = frame._replace(file=str(raw["filename"]), module=raw.get("module"))
+            module = raw.get("module")
+            frame = frame._replace(
+                file=str(raw["filename"]), module=module if isinstance(module, str) else None
+            )
         frames.append(frame)
     thread_id = item.get("thread_id") if isinstance(item.get("thread_id"), int) else 0
     os_id = item.get("os_thread_id") if isinstance(item.get("os_thread_id"), int) else None

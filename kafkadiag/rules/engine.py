@@ -124,24 +124,27 @@ def analyze(
     ran: set[str] = set()
     summaries = []
     caveats: list[str] = list(reading_caveats)
-    for series in group_into_series(dumps):
-        memo: dict[tuple[str, int], object] = {}  # per-dump results shared by the rules and caveats
-        name = _Series(series).name
-        summaries.append(
-            SeriesSummary(
-                name, tuple(dict.fromkeys(d.source for d in series)), len(series), len(series[-1].threads)
+    try:
+        for series in group_into_series(dumps):
+            memo: dict[tuple[str, int], object] = {}  # per-dump results shared by the rules and caveats
+            name = _Series(series).name
+            summaries.append(
+                SeriesSummary(
+                    name, tuple(dict.fromkeys(d.source for d in series)), len(series), len(series[-1].threads)
+                )
             )
-        )
-        series_findings, series_skipped, series_ran = _analyze_series(series, name, rules, memo)
-        caveats += _caveats(series, memo)
-        findings.extend(series_findings)
-        ran.update(series_ran)
-        for rule in series_skipped:
-            skipped.setdefault(rule.code, rule)
-    for code in ran:
-        skipped.pop(code, None)
-    stacks.forget_stacks()
-    stackindex.forget_indexes()
+            series_findings, series_skipped, series_ran = _analyze_series(series, name, rules, memo)
+            caveats += _caveats(series, memo)
+            findings.extend(series_findings)
+            ran.update(series_ran)
+            for rule in series_skipped:
+                skipped.setdefault(rule.code, rule)
+        for code in ran:
+            skipped.pop(code, None)
+    finally:
+        # Memos of this analysis's dumps, kept by identity: let the dumps go.
+        stacks.forget_stacks()
+        stackindex.forget_indexes()
     ordered = sorted(findings, key=_finding_order)
     return Report(
         verdict=compose_verdict(ordered, summaries, len(caveats)),

@@ -22,7 +22,7 @@ def pools(dump: ThreadDump) -> dict[str, list[Thread]]:
     for thread in dump.threads:
         number = search(thread.name)
         if number is not None:
-            grouped.setdefault(thread.name[: number.start()], []).append(thread)
+            grouped.setdefault(thread.name[: number.start()] + thread.name[number.end() :], []).append(thread)
     return {prefix: members for prefix, members in grouped.items() if len(members) >= MIN_POOL}
 
 

@@ -28,21 +28,31 @@ class StackIndex:
 
     def __init__(self, dump: ThreadDump) -> None:
         self.dump = dump
-        sharing: dict[tuple[Frame, ...], list[int]] = {}
+        sharing: dict[Hashable, tuple[tuple[Frame, ...], list[int]]] = {}
         for position, thread in enumerate(dump.threads):
-            positions = sharing.get(thread.frames)
-            if positions is None:
-                sharing[thread.frames] = [position]
+            key: Hashable = thread.frames
+            try:
+                entry = sharing.get(key)
+            except TypeError:  # a frame field a parser left unhashable: the stack stands alone
+                key, entry = ("unshared", position), None
+            if entry is None:
+                sharing[key] = (thread.frames, [position])
             else:
-                positions.append(position)
-        # Functions joined by newlines, as stacks.has_frame searches them: one C-level search.
-        self._shared = list(sharing.items())
-        self._stacks = [(stacks.joined_functions(frames), positions) for frames, positions in self._shared]
+                entry[1].append(position)
+        self._shared = list(sharing.values())
+        # Functions joined by newlines, as stacks.has_frame searches them: one C-level search. A
+        # thread without frames runs nothing: no question about functions finds it.
+        self._stacks = [
+            (stacks.joined_functions(frames), positions) for frames, positions in self._shared if frames
+        ]
         self._answers: dict[Hashable, list[int]] = {}
         self._stack_answers: dict[Hashable, list[tuple[int, object]]] = {}
 
     def shared_stacks(self) -> list[tuple[tuple[Frame, ...], list[int]]]:
-        """Each distinct stack with the positions, in dump order, of the threads that share it."""
+        """Each distinct stack with the positions, in dump order, of the threads that share it.
+
+        The lists returned here and by the questions below are the index's own: read, never change.
+        """
         return self._shared
 
     def answers(

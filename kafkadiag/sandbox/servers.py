@@ -140,12 +140,13 @@ def starting(start: Callable[[], Started]) -> Iterator[Started]:
     """
     held = _HeldSignals()
     try:
+        held.hold()
         started = start()
     except BaseException:
         held.release()
         raise
     try:
-        held.release()
+        held.release(before_exit=started.stop)
         yield started
     except BaseException:
         started.stop()
@@ -154,7 +155,7 @@ def starting(start: Callable[[], Started]) -> Iterator[Started]:
 
 class _HeldSignals:
     """SIGINT and SIGTERM recorded instead of handled until `release`, which restores the handlers
-    and hands each recorded signal to its handler. Python handles signals in the main thread only:
+    and hands a recorded signal to its handler. Python handles signals in the main thread only:
     elsewhere nothing is held."""
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -162,21 +163,31 @@ class _HeldSignals:
     def __init__(self) -> None:
         self.arrived: list[int] = []
         self.previous: dict[int, Any] = {}
-        if threading.current_thread() is threading.main_thread():
-            self.previous = {sig: signal.signal(sig, self._record) for sig in self.SIGNALS}
+
+    def hold(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in self.SIGNALS:
+            # One at a time: a handler that raises for the second signal meanwhile leaves the
+            # first one's restorable.
+            self.previous[sig] = signal.signal(sig, self._record)
 
     def _record(self, signum: int, frame: object) -> None:
         self.arrived.append(signum)
 
-    def release(self) -> None:
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)
-        self.previous = {}
+    def release(self, before_exit: Callable[[], None] | None = None) -> None:
+        """`before_exit` runs before a held signal whose handling is to end the process."""
+        while self.previous:
+            sig, handler = self.previous.popitem()
+            # None: a handler installed outside Python, which cannot be put back from here.
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
         for signum in dict.fromkeys(self.arrived):
             handler = signal.getsignal(signum)
             if callable(handler):
                 handler(signum, None)
             elif handler == signal.SIG_DFL:
+                if before_exit is not None:
+                    before_exit()
                 os.kill(os.getpid(), signum)
 
 

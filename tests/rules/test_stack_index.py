@@ -19,6 +19,9 @@ FUNCTIONS = (
     (("PartitionTopicInfo.enqueue",), True),
     (("KafkaConsumer.poll", "ConsumerIterator.makeNext"), True),
     (("no.such.Function",), False),
+    # The loop function of a frame printed as `at (Unknown Source)` is empty: it matches every
+    # stack, but never a thread without frames.
+    (("",), True),
 )
 CLASSES = (
     "java.util.concurrent.LinkedBlockingQueue",
@@ -95,3 +98,14 @@ def test_an_index_is_not_reused_for_another_dump() -> None:
     # THEN each answer holds threads of its own dump only
     assert in_stall and all(any(t is u for u in stall.threads) for t in in_stall)
     assert all(any(t is u for u in healthy.threads) for t in in_healthy)
+
+
+def test_a_stack_with_an_unhashable_field_is_still_answered() -> None:
+    # GIVEN a real dump in which one thread's frame carries a field no dict can hash
+    dump = next(read_dumps(str(CAPTURED / "old-consumer-stall" / "jstack-l.txt")))
+    fetcher = next(t for t in dump.threads if stacks.has_frame(t, "PartitionTopicInfo.enqueue", suffix=True))
+    odd = fetcher._replace(frames=(fetcher.frames[0]._replace(module=["java.base"]), *fetcher.frames[1:]))
+    mixed = dataclasses.replace(dump, threads=(odd, *dump.threads))
+    # WHEN the index is asked THEN that thread is found like any other, in its place
+    found = stackindex.positions_with(mixed, "PartitionTopicInfo.enqueue", suffix=True)
+    assert found == [0, 1 + dump.threads.index(fetcher)]
