@@ -109,3 +109,16 @@ def test_table_cells_are_apart_as_the_browser_shows_them() -> None:
     row = "<tr><td>12345</td><td>root</td><td>99.7</td><td>java</td></tr>"
     # THEN the cells are separated as a copy from the page separates them, by tabs
     assert page_text([row]) == ["12345\troot\t99.7\tjava"]
+
+
+def test_only_real_script_and_style_tags_hide_text() -> None:
+    dump_line = '"worker-2" #13 prio=5 tid=0x3 nid=0x4 runnable</pre>'
+    # GIVEN tags that look like a script or a style sheet but hide nothing in a browser
+    for before in (
+        '<!-- analytics disabled: <script src="a.js"> -->',  # inside a comment
+        '<script src="/s/batch.js"/>',  # self-closing
+        "<style-guide>house rules</style-guide>",  # another element
+        "<pre>\tat com.example.Render.apply(<Style object at 0x7f>)",  # a frame's argument
+    ):
+        # THEN the dump after them is still text
+        assert '"worker-2" #13 prio=5 tid=0x3 nid=0x4 runnable' in PageText()([before, "<pre>" + dump_line])

@@ -1,0 +1,54 @@
+"""Reading a dump pauses the cyclic garbage collector and gives back exactly the state it found:
+to the caller between dumps, after a parse inside a parse, and when the caller stops early."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.dumps.hotspot import parse_hotspot
+
+from ..conftest import CAPTURED
+
+SERIES = CAPTURED / "old-consumer-stall" / "kill3-50-dumps.log"
+ONE_DUMP = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+
+
+@pytest.fixture(autouse=True)
+def _collector_back_on() -> Iterator[None]:
+    yield
+    gc.enable()
+
+
+def test_the_caller_gets_the_collector_as_it_left_it_between_dumps() -> None:
+    # GIVEN a real log of many dumps, read one dump at a time
+    gc.enable()
+    dumps = read_dumps(str(SERIES))
+    next(dumps)
+    assert gc.isenabled()
+    # WHEN the caller turns the collector off between two dumps
+    gc.disable()
+    next(dumps)
+    # THEN the next dump comes back with it still off, and reading on does not turn it on
+    assert not gc.isenabled()
+    dumps.close()
+    assert not gc.isenabled()
+
+
+def test_a_parse_inside_a_parse_leaves_the_collector_on() -> None:
+    # GIVEN a parse whose batches come from a generator that parses another real dump meanwhile
+    gc.enable()
+    inner_states = []
+
+    def batches() -> Iterator[list[str]]:
+        inner_states.append(len(list(read_dumps(str(ONE_DUMP)))))
+        yield ONE_DUMP.read_text(encoding="utf-8").split("\n")
+
+    # WHEN both are read to the end
+    outer = list(parse_hotspot(batches(), "outer"))
+    # THEN both parsed, and the collector is on again as it was
+    assert outer and inner_states == [1]
+    assert gc.isenabled()
