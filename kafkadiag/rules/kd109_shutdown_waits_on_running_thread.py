@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
@@ -181,7 +180,7 @@ class _Places:
                 positions_in.setdefault(place, []).append(positions)
         threads = dump.threads
         self.threads_in: dict[tuple[str, str], list[Thread]] = {
-            place: [threads[position] for position in heapq.merge(*sharing)]
+            place: [threads[position] for position in stackindex.in_dump_order(sharing)]
             for place, sharing in positions_in.items()
         }
 

@@ -47,7 +47,7 @@ def lone_busy_workers(dump: ThreadDump) -> Pools:
     waiting = {
         id(thread)
         for thread in stackindex.threads_with(dump, *stacks.IDLE_WAIT_FRAMES, suffix=True)
-        if stacks.is_idle_wait(thread)
+        if thread.status is not ThreadStatus.BLOCKED  # what stacks.is_idle_wait adds to the frames
     }
     found = {}
     for prefix, members in members_by_prefix.items():

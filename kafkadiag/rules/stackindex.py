@@ -8,7 +8,7 @@ is kept for every rule that asks the same question of the same dump.
 
 from __future__ import annotations
 
-import heapq
+import itertools
 import re
 from collections.abc import Callable, Hashable
 from typing import TypeVar
@@ -17,10 +17,13 @@ from kafkadiag.model import Frame, Thread, ThreadDump
 from kafkadiag.rules import stacks
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 
-def _position(entry: tuple[int, object]) -> int:
-    return entry[0]
+def in_dump_order(runs: list[list[S]]) -> list[S]:
+    """Runs of positions (or of tuples led by one), each in dump order, merged into one: the sort
+    merges the runs it finds in C, where heapq.merge would step through them in Python."""
+    return sorted(itertools.chain.from_iterable(runs))  # type: ignore[type-var]
 
 
 class StackIndex:
@@ -60,13 +63,13 @@ class StackIndex:
     ) -> list[tuple[int, T]]:
         kept = self._stack_answers.get(question)
         if kept is None:
-            found = []
+            found: list[list[tuple[int, object]]] = []
             for frames, positions in self._shared:
                 value = answer(frames)
                 if value is not None:
                     found.append([(position, value) for position in positions])
-            # Positions are distinct, so the merge never compares two answers.
-            kept = self._stack_answers[question] = list(heapq.merge(*found, key=_position))
+            # Positions are distinct, so sorting never compares two answers.
+            kept = self._stack_answers[question] = in_dump_order(found)
         return kept  # type: ignore[return-value]
 
     def positions_where(self, question: Hashable, matches: Callable[[str], bool]) -> list[int]:
@@ -75,7 +78,7 @@ class StackIndex:
         answer = self._answers.get(question)
         if answer is None:
             found = [positions for text, positions in self._stacks if matches(text)]
-            answer = found[0] if len(found) == 1 else list(heapq.merge(*found))
+            answer = found[0] if len(found) == 1 else in_dump_order(found)
             self._answers[question] = answer
         return answer
 
