@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -98,8 +99,13 @@ _QUOTE_MARKERS = re.compile(r"^(?:> ?)+")
 
 def _quoted_reply(head: list[list[str]]) -> bool:
     """Most lines of the sample start with '>': no dump format starts lines that way."""
-    lines = [line for batch in head for line in batch if line.strip()]
-    return bool(lines) and sum(1 for line in lines if line.startswith(">")) * 2 >= len(lines)
+    # Counted with map() over the whole sample: this runs on every input, before any parser.
+    written = sum(sum(map(bool, map(str.strip, batch))) for batch in head)
+    quoted = sum(sum(map(_starts_quoted, batch)) for batch in head)  # a quoted line is never blank
+    return written > 0 and quoted * 2 >= written
+
+
+_starts_quoted = operator.methodcaller("startswith", ">")
 
 
 def _unquoted(batch: list[str]) -> list[str]:
