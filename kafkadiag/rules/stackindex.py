@@ -30,7 +30,6 @@ class StackIndex:
     """The distinct stacks of one dump, each with the positions of the threads that share it."""
 
     def __init__(self, dump: ThreadDump) -> None:
-        self.dump = dump
         sharing: dict[Hashable, tuple[tuple[Frame, ...], list[int]]] = {}
         for position, thread in enumerate(dump.threads):
             key: Hashable = thread.frames
