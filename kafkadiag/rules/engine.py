@@ -8,6 +8,7 @@ dump. Rules that need several dumps run once per series.
 
 from __future__ import annotations
 
+import gc
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -124,6 +125,12 @@ def analyze(
     ran: set[str] = set()
     summaries = []
     caveats: list[str] = list(reading_caveats)
+    # The dumps outlive the analysis: the collector's full passes need not re-scan their millions
+    # of tuples (which never form cycles) while the rules run. Everything is given back after;
+    # a caller that froze objects itself keeps its own arrangement untouched.
+    freezing = gc.get_freeze_count() == 0
+    if freezing:
+        gc.freeze()
     try:
         for series in group_into_series(dumps):
             memo: dict[tuple[str, int], object] = {}  # per-dump results shared by the rules and caveats
@@ -142,6 +149,8 @@ def analyze(
         for code in ran:
             skipped.pop(code, None)
     finally:
+        if freezing:
+            gc.unfreeze()
         # Memos of this analysis's dumps, kept by identity: let the dumps go.
         stacks.forget_stacks()
         stackindex.forget_indexes()

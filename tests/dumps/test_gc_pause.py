@@ -1,5 +1,6 @@
 """Reading a dump pauses the cyclic garbage collector and gives back exactly the state it found:
-to the caller between dumps, after a parse inside a parse, and when the caller stops early."""
+to the caller between dumps, after a parse inside a parse, and when the caller stops early. An
+analysis freezes the objects alive while its rules run and gives back only what it froze."""
 
 from __future__ import annotations
 
@@ -52,3 +53,22 @@ def test_a_parse_inside_a_parse_leaves_the_collector_on() -> None:
     # THEN both parsed, and the collector is on again as it was
     assert outer and inner_states == [1]
     assert gc.isenabled()
+
+
+def test_an_analysis_gives_back_the_objects_it_froze_and_no_others() -> None:
+    from kafkadiag.rules.engine import analyze
+
+    # GIVEN a real dump, and no object frozen by anyone
+    dumps = list(read_dumps(str(ONE_DUMP)))
+    assert gc.get_freeze_count() == 0
+    # WHEN it is analysed THEN nothing is left frozen
+    assert analyze(dumps).findings
+    assert gc.get_freeze_count() == 0
+    # AND a caller's own frozen objects stay frozen through an analysis
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        analyze(dumps)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
