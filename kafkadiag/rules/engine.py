@@ -225,7 +225,8 @@ def _analyze_series(
 
 
 def _missing(rule: Rule, available: frozenset[Requirement]) -> tuple[str, ...]:
-    missing = [requirement.value for requirement in rule.requires if requirement not in available]
+    # Sorted, as the catalogue lists them: a frozenset's order changes with every process.
+    missing = sorted(requirement.value for requirement in rule.requires if requirement not in available)
     if rule.requires_any and not (rule.requires_any & available):
         missing.append(" or ".join(sorted(requirement.value for requirement in rule.requires_any)))
     return tuple(missing)
