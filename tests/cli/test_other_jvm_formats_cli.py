@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -124,29 +125,25 @@ def test_a_go_goroutine_dump_is_named_even_inside_a_markdown_fence() -> None:
     assert "looks like a Go goroutine dump, which kafkadiag does not read" in " ".join(err.split())
 
 
-def test_a_go_dump_with_the_schedulers_ids_is_named_too(tmp_path: Path) -> None:
-    # GIVEN the Sarama dump's goroutine header as Go 1.23 and later print it (gp=, m=, mp=)
-    wild = Path(__file__).resolve().parents[1] / "wild" / "dumps"
-    text = (wild / "sarama-1442-broker-producer-goroutine-leak.txt").read_text(encoding="utf-8")
-    newer = tmp_path / "goroutines.txt"
-    header = "goroutine 6982 gp=0xc000682380 m=nil [select"
-    newer.write_text(text.replace("goroutine 6982 [select", header), encoding="utf-8")
-    # WHEN it is analyzed THEN it is refused as a Go dump
-    code, out, err = run(["dump", "analyze", str(newer)])
-    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
-    assert "looks like a Go goroutine dump" in " ".join(err.split())
+def _with_schedulers_ids(text: str) -> str:
+    """The goroutine header as Go 1.23 and later print it (gp=, m=, mp=)."""
+    return text.replace("goroutine 6982 [select", "goroutine 6982 gp=0xc000682380 m=nil [select")
 
 
-def test_a_go_dump_copied_out_of_a_log_is_named_too(tmp_path: Path) -> None:
-    # GIVEN the Sarama dump with a logger's timestamp in front of every line, as a service's log
-    # holds a dump its runtime printed on SIGQUIT
+def _copied_out_of_a_log(text: str) -> str:
+    """A logger's timestamp in front of every line, as a service's log holds a dump its runtime
+    printed on SIGQUIT."""
+    return "".join(f"2024/05/02 10:00:01 {line}\n" for line in text.splitlines())
+
+
+@pytest.mark.parametrize("rewrite", [_with_schedulers_ids, _copied_out_of_a_log], ids=lambda f: f.__name__)
+def test_other_renderings_of_a_go_dump_are_named_too(tmp_path: Path, rewrite: Callable[[str], str]) -> None:
+    # GIVEN the Sarama dump as another Go version or a log renders it
     wild = Path(__file__).resolve().parents[1] / "wild" / "dumps"
     text = (wild / "sarama-1442-broker-producer-goroutine-leak.txt").read_text(encoding="utf-8")
-    logged = tmp_path / "service.log"
-    logged.write_text(
-        "".join(f"2024/05/02 10:00:01 {line}\n" for line in text.splitlines()), encoding="utf-8"
-    )
+    rendered = tmp_path / "goroutines.txt"
+    rendered.write_text(rewrite(text), encoding="utf-8")
     # WHEN it is analyzed THEN it is refused as a Go dump, not as a file without any dump
-    code, out, err = run(["dump", "analyze", str(logged)])
+    code, out, err = run(["dump", "analyze", str(rendered)])
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     assert "looks like a Go goroutine dump" in " ".join(err.split())
