@@ -104,6 +104,15 @@ class LockGraph:
                 victims.extend(i for i in node.blocked + node.parked if i != index)
         return victims
 
+    def waited_for_by_others(self, lock_id: int, holder: int) -> bool:
+        """Some thread other than `holder` is blocked or parked on the lock."""
+        node = self.locks.get(lock_id)
+        if node is None:
+            return False
+        return any(waiter != holder for waiter in node.blocked) or any(
+            waiter != holder for waiter in node.parked
+        )
+
     def chain(self, index: int) -> list[int]:
         """Follow blockers from `index` until a thread that waits for nobody, or a cycle."""
         path = [index]

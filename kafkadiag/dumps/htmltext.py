@@ -137,8 +137,3 @@ def _hidden_element(text: str) -> re.Match[str] | None:
             continue
         return opening
     return None
-
-
-def page_text(batch: list[str]) -> list[str]:
-    """The lines a browser shows for these source lines (a batch read on its own)."""
-    return PageText()(batch)

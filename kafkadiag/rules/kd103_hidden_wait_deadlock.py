@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import LockEventKind, Thread, ThreadDump
 from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
@@ -66,7 +65,7 @@ threads listed are the ones being waited for (their stacks show what they were a
             waited = _waited(thread, wait_index)
             held = thread.held_locks()
             # The victims wait for the held locks that others wait for: those are contested.
-            contested = [lock for lock in held if _waited_for_by_others(graph, lock.lock_id, index)]
+            contested = [lock for lock in held if graph.waited_for_by_others(lock.lock_id, index)]
             evidence = [context.header(thread), context.frame(thread, wait_index)]
             evidence += [context.held(thread, lock) for lock in contested]
             for victim in victims[:5]:
@@ -154,13 +153,6 @@ _JOIN_IDENTITY = (
     "The dump cannot show which thread a join waits for (a thread's header does not carry its "
     "Thread object's address); the link is the lock they share."
 )
-
-
-def _waited_for_by_others(graph: LockGraph, lock_id: int, holder: int) -> bool:
-    node = graph.locks.get(lock_id)
-    if node is None:
-        return False
-    return any(waiter != holder for waiter in node.blocked) or any(waiter != holder for waiter in node.parked)
 
 
 def joined_threads(dump: ThreadDump, joiner: Thread) -> list[Thread]:

@@ -138,14 +138,14 @@ class QueueScan:
     A dump can hold thousands of putters (a pool of producers behind one full queue) and
     hundreds of thousands of threads; asking each search once per putter would scan every thread
     once per putter. Here each pass is kept by what it depends on (the queue's class, the loops,
-    the channel, the consumer id), and a putter's own exclusions are filtered from its result.
+    the consumer id), and a putter's own exclusions are filtered from its result. Which threads
+    run in a channel the stack index keeps itself (`channel_users`).
     """
 
     def __init__(self, dump: ThreadDump) -> None:
         self.dump = dump
         self._takers: dict[str, list[tuple[int, int]]] | None = None
         self._busy: dict[frozenset[str], list[int]] = {}
-        self._channel_users: dict[str, list[int]] = {}
         self._loops: dict[str, set[str]] = {}
         self._taking: set[int] | None = None
         self._named: dict[str, tuple[list[int], set[int]]] = {}
@@ -216,12 +216,6 @@ class QueueScan:
         if id(putter) not in members:
             return named
         return [index for index in named if self.dump.threads[index] is not putter]
-
-    def channel_users(self, channel: str, exclude: set[int]) -> list[int]:
-        """`channel_users(dump, channel, exclude)`, the dump scanned once per channel."""
-        if channel not in self._channel_users:
-            self._channel_users[channel] = channel_users(self.dump, channel, set())
-        return [index for index in self._channel_users[channel] if index not in exclude]
 
 
 @dataclass(frozen=True)

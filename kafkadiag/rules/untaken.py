@@ -38,7 +38,7 @@ def has_candidate_taker(context: AnalysisContext, put: queues.BoundedPut) -> boo
     if scan.same_consumer(putter):
         return True
     channel = queues.channel_of(putter, put.put_frame)
-    return channel is not None and bool(scan.channel_users(channel[0], {put.index}))
+    return channel is not None and bool(queues.channel_users(dump, channel[0], {put.index}))
 
 
 def finding(rule: Rule[AnalysisContext], context: AnalysisContext, put: queues.BoundedPut) -> Finding | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kafkadiag.commands.dump_analyze import reading_caveats
 from kafkadiag.dumps import read_dumps
-from kafkadiag.dumps.htmltext import PageText, page_text
+from kafkadiag.dumps.htmltext import PageText
 from kafkadiag.dumps.lines import ReadStats
 
 from ..conftest import CAPTURED
@@ -54,17 +54,17 @@ def test_only_html_tags_are_dropped() -> None:
     # GIVEN a page line that left a constructor frame unescaped, beside real markup
     line = '<span class="line">\tat java.lang.Thread.<init>(Thread.java:619)</span><br><span>- None</span>'
     # WHEN its text is taken
-    text = page_text([line])
+    text = PageText()([line])
     # THEN '<init>' is kept, the spans are gone and <br> breaks the line
     assert text == ["\tat java.lang.Thread.<init>(Thread.java:619)", "- None"]
 
 
 def test_non_breaking_spaces_are_the_indents_they_stand_for() -> None:
     # as entities, and as the character itself on a line without markup
-    assert page_text(["&nbsp;&nbsp;&nbsp;java.lang.Thread.State: &quot;WAITING&quot;<br>"]) == [
+    assert PageText()(["&nbsp;&nbsp;&nbsp;java.lang.Thread.State: &quot;WAITING&quot;<br>"]) == [
         '   java.lang.Thread.State: "WAITING"'
     ]
-    assert page_text(["\xa0\xa0\xa0java.lang.Thread.State: WAITING"]) == [
+    assert PageText()(["\xa0\xa0\xa0java.lang.Thread.State: WAITING"]) == [
         "   java.lang.Thread.State: WAITING"
     ]
 
@@ -72,11 +72,11 @@ def test_non_breaking_spaces_are_the_indents_they_stand_for() -> None:
 def test_breaks_are_where_the_browser_shows_them() -> None:
     # a run of block tags is one line end, a <br> with attributes is one too, a source line's own
     # newline is the break at its edges, and a line of tags alone shows nothing
-    assert page_text(['<div class="line">\tat a.B.c(B.java:1)</div><div class="line">- None</div>']) == [
+    assert PageText()(['<div class="line">\tat a.B.c(B.java:1)</div><div class="line">- None</div>']) == [
         "\tat a.B.c(B.java:1)",
         "- None",
     ]
-    assert page_text(['one<br class="x">two<br/>', "</pre>", "<div>", "three<br><br>four"]) == [
+    assert PageText()(['one<br class="x">two<br/>', "</pre>", "<div>", "three<br><br>four"]) == [
         "one",
         "two",
         "three",
@@ -108,7 +108,7 @@ def test_table_cells_are_apart_as_the_browser_shows_them() -> None:
     # GIVEN `top -H` rows pasted into an HTML table, one row per line
     row = "<tr><td>12345</td><td>root</td><td>99.7</td><td>java</td></tr>"
     # THEN the cells are separated as a copy from the page separates them, by tabs
-    assert page_text([row]) == ["12345\troot\t99.7\tjava"]
+    assert PageText()([row]) == ["12345\troot\t99.7\tjava"]
 
 
 def test_only_real_script_and_style_tags_hide_text() -> None:
