@@ -185,6 +185,12 @@ class Thread(NamedTuple):
         return header_fields(self.header).nid
 
     @property
+    def identity(self) -> tuple[str, int | None]:
+        """The same thread in another dump of the process: its name and OS thread id (several
+        threads may share a name; a thread keeps its OS id for its life)."""
+        return self.name, header_fields(self.header).nid
+
+    @property
     def virtual(self) -> bool:
         return header_fields(self.header).virtual
 

@@ -80,7 +80,7 @@ def group_into_series(dumps: Iterable[ThreadDump]) -> list[list[ThreadDump]]:
 
 
 def _identity(dump: ThreadDump) -> set[tuple[str, int | None]]:
-    return {(thread.name, thread.nid) for thread in dump.threads}
+    return {thread.identity for thread in dump.threads}
 
 
 def _same_process(earlier: ThreadDump, later: ThreadDump) -> bool:

@@ -68,14 +68,14 @@ assignor to make rebalances rarer and cheaper.
 
 def _same_thread(context: AnalysisContext, dump: ThreadDump, thread: Thread) -> Thread | None:
     """The thread in another dump of the process: same name and OS thread id (names may repeat)."""
-    return context.cached("threads-by-identity", dump, _by_identity).get((thread.name, thread.nid))
+    return context.cached("threads-by-identity", dump, _by_identity).get(thread.identity)
 
 
 def _by_identity(dump: ThreadDump) -> dict[tuple[str, int | None], Thread]:
     """A dump's threads by name and OS thread id, the first of each (a series has a few dumps)."""
     found: dict[tuple[str, int | None], Thread] = {}
     for thread in dump.threads:
-        found.setdefault((thread.name, thread.nid), thread)
+        found.setdefault(thread.identity, thread)
     return found
 
 

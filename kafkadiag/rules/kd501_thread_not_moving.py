@@ -20,10 +20,6 @@ QUEUE_PUTS = (
 SPINNING_SHARE = 0.5
 
 
-def identity(thread: Thread) -> tuple[str, int | None]:
-    return thread.name, thread.nid
-
-
 def fingerprint(thread: Thread) -> tuple:
     """Everything that would change if the thread made progress: every frame and its wait target."""
     waiting = thread.waits_for()
@@ -81,9 +77,9 @@ never returns needs a timeout; a lock wait needs the holder's stack (KD105, KD10
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         series = list(context.series)
         first, last = series[0], series[-1]
-        first_by_identity = {identity(thread): thread for thread in first.threads}
+        first_by_identity = {thread.identity: thread for thread in first.threads}
         for thread in last.threads:
-            key = identity(thread)
+            key = thread.identity
             if key not in first_by_identity or key[1] is None:
                 continue
             why = stuck_kind(thread)
@@ -115,7 +111,7 @@ never returns needs a timeout; a lock wait needs the holder's stack (KD105, KD10
 
 def _find(dump: ThreadDump, key: tuple[str, int | None]) -> Thread | None:
     for thread in dump.threads:
-        if identity(thread) == key:
+        if thread.identity == key:
             return thread
     return None
 

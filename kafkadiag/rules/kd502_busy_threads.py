@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
-from kafkadiag.rules.kd501_thread_not_moving import _cpu_share, _find, fingerprint, identity
+from kafkadiag.rules.kd501_thread_not_moving import _cpu_share, _find, fingerprint
 
 BUSY_SHARE = 0.5
 MAX_REPORTED = 5
@@ -36,7 +36,7 @@ with an unchanged stack is a busy-wait or an endless loop: read its top frames.
         first, last = series[0], series[-1]
         busy = []
         for thread in last.threads:
-            earlier = _find(first, identity(thread))
+            earlier = _find(first, thread.identity)
             if earlier is None or thread.nid is None:
                 continue
             share = _cpu_share(earlier, thread)
