@@ -40,6 +40,12 @@ class LockNode:
         return self._holders
 
     @property
+    def waiters(self) -> list[int]:
+        """Threads waiting for the lock itself: blocked entering it, then parked on it (a thread in
+        Object.wait() waits for a notify, not for the lock)."""
+        return self.blocked + self.parked
+
+    @property
     def waiter_count(self) -> int:
         return len(self.blocked) + len(self.parked)
 
@@ -101,7 +107,7 @@ class LockGraph:
         for held in self.threads[index].held_locks():
             node = self.locks.get(held.lock_id)
             if node is not None:
-                victims.extend(i for i in node.blocked + node.parked if i != index)
+                victims.extend(i for i in node.waiters if i != index)
         return victims
 
     def waited_for_by_others(self, lock_id: int, holder: int) -> bool:
@@ -109,9 +115,7 @@ class LockGraph:
         node = self.locks.get(lock_id)
         if node is None:
             return False
-        return any(waiter != holder for waiter in node.blocked) or any(
-            waiter != holder for waiter in node.parked
-        )
+        return any(waiter != holder for waiter in node.waiters)
 
     def chain(self, index: int) -> list[int]:
         """Follow blockers from `index` until a thread that waits for nobody, or a cycle."""

@@ -185,7 +185,7 @@ def _owners_missing(graph: LockGraph) -> list[str]:
     """A lock awaited in the text whose holder the text leaves out: said, never dropped."""
     notes = []
     for node in graph.without_owner(stacks.LOCK_SYNCS):
-        waiters = ", ".join(graph.thread(index).name for index in node.blocked + node.parked)
+        waiters = ", ".join(graph.thread(index).name for index in node.waiters)
         notes.append(
             f"<0x{node.lock_id:x}> ({node.lock_class or 'unknown class'}), awaited by {waiters}: "
             "owner not in the dump"

@@ -37,7 +37,7 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
                     yield self._holder_not_visible(context, node)
                 continue  # a condition or an unowned wait: idle waiting, not contention
             holder = graph.thread(node.holders[0])
-            waiters = [graph.thread(i) for i in node.blocked + node.parked]
+            waiters = [graph.thread(i) for i in node.waiters]
             evidence = [context.header(holder)]
             held = next((lock for lock in holder.held_locks() if lock.lock_id == node.lock_id), None)
             if held is not None:
@@ -54,7 +54,7 @@ remote calls) out of the locked region, split the lock, or use a concurrent stru
 
     def _holder_not_visible(self, context: AnalysisContext, node: LockNode) -> Finding:
         graph = context.graph()
-        waiters = [graph.thread(i) for i in node.blocked + node.parked]
+        waiters = [graph.thread(i) for i in node.waiters]
         evidence = []
         for waiter in waiters[:5]:
             evidence += context.waiting(waiter)

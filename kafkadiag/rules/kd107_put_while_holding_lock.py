@@ -230,7 +230,7 @@ class _Waiters:
         kept = self._of_lock.get(lock.lock_id)
         if kept is None:
             node = self.graph.locks.get(lock.lock_id)
-            waiters = [] if node is None else node.blocked + node.parked
+            waiters = [] if node is None else node.waiters
             kept = self._of_lock[lock.lock_id] = (waiters, frozenset(waiters))
         waiters, members = kept
         return [index for index in waiters if index != putter] if putter in members else waiters
