@@ -181,6 +181,8 @@ class _HeldSignals:
             sig, handler = self.previous.popitem()
             # None: a handler installed outside Python, which cannot be put back from here.
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        # In order of arrival. A handler that raises (SIGINT's KeyboardInterrupt) ends the delivery:
+        # the process is stopping, and a later SIGTERM's default action would only cut its cleanup.
         for signum in dict.fromkeys(self.arrived):
             handler = signal.getsignal(signum)
             if callable(handler):
