@@ -10,7 +10,7 @@ Generated from the rule registry by `kafkadiag rules --format markdown > docs/ru
 fails when this file and the registry disagree. `kafkadiag explain CODE` prints one rule.
 
 Codes: KD0xx about the analysis itself, KD1xx generic JVM waits, KD2xx the old (ZooKeeper)
-consumer, KD3xx the new consumer (`KafkaConsumer.poll`), KD4xx Python consumers (py-spy),
+consumer, KD3xx the Java clients (`KafkaConsumer.poll`, `KafkaProducer`), KD4xx Python consumers (py-spy),
 KD5xx several dumps of one process over time; `kafkadiag diagnose` adds KD6xx the committed
 offsets and ownership (the lag engine), KD7xx the consumer's fetcher metrics (MaxLag comparison)
 and KD8xx the stories joined across every source.

@@ -47,7 +47,7 @@ def heartbeat_positions(dump: ThreadDump) -> list[int]:
 def pollers(dump: ThreadDump) -> frozenset[tuple[str, int | None]]:
     """Threads (name, OS id) that are in KafkaConsumer.poll in this dump."""
     polling = stackindex.threads_with(dump, *KAFKA_CONSUMER_POLL, suffix=True)
-    return frozenset((thread.name, thread.nid) for thread in polling)
+    return frozenset(thread.identity for thread in polling)
 
 
 def looks_like_poll_thread(thread: Thread, polled: frozenset[tuple[str, int | None]]) -> bool:
@@ -55,7 +55,7 @@ def looks_like_poll_thread(thread: Thread, polled: frozenset[tuple[str, int | No
     KafkaConsumer.poll in any dump of the process), its name or its application code."""
     if is_heartbeat(thread) or stacks.has_frame(thread, *POOL_WORKER_FRAMES, suffix=True):
         return False
-    if (thread.name, thread.nid) in polled or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
+    if thread.identity in polled or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
         return True
     if POLL_THREAD_NAME.search(thread.name):
         return True

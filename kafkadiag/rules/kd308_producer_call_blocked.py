@@ -1,0 +1,226 @@
+"""KD308: a thread blocked in a KafkaProducer call, and what the producer's I/O thread is doing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from kafkadiag.model import Thread, ThreadDump, ThreadStatus
+from kafkadiag.rules import newconsumer, stackindex, stacks
+from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+
+class _Wait(NamedTuple):
+    """What a producer call waits for, and whether it gives up by itself."""
+
+    awaited: str
+    bounded: bool  # max.block.ms ends it with a TimeoutException
+
+
+_METADATA = _Wait("the metadata of the record's topic", True)
+_BUFFER = _Wait("free buffer memory (buffer.memory is used up)", True)
+_FLUSH = _Wait("every record sent so far to be acknowledged (flush)", False)
+_RESULT = _Wait("the acknowledgement of a record it sent (Future.get)", False)
+_TRANSACTION = _Wait("the transaction coordinator's answer", True)
+
+# The innermost producer frame of each blocking call, across releases: 0.8.2 kept Metadata in the
+# producer's internals, 0.9 to 2.2 in org.apache.kafka.clients, 2.3 on in ProducerMetadata.
+PRODUCER_WAITS = {
+    "org.apache.kafka.clients.producer.internals.Metadata.awaitUpdate": _METADATA,
+    "org.apache.kafka.clients.Metadata.awaitUpdate": _METADATA,
+    "org.apache.kafka.clients.producer.internals.ProducerMetadata.awaitUpdate": _METADATA,
+    "org.apache.kafka.clients.producer.KafkaProducer.waitOnMetadata": _METADATA,
+    "org.apache.kafka.clients.producer.internals.BufferPool.allocate": _BUFFER,
+    "org.apache.kafka.clients.producer.internals.RecordAccumulator.awaitFlushCompletion": _FLUSH,
+    "org.apache.kafka.clients.producer.internals.FutureRecordMetadata.get": _RESULT,
+    "org.apache.kafka.clients.producer.internals.TransactionalRequestResult.await": _TRANSACTION,
+}
+# The producer's I/O thread, "kafka-producer-network-thread | <client.id>": it fetches metadata,
+# sends the batches, frees their memory, completes the futures and runs the send callbacks.
+SENDER_RUN = "org.apache.kafka.clients.producer.internals.Sender.run"
+SENDER_NAME = "kafka-producer-network-thread"
+# More waiting threads than this are summed up, not each named in the message.
+NAMED_WAITERS = 5
+
+
+class ProducerCallBlocked(Rule):
+    code = "KD308"
+    name = "producer-call-blocked"
+    title = "Threads blocked in a KafkaProducer call, and why the producer cannot complete it"
+    severity = Severity.WARNING
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+KafkaProducer.send() returns at once only when the producer has the topic's metadata and room in
+buffer.memory; otherwise the caller waits, up to max.block.ms (60 s by default) for each record.
+flush() and a send's Future.get() wait, with no time limit, until the brokers acknowledge the
+records. A single thread does all the producer's work: kafka-producer-network-thread (the Sender)
+fetches metadata, sends the batches, frees their memory and completes the futures, and it runs
+every send callback. So a blocked caller is explained by that thread. When it is in network I/O,
+the cluster is the cause: the brokers are unreachable or slow, the topic does not exist (with
+automatic creation off) or the client may not write to it. When it is blocked itself - a send
+callback waiting on a lock, a logging appender that sends to Kafka - nothing completes any more.
+When it is not in a complete dump, the producer was closed or its thread ended (an Error thrown in
+it ends it silently), and the waits never end. A consumer's poll thread that produces is held
+with it: past max.poll.interval.ms it leaves the group.
+"""
+    remedy = """
+If the I/O thread is blocked, free it: send callbacks must not block or call flush(), and the
+producer's own logging must not go to an appender that sends through a producer. If it is doing
+network I/O, check that the brokers in bootstrap.servers are reachable, that the topic exists and
+that the principal may write to it; raise buffer.memory or slow the producers when the brokers
+cannot keep up. Send from the poll loop without waiting on each record, and bound the waits
+(max.block.ms, Future.get with a timeout, delivery.timeout.ms).
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        waiting: dict[_Wait, list[tuple[Thread, int]]] = {}
+        for thread in stackindex.threads_with(dump, *PRODUCER_WAITS):
+            if thread.status is ThreadStatus.RUNNABLE:
+                continue  # about to return, or still deciding
+            index = stacks.index_of(thread, *PRODUCER_WAITS)
+            if index is None:
+                continue
+            waiting.setdefault(PRODUCER_WAITS[thread.frames[index].function], []).append((thread, index))
+        if not waiting:
+            return
+        senders = _senders(dump)
+        for wait, waiters in waiting.items():
+            yield self._finding(context, wait, waiters, senders)
+
+    def _finding(
+        self,
+        context: AnalysisContext,
+        wait: _Wait,
+        waiters: list[tuple[Thread, int]],
+        senders: list[Thread],
+    ) -> Finding:
+        threads = [thread for thread, _ in waiters]
+        first, index = waiters[0]
+        call = ".".join(first.frames[index].function.rsplit(".", 2)[-2:])  # "BufferPool.allocate"
+        names = context.labels(threads)
+        evidence: list[Evidence] = []
+        for thread, index in waiters[:NAMED_WAITERS]:
+            evidence += [context.header(thread), context.frame(thread, index)]
+        on_sender = [thread for thread in threads if stacks.has_frame(thread, SENDER_RUN)]
+        verdict, severity, culprits = _verdict(context, wait, senders, on_sender, evidence)
+        verdict += _held_by_waiter(context, culprits, threads)
+        shown = ", ".join(names[:NAMED_WAITERS]) + (
+            f" and {len(names) - NAMED_WAITERS} more" if len(names) > NAMED_WAITERS else ""
+        )
+        verb = "waits" if len(threads) == 1 else "wait"
+        polling = [thread for thread in threads if newconsumer.looks_like_poll_thread(thread, frozenset())]
+        held = (
+            " A consumer poll thread among them stops polling while it waits: past max.poll.interval.ms "
+            "it leaves the group."
+            if polling
+            else ""
+        )
+        return self.finding(
+            f"{shown} {verb} in the Kafka producer ({call}) for {wait.awaited}. {verdict}{held}",
+            [*context.labels(culprits), *names],
+            evidence,
+            severity=severity,
+            story=f"In the Kafka producer, {shown} {verb} for {wait.awaited}: {verdict[0].lower()}"
+            f"{verdict[1:].split('. ')[0].rstrip('.')}",
+            details={
+                "awaited": wait.awaited,
+                "bounded_by_max_block_ms": wait.bounded,
+                "waiting": names,
+                "io_threads": context.labels(senders),
+            },
+        )
+
+
+def _senders(dump: ThreadDump) -> list[Thread]:
+    """The producers' I/O threads, by stack or by name (a stack may be cut from an excerpt)."""
+    by_stack = stackindex.positions_with(dump, SENDER_RUN)
+    by_name = [index for index, thread in enumerate(dump.threads) if thread.name.startswith(SENDER_NAME)]
+    return [dump.threads[index] for index in sorted({*by_stack, *by_name})]
+
+
+def _verdict(
+    context: AnalysisContext,
+    wait: _Wait,
+    senders: list[Thread],
+    on_sender: list[Thread],
+    evidence: list[Evidence],
+) -> tuple[str, Severity, list[Thread]]:
+    """What the I/O threads say about the wait: the sentence, its severity and the culprits."""
+    if on_sender:
+        names = ", ".join(context.labels(on_sender))
+        return (
+            f"{names} is the producer's own I/O thread, blocked inside a send callback: the thread that "
+            "would complete the wait is the one waiting, so it never ends.",
+            Severity.ERROR,
+            on_sender,
+        )
+    stuck = [sender for sender in senders if not _doing_network_io(sender)]
+    if stuck:
+        for sender in stuck:
+            evidence.append(context.header(sender))
+            if sender.frames:
+                evidence.append(context.frame(sender, 0))
+        doing = "; ".join(f"{context.label(sender)} is {stacks.doing(sender)}" for sender in stuck)
+        which = (
+            "The producer's I/O thread is"
+            if len(senders) == 1
+            else f"Of the {len(senders)} producer I/O threads (the dump does not say which producer a caller "
+            f"uses), {len(stuck)} {'is' if len(stuck) == 1 else 'are'}"
+        )
+        return (
+            f"{which} not doing network I/O: {doing}. While it is held there, no metadata arrives, no "
+            "memory is freed and no record is acknowledged.",
+            Severity.ERROR,
+            stuck,
+        )
+    if senders:
+        for sender in senders[:NAMED_WAITERS]:
+            evidence.append(context.header(sender))
+        cause = {
+            _METADATA: "the metadata does not arrive: the brokers are unreachable, the topic does not "
+            "exist (with automatic creation off) or the client may not write to it",
+            _BUFFER: "the brokers take the records more slowly than they are produced, or not at all",
+        }.get(wait, "the brokers have not acknowledged the records yet")
+        limit = " Each call gives up after max.block.ms." if wait.bounded else " The call has no time limit."
+        return (
+            f"The producer's I/O thread is doing network I/O, so {cause}.{limit}",
+            Severity.WARNING,
+            [],
+        )
+    if context.dump.banner is not None:
+        return (
+            "No producer I/O thread (kafka-producer-network-thread) is in the dump: the producer was "
+            "closed or its thread has ended, so nothing will complete the wait.",
+            Severity.ERROR,
+            [],
+        )
+    return (
+        "The producer's I/O thread (kafka-producer-network-thread) is not in the excerpt: what it is "
+        "doing decides whether the wait can end.",
+        Severity.WARNING,
+        [],
+    )
+
+
+def _held_by_waiter(context: AnalysisContext, stuck: list[Thread], waiters: list[Thread]) -> str:
+    """A stuck I/O thread blocked on a lock that a waiting caller holds: the two wait for each other."""
+    graph = context.graph()
+    positions = {id(thread): index for index, thread in enumerate(context.dump.threads)}
+    waiting = {id(thread) for thread in waiters}
+    for thread in stuck:
+        for holder in graph.blockers(positions[id(thread)]):
+            caller = graph.thread(holder)
+            if id(caller) in waiting and caller is not thread:
+                return (
+                    f" It waits for a lock {context.label(caller)} holds while that thread waits for the "
+                    "producer: the two wait for each other, a deadlock the JVM's detector does not see."
+                )
+    return ""
+
+
+def _doing_network_io(sender: Thread) -> bool:
+    """Selecting on its sockets (RUNNABLE, as epoll shows) or sleeping out a retry back-off; a
+    sender blocked or parked - in a callback, in logging - is stuck, network frames or not."""
+    return sender.status in (ThreadStatus.RUNNABLE, ThreadStatus.SLEEPING)
