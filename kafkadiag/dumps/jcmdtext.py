@@ -9,8 +9,8 @@
         - waiting to lock <com.example.Ledger@1e17b697>
     #24 "vt-ledger-waiter" virtual BLOCKED 2026-11-25T06:37:32.514965752Z
 
-JDK 21 prints neither the state nor the lock lines (`#22 "name"`, then frames); JDK 24+ prints
-both. Locks are named by class and identity hash (`<class@hash>`), never by address, so the
+JDK 21 prints neither the state nor the lock lines (`#22 "name"`, then each frame without `at `);
+JDK 24+ prints both. Locks are named by class and identity hash (`<class@hash>`), never by address, so the
 same lock has another id here than in a jstack of the same JVM. What no JDK up to 25 prints is
 who owns a java.util.concurrent lock: a thread parked on a ReentrantLock cannot be linked to
 the thread holding it. Each dump carries those gaps as notes.
@@ -36,6 +36,9 @@ _KINDS = {
     "waiting to re-lock in wait()": LockEventKind.WAITING_TO_RELOCK,
     "eliminated": LockEventKind.ELIMINATED,
 }
+# JDK 21 to 23 print a frame as StackTraceElement.toString() alone, six spaces in:
+# "      java.base/java.lang.Thread.sleep0(Native Method)", "      Main.main(Main.java:5)".
+_BARE_FRAME = re.compile(r"^[\w$.@/-]+\.[\w$<>-]+\(.*\)$")
 _PID = re.compile(r"^\d+$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 
@@ -99,6 +102,8 @@ def parse_jcmd_text(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             continue
         if stripped.startswith("at "):
             thread.frames.append(parse_java_frame(stripped[3:]))
+        elif line[:1] in " \t" and _BARE_FRAME.match(stripped):
+            thread.frames.append(parse_java_frame(stripped))
         elif stripped.startswith("- ") and (parsed := parse_lock_text(stripped)) is not None:
             thread.events.append(lock_event(*parsed, thread.frames, line_no, stripped))
         else:

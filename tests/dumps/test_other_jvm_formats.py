@@ -116,6 +116,35 @@ def test_dump_to_file_lists_platform_and_virtual_threads_with_states(
     assert functions[0] == "java.lang.VirtualThread.park"
 
 
+def test_jdk21_dump_to_file_text_keeps_frames_printed_without_at(tmp_path: Path) -> None:
+    # GIVEN the text layout of JDK 21 to 23 (jdk.internal.vm.ThreadDumper prints six spaces and
+    # StackTraceElement.toString(), no "at ", no state, no lock lines)
+    path = tmp_path / "threads.txt"
+    path.write_text(
+        "81916\n2025-01-14T19:27:30.373190Z\n21+35-2513\n\n"
+        '#1 "main"\n'
+        "      java.base/java.lang.Thread.sleep0(Native Method)\n"
+        "      java.base/java.lang.Thread.sleep(Thread.java:509)\n"
+        "      Main.main(Main.java:5)\n\n"
+        '#23 "" virtual\n'
+        "      java.base/java.lang.VirtualThread.run(VirtualThread.java:311)\n\n"
+    )
+    # WHEN it is read
+    dump = only_dump(path)
+    # THEN every frame is a frame, with its module, file and line, and nothing is left unparsed
+    assert dump.format is DumpFormat.JCMD_TEXT and dump.unparsed_count == 0
+    main = thread(dump, "main")
+    assert [frame.function for frame in main.frames] == [
+        "java.lang.Thread.sleep0",
+        "java.lang.Thread.sleep",
+        "Main.main",
+    ]
+    assert main.frames[0].native and main.frames[0].module == "java.base"
+    assert (main.frames[2].file, main.frames[2].line) == ("Main.java", 5)
+    assert [t.virtual for t in dump.threads] == [False, True]
+    assert any("JDK 21-23" in note for note in dump.notes)
+
+
 @pytest.mark.parametrize("form", ["text", "json"])
 def test_dump_to_file_links_monitor_waiters_to_their_holder_and_finds_the_monitor_deadlock(
     renderings: dict[str, ThreadDump], form: str
