@@ -31,7 +31,9 @@ _OTHER_JVMS = (
 # Python dumps without py-spy, each by a line no other format prints.
 _PYTHON_MARKERS = (
     (
-        re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):"),
+        re.compile(
+            r"^(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])?|Stack) \(most recent call first\):"
+        ),
         DumpFormat.FAULTHANDLER,
     ),
     (

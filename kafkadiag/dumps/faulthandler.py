@@ -16,7 +16,11 @@ Layout (CPython 3.8 to 3.13 print the same lines):
 100 frames ends with `  ...`; a thread without Python frames shows `  <no Python frame>`. After a
 fatal error, CPython 3.9+ may add `Python runtime state: ...` and 3.10+ `Extension modules: ...`.
 
-faulthandler prints no thread names and no state, and the bare function name (`wait`, not
+CPython 3.14 adds the thread's name in brackets after the ident (`Thread 0x7f.. [w-putter] (most
+recent call first):`) and, after a fatal error, the current thread's C stack (`Current thread's C
+stack trace`, `Binary file "..."` lines), which carries nothing a diagnosis reads.
+
+Before 3.14 faulthandler prints no thread names, and never a state, and the bare function name (`wait`, not
 `Condition.wait`): pythreads qualifies the standard library's and reads the status from the top
 frame. Several dumps in one file (a log with one per signal) are split where a banner appears
 or a thread ident repeats.
@@ -30,16 +34,22 @@ from collections.abc import Iterable, Iterator
 from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
+# CPython 3.14 adds the thread's name as the OS knows it: "Thread 0x00007f.. [w-putter] (most ...".
 THREAD_HEADER = re.compile(
-    r"^(?P<current>Current thread|Thread) (?P<ident>0x[0-9a-fA-F]+) \(most recent call first\):\s*$"
+    r"^(?P<current>Current thread|Thread) (?P<ident>0x[0-9a-fA-F]+)(?: \[(?P<name>[^\]]*)\])?"
+    r" \(most recent call first\):\s*$"
 )
 STACK_HEADER = re.compile(r"^Stack \(most recent call first\):\s*$")
 # A function name has no space: what follows one is a reporter's note ("<- stuck here").
 FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>\S+)(?:\s.*)?$')
 BANNER = re.compile(r"^(?:Fatal Python error: .*|Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!)\s*$")
 # Lines faulthandler or Py_FatalError print that carry nothing a diagnosis needs.
+# CPython 3.14 follows a fatal error's Python stacks with the current thread's C stack.
 KNOWN_EXTRA = re.compile(
-    r"^(?:Python runtime state: |Extension modules: |\s+<no Python frame>|\s+\.\.\.\s*$)"
+    r"^(?:Python runtime state: |Extension modules: |\s+<no Python frame>|\s+\.\.\.\s*$"
+    r"|Current thread's C stack trace \(most recent call first\):"
+    r"|\s+Binary file \"|\s+<truncated rest of calls>"
+    r"|\s+<tracebacks not available on this platform>)"
 )
 
 
@@ -53,8 +63,9 @@ class _Dump(PythonDump):
 
     def __init__(self, source: str, index: int, line_no: int, banner: str | None) -> None:
         super().__init__(
-            source, index, line_no, DumpFormat.FAULTHANDLER, "faulthandler", banner, (NAMES_NOTE,)
+            source, index, line_no, DumpFormat.FAULTHANDLER, "faulthandler", banner, ()
         )
+        self.named_threads = False  # CPython 3.14+ prints names
         self.truncated_stacks = 0
         self.elided_stacks = 0
 
@@ -67,6 +78,8 @@ class _Dump(PythonDump):
             self.elided_stacks += 1
 
     def build(self) -> ThreadDump:
+        if not self.named_threads:
+            self.notes.insert(0, NAMES_NOTE)
         if self.truncated_stacks:
             self.notes.append(f"{self.truncated_stacks} stack(s) cut at faulthandler's 100 frames")
         if self.elided_stacks:
@@ -82,6 +95,7 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
     count = 0
     header: str | None = None
     ident = ""
+    name: str | None = None  # CPython 3.14+ prints it
     header_line_no = 0
     frames: list[Frame] = []
     line_no = 0
@@ -89,7 +103,8 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
     def close_thread() -> None:
         nonlocal header, frames
         if header is not None and dump is not None:
-            dump.threads.append(python_thread(ident, header, header_line_no, frames, header_line_no + 1))
+            thread = python_thread(name or ident, header, header_line_no, frames, header_line_no + 1)
+            dump.threads.append(thread)
             dump.seen.add(ident)
         header, frames = None, []
 
@@ -107,10 +122,12 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
             if thread or STACK_HEADER.match(line):
                 close_thread()
                 ident = thread["ident"] if thread else "stack"
+                name = thread["name"] if thread else None
                 if dump is None or ident in dump.seen:
                     if dump is not None:
                         yield dump.build()
                     dump = new_dump(None)
+                dump.named_threads = dump.named_threads or name is not None
                 header, header_line_no = line, line_no
                 dump.end_line_no = line_no
                 continue

@@ -9,6 +9,7 @@ of the reproducers' frames are looked up by content in their source, as the capt
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -125,6 +126,45 @@ def test_faulthandler_banners_name_the_trigger() -> None:
         t for t in only_dump(POLL / "faulthandler-sigusr1.txt").threads if t.header.startswith("Current")
     ]
     assert len(current) == 1 and "run_path" in functions(current[0])
+
+
+def test_python_314_faulthandler_names_threads_and_adds_the_c_stack(tmp_path: Path) -> None:
+    """CPython 3.14 prints the thread's name after its ident, and after a fatal error the current
+    thread's C stack: the captured 3.11 dump rewritten into that layout reads the same threads."""
+    original = only_dump(POLL / "faulthandler-sigusr1.txt")
+    text = (POLL / "faulthandler-sigusr1.txt").read_text()
+    names = iter(f"worker-{index}" for index in range(100))
+    rewritten = re.sub(
+        r"^((?:Current thread|Thread) 0x[0-9a-f]+) \(most",
+        lambda match: f"{match[1]} [{next(names)}] (most",
+        text,
+        flags=re.MULTILINE,
+    )
+    c_stack = (
+        "\nCurrent thread's C stack trace (most recent call first):\n"
+        '  Binary file "/usr/bin/python3.14", at _Py_DumpStack+0x42 [0x5b27f7d7147e]\n'
+        '  Binary file "/usr/lib/libc.so.6", at +0x3def0 [0x77b73226bef0]\n'
+        "  <truncated rest of calls>\n"
+    )
+    path = tmp_path / "py314.txt"
+    path.write_text(rewritten + c_stack)
+    dump = only_dump(path)
+    assert dump.format is DumpFormat.FAULTHANDLER and dump.unparsed_count == 0
+    assert [t.name for t in dump.threads] == [f"worker-{i}" for i in range(len(original.threads))]
+    assert [functions(t) for t in dump.threads] == [functions(t) for t in original.threads]
+    assert not any("prints no thread names" in note for note in dump.notes)
+    assert any("prints no thread names" in note for note in original.notes)
+
+
+def test_a_faulthandler_stack_of_the_current_thread_alone_is_a_dump(tmp_path: Path) -> None:
+    """`dump_traceback(all_threads=False)` heads its one stack `Stack (most recent call first):`."""
+    text = (POLL / "faulthandler-sigusr1.txt").read_text()
+    current = text[text.index("Current thread") :].split("\n\n")[0]
+    path = tmp_path / "single.txt"
+    path.write_text("Stack (most recent call first):\n" + current.split("\n", 1)[1] + "\n")
+    assert detect_format(path.read_text().splitlines()) is DumpFormat.FAULTHANDLER
+    (thread,) = only_dump(path).threads
+    assert "run_path" in functions(thread)
 
 
 def test_one_file_of_two_faulthandler_dumps_reads_as_two_dumps(tmp_path: Path) -> None:
