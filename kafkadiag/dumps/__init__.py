@@ -13,9 +13,10 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kafkadiag.dumps.detect import SNIFF_LINES, detect_format, unsupported_format
+from kafkadiag.dumps.detect import PYTHON_HEADER_ANYWHERE, SNIFF_LINES, detect_format, unsupported_format
 from kafkadiag.dumps.htmltext import PageText, is_html_page
 from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
+from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, ThreadDump
 
@@ -67,6 +68,17 @@ def read_dumps(
         batches = (_dedented(batch, indent) for batch in batches)
     sample = list(itertools.chain.from_iterable(head))[:SNIFF_LINES]
     fmt = input_format or detect_format(sample)
+    if input_format is None and fmt is DumpFormat.HOTSPOT:
+        # HotSpot's parser learns a log pipeline's prefix itself; the Python parsers read lines
+        # as the tools print them, so a prefixed Python dump is unwrapped here.
+        stripper = _python_log_prefix(sample)
+        if stripper is not None:
+            unwrapped = [stripper.strip(line) for line in sample]
+            unwrapped_format = detect_format(unwrapped)
+            if unwrapped_format in _PYTHON_TEXT_FORMATS:
+                fmt, sample = unwrapped_format, unwrapped
+                head = [[stripper.strip(line) for line in batch] for batch in head]
+                batches = ([stripper.strip(line) for line in batch] for batch in batches)
     found = 0
     empty_banner_line: int | None = None
     for dump in _parser_for(fmt)(itertools.chain(head, batches), source):
@@ -81,6 +93,25 @@ def read_dumps(
         if empty_banner_line is not None:
             message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
         raise NoDumpFoundError(message)
+
+
+# A prefix is the log pipeline's when it starts (nearly) every line, not a few.
+PREFIXED_SHARE = 0.8
+
+
+def _python_log_prefix(sample: list[str]) -> PrefixStripper | None:
+    """The prefix a log pipeline put before a Python dump's lines, learned from its first thread
+    header that does not start its line, when most non-blank lines carry the same prefix."""
+    for line in sample:
+        header = PYTHON_HEADER_ANYWHERE.search(line)
+        if header is None or header.start() == 0:
+            continue
+        stripper = PrefixStripper()
+        stripper.learn(line, header.start())
+        written = [text for text in sample if text.strip()]
+        carrying = sum(1 for text in written if stripper.strip(text) != text)
+        return stripper if carrying >= PREFIXED_SHARE * len(written) else None
+    return None
 
 
 _ENTITIES = ("&quot;", "&lt;", "&gt;", "&#34;", "&#x22;")
@@ -176,6 +207,10 @@ _PYTHON_FORMATS = frozenset(
         DumpFormat.ASYNCIO,
     }
 )
+
+
+# The Python dumps that are lines of text, as a log pipeline may carry them.
+_PYTHON_TEXT_FORMATS = _PYTHON_FORMATS | {DumpFormat.PYSPY}
 
 
 def _python_parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]

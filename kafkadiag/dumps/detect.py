@@ -52,6 +52,17 @@ _PYTHON_MARKERS = (
         DumpFormat.PY_TRACEBACK,
     ),
 )
+# The line that opens a Python dump's thread, wherever it starts: a log pipeline (journald, docker
+# compose, a container runtime) may have put a prefix in front of every line.
+PYTHON_HEADER_ANYWHERE = re.compile(
+    r"(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])? \(most recent call first\):"
+    r"|Stack \(most recent call first\):"
+    r"|Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\):"
+    r"|Process \d+: "
+    r"|Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
+    r"|# Thread: .*\(\d+\)\s*$|# ThreadID: \d+"
+    r"|(?:No stack|Stack) for <\w*Task "
+)
 # A traceback-module frame: a stack printed by print_stack, or an exception's traceback in a log.
 _TRACEBACK_FRAME = re.compile(r'^\s+File ".*", line \d+, in ')
 _EXCEPTION_HEADER = "Traceback (most recent call last):"

@@ -62,9 +62,7 @@ class _Dump(PythonDump):
     """A faulthandler dump, which also counts the stacks faulthandler cut at 100 frames."""
 
     def __init__(self, source: str, index: int, line_no: int, banner: str | None) -> None:
-        super().__init__(
-            source, index, line_no, DumpFormat.FAULTHANDLER, "faulthandler", banner, ()
-        )
+        super().__init__(source, index, line_no, DumpFormat.FAULTHANDLER, "faulthandler", banner, ())
         self.named_threads = False  # CPython 3.14+ prints names
         self.truncated_stacks = 0
         self.elided_stacks = 0

@@ -74,8 +74,8 @@ class PrefixStripper:
             self.active = True
             return
         # The whitespace after the prefix belongs to it only up to the dump's own indentation:
-        # frames are indented by a tab, and the stripped line must keep that tab.
-        self._pattern = re.compile(generalise(prefix.rstrip(" ")) + '(?: (?=[\\t "A-Za-z0-9_]))?')
+        # one separating space, then frames keep their tab and stack lines their spaces.
+        self._pattern = re.compile(generalise(prefix.rstrip(" ")) + "(?: )?")
         self.active = True
 
     def strip(self, line: str) -> str:
