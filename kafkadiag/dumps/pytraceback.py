@@ -16,6 +16,7 @@ after `thread `), `Thread ID: 1396... (main thread)`, or just the name:
       File "/usr/lib/python3.11/threading.py", line 1002, in _bootstrap
         self._bootstrap_inner()
         ^^^^^^^^^^^^^^^^^^^^^^^                  Python 3.11+ may underline the expression
+      [Previous line repeated 117 more times]    3.6+ folds a recursion: unfolded here
 
 Frames are stored innermost first like every other format. The header is any line that is not
 a frame nor indented under one; a header without frames (a banner, a log line) is kept as an
@@ -37,6 +38,10 @@ TRACEBACK_FRAME = re.compile(
     r'^(?P<indent>\s*)File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$'
 )
 CARETS = re.compile(r"^\s*[~^]+\s*$")
+# Python 3.6+ folds a frame repeated more than three times in a row (recursion) into this line.
+REPEATED = re.compile(r"^\s*\[Previous line repeated (?P<times>\d+) more times?\]\s*$")
+# A folded recursion is unfolded up to this many frames: enough for any rule, bounded in memory.
+MAX_UNFOLDED = 1000
 
 # Thread headers: (pattern, what it names). Tried in order; the first match wins.
 RECIPE_THREAD = re.compile(r"^# Thread: (?P<name>.*)\((?P<ident>\d+)\)\s*$")
@@ -88,6 +93,13 @@ class StackReader:
             inline = RECIPE_FRAME.match(line)
             self.sources.append((inline["source"] or "") if inline else "")
             self.indent = indent
+            return True
+        repeated = REPEATED.match(line) if self.frames else None
+        if repeated is not None:
+            times = min(int(repeated["times"]), MAX_UNFOLDED)
+            self.frames += [self.frames[-1]] * times
+            self.line_nos += [self.line_nos[-1]] * times
+            self.sources += [self.sources[-1]] * times
             return True
         if self.frames and len(line) - len(line.lstrip()) > self.indent:
             if not self.sources[-1] and not CARETS.match(line):
