@@ -49,6 +49,20 @@ KNOWN_EXTRA = re.compile(
 )
 
 
+C_FRAME = re.compile(r"^#\d+\s+")
+NOTE_C_ONLY = (
+    "gdb printed C stacks only (`bt`, not `py-bt`): no thread has a Python frame to analyse; run "
+    "`thread apply all py-bt` with CPython's gdb extension loaded (python3.X-gdb.py), or py-spy dump"
+)
+
+
+def _finished(dump: PythonDump, c_frames: int) -> ThreadDump:
+    """The dump, saying so when gdb showed C frames and no thread got a Python one."""
+    if c_frames and not any(thread.frames for thread in dump.threads):
+        dump.notes.append(NOTE_C_ONLY)
+    return dump.build()
+
+
 class _Header(NamedTuple):
     key: str  # gdb's thread number: a number seen again starts the next dump
     name: str  # `LWP <n>`, the Linux thread id py-spy also shows
@@ -72,6 +86,7 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
     frame_line_nos: list[int] = []
     sources: dict[int, str] = {}
     line_no = 0
+    c_frames = 0  # gdb's C frame lines in the dump being read
 
     def close_thread() -> None:
         nonlocal header, frames, sources, frame_line_nos
@@ -105,14 +120,16 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
                 close_thread()
                 if dump is None or thread_header.key in dump.seen:
                     if dump is not None:
-                        yield dump.build()
+                        yield _finished(dump, c_frames)
                     dump = PythonDump(source, count, line_no, DumpFormat.GDB_PY_BT, "gdb")
                     count += 1
+                    c_frames = 0
                 header, header_line_no = thread_header, line_no
                 continue
             if header is None or dump is None:
                 continue  # gdb's own lines before the first thread
             if line.startswith(TRACEBACK) or KNOWN_EXTRA.match(line) or GDB_OWN_LINE.match(line):
+                c_frames += C_FRAME.match(line) is not None
                 continue
             frame = FRAME.match(line)
             if frame:
@@ -130,4 +147,4 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             dump.unparsed.add(line_no, line)
     close_thread()
     if dump is not None:
-        yield dump.build()
+        yield _finished(dump, c_frames)

@@ -167,6 +167,28 @@ def test_a_faulthandler_stack_of_the_current_thread_alone_is_a_dump(tmp_path: Pa
     assert "run_path" in functions(thread)
 
 
+def test_gdb_c_stacks_alone_are_read_with_a_caveat_not_as_an_all_clear(tmp_path: Path) -> None:
+    """`thread apply all bt` (C frames, gdb's layout) instead of py-bt: the threads are there, no
+    Python frame is, and the dump says so."""
+    path = tmp_path / "bt.txt"
+    path.write_text(
+        'Thread 2 (Thread 0x7f32957fa6c0 (LWP 18296) "python"):\n'
+        "#0  __futex_abstimed_wait_common64 (private=<optimized out>, cancel=true)"
+        " at ./nptl/futex-internal.c:57\n"
+        "#6  0x00007f32a70eded8 in PyThread_acquire_lock_timed (lock=0x1, microseconds=-1000000, intr_flag=1)"
+        " at Python/thread_pthread.h:486\n\n"
+        'Thread 1 (Thread 0x7f32a6c6a740 (LWP 18277) "python"):\n'
+        "#0  0x00007f32a6ced545 in __GI___clock_nanosleep (clock_id=1)"
+        " at ../sysdeps/unix/sysv/linux/clock_nanosleep.c:48\n"
+    )
+    dump = only_dump(path)
+    assert dump.format is DumpFormat.GDB_PY_BT
+    assert [t.name for t in dump.threads] == ["LWP 18296", "LWP 18277"]
+    assert any("C stacks only" in note for note in dump.notes)
+    with_python = only_dump(FIXTURES / "captured" / "pyfmt-poll-queue-full" / "gdb-py-bt.txt")
+    assert not any("C stacks only" in note for note in with_python.notes)
+
+
 def test_one_file_of_two_faulthandler_dumps_reads_as_two_dumps(tmp_path: Path) -> None:
     """A log collecting one dump per signal: the repeated thread idents start a second dump."""
     text = (POLL / "faulthandler-sigusr1.txt").read_text()
