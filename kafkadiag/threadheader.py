@@ -62,6 +62,8 @@ THREADINFO = re.compile(
 )
 AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
 PYSPY = re.compile(r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')
+# `py-spy dump --core`: a core file says nothing of activity, only who holds the GIL.
+PYSPY_CORE = re.compile(r'^Thread (?P<id>\d+)(?: \((?P<flags>gil)\))?: "(?P<name>.*)"\s*$')
 # Python's thread ident (pthread_self) and, from gdb, the Linux thread id, in the other Python
 # formats' headers: faulthandler and gevent print the ident in hex, the traceback recipes in decimal.
 PYTHON_IDENT = re.compile(
@@ -102,14 +104,14 @@ def header_fields(header: str) -> HeaderFields:
     if header.startswith(MOUNTED):
         virtual_id = header[len(MOUNTED) :].strip()
         return HeaderFields(java_id=int(virtual_id) if virtual_id.isdigit() else None, virtual=True)
-    pyspy = PYSPY.match(header)
+    pyspy = PYSPY.match(header) or PYSPY_CORE.match(header)
     if pyspy:
         identifier = pyspy["id"]
-        flags = pyspy["flags"]
+        flags = pyspy["flags"] or ""
         return HeaderFields(
             nid=None if identifier.startswith("0x") else int(identifier),
             tid=int(identifier, 16) if identifier.startswith("0x") else None,
-            active="active" in flags,
+            active="active" in flags if "active" in flags or "idle" in flags else None,
             owns_gil="gil" in flags,
         )
     agent = AGENT.match(header)

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.pyqualify import qualify_methods
 from kafkadiag.dumps.pyspyrewrap import logical_lines
+from kafkadiag.dumps.pythreads import is_waiting
 from kafkadiag.dumps.rewrap import rejoined_note
 from kafkadiag.errors import InputUnreadableError
 from kafkadiag.model import (
@@ -42,6 +43,7 @@ from kafkadiag.model import (
     Variable,
 )
 from kafkadiag.threadheader import PYSPY as PYSPY_HEADER
+from kafkadiag.threadheader import PYSPY_CORE
 
 MAX_UNPARSED_KEPT = 200
 # py-spy JSON is one document; it is read whole, so its size is capped (py-spy's own output
@@ -113,8 +115,12 @@ def _status(active: bool) -> tuple[ThreadState, ThreadStatus]:
 def _thread(
     name: str, flags: str, header: str, line_no: int, frames: list[Frame], stack_line_no: int = 0
 ) -> Thread:
-    state, status = _status("active" in flags)
     frames = qualify_methods(frames)
+    if "active" in flags or "idle" in flags:
+        state, status = _status("active" in flags)
+    else:
+        # A core file (`py-spy dump --core`): the top frame tells, as for faulthandler.
+        state, status = _status(not is_waiting(frames))
     return Thread(
         name=name,
         state=state,
@@ -181,7 +187,7 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
             dump.threads.append(
                 _thread(
                     thread_header["name"] or "",
-                    thread_header["flags"],
+                    thread_header["flags"] or "",
                     thread_header.group(0).rstrip(),
                     header_line_no,
                     frames,
@@ -206,7 +212,7 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
                 dump.pid = int(process["pid"])
                 dump.rejoined += joined
                 continue
-            thread = _THREAD.match(line)
+            thread = _THREAD.match(line) or PYSPY_CORE.match(line)
             if thread:
                 close_thread()
                 if dump is None:

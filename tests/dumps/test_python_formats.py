@@ -446,3 +446,25 @@ def test_gdb_py_bt_of_one_thread_after_thread_n_or_alone(tmp_path: Path, prompt:
         assert thread.name == name and thread.header in text.splitlines()  # quoted as given
         assert [frame.text for frame in thread.frames] == [frame.text for frame in expected.frames]
         assert thread.status is expected.status is ThreadStatus.IDLE
+
+
+def test_a_py_spy_dump_of_a_core_file_reads_threads_and_states_from_the_frames(tmp_path: Path) -> None:
+    """`py-spy dump --core` heads threads `Thread N: "name"` or `Thread N (gil): "name"` (a core has
+    no activity to show): the captured live dump rewritten so reads the same threads, frames and
+    waits, the waits now read from the top frames."""
+    live_path = CAPTURED / "py-poll-queue-full" / "py-spy-dump.txt"
+    live = only_dump(live_path)
+    core_text = re.sub(
+        r"^(Thread \d+) \((?:idle|active)(\+gil)?\)",
+        lambda match: match[1] + (" (gil)" if match[2] else ""),
+        live_path.read_text(),
+        flags=re.MULTILINE,
+    )
+    assert "(idle)" not in core_text and "(active" not in core_text
+    path = tmp_path / "core.txt"
+    path.write_text(core_text)
+    core = only_dump(path)
+    assert core.format is DumpFormat.PYSPY and core.unparsed_count == 0
+    assert [(t.name, functions(t)) for t in core.threads] == [(t.name, functions(t)) for t in live.threads]
+    putter = next(t for t in core.threads if "Queue.put" in functions(t))
+    assert putter.status is ThreadStatus.IDLE and putter.active is None
