@@ -21,16 +21,28 @@ from kafkadiag.dumps.pythreads import PythonDump, python_thread
 from kafkadiag.dumps.pytraceback import StackReader
 from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadStatus
 
+# Python 3.8+ names every task (name='Task-3'); 3.6 and 3.7 show only its coroutine.
 TASK_HEADER = re.compile(
-    r"^(?P<kind>Stack|No stack) for <(?P<task>\w*Task) (?P<state>\w+) name='(?P<name>[^']*)'"
+    r"^(?P<kind>Stack|No stack) for <(?P<task>\w*Task) (?P<state>\w+)"
+    r"(?: name='(?P<name>[^']*)'| coro=<(?P<coro>[^\s(]+)\()"
 )
 AWAITING = " wait_for="
 NOTE = "asyncio shows each task's own coroutine frame only, not what it awaits"
 
 
+def _name(header: re.Match[str]) -> str:
+    return header["name"] if header["name"] is not None else f"task {header['coro']}()"
+
+
+def _key(header: re.Match[str]) -> str:
+    """What tells a task from the others: its name, or for an unnamed one its whole header (what
+    it waits for is an object of its own)."""
+    return header["name"] if header["name"] is not None else header.string
+
+
 def _task(header: re.Match[str], line_no: int, stack: StackReader) -> Thread:
     thread = python_thread(
-        header["name"],
+        _name(header),
         header.string,
         line_no,
         stack.innermost_first(),
@@ -54,7 +66,7 @@ def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[T
         nonlocal header, stack
         if header is not None and dump is not None:
             dump.threads.append(_task(header, header_line_no, stack))
-            dump.seen.add(header["name"])
+            dump.seen.add(_key(header))
         header, stack = None, StackReader()
 
     for batch in batches:
@@ -65,7 +77,7 @@ def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[T
             task = TASK_HEADER.match(line)
             if task:
                 close_task()
-                if dump is None or task["name"] in dump.seen:
+                if dump is None or _key(task) in dump.seen:
                     if dump is not None:
                         yield dump.build()
                     dump = PythonDump(source, count, line_no, DumpFormat.ASYNCIO, "asyncio", notes=(NOTE,))

@@ -38,8 +38,16 @@ WAITING_FUNCTIONS = frozenset(
         "Future.exception",
     }
 )
-# Modules whose functions on top of a stack mean a wait in a system call.
-WAITING_MODULES = ("selectors.py", "socket.py", "ssl.py", "subprocess.py", "gevent/hub.py")
+# Modules whose functions on top of a stack mean a wait in a system call (or, for a greenlet, a
+# switch to the hub that waits for it).
+WAITING_MODULES = (
+    "selectors.py",
+    "socket.py",
+    "ssl.py",
+    "subprocess.py",
+    "gevent/hub.py",
+    "eventlet/hubs/hub.py",
+)
 # C functions that block, when a format prints them above the Python frames (gdb's
 # `<built-in method acquire of _thread.lock ...>`; `with lock:` calls the lock's __enter__).
 BLOCKING_BUILTINS = frozenset(

@@ -10,7 +10,8 @@ The recipe copied across blogs and Stack Overflow (a SIGUSR1 handler):
 
 `traceback.print_stack(frame)` / `format_stack` under a line naming the thread, which people
 write in many ways: the thread's repr (`<Thread(worker-0, started daemon 1396...)>`, perhaps
-after `thread `), `Thread ID: 1396... (main thread)`, or just the name:
+after `thread `), `Thread ID: 1396... (main thread)`, pytest-timeout's `~~~ Stack of worker-0
+(1396...) ~~~`, or just the name:
 
     <Thread(worker-0, started daemon 139650849457856)>
       File "/usr/lib/python3.11/threading.py", line 1002, in _bootstrap
@@ -48,12 +49,14 @@ RECIPE_THREAD = re.compile(r"^# Thread: (?P<name>.*)\((?P<ident>\d+)\)\s*$")
 RECIPE_THREAD_ID = re.compile(r"^# ThreadID: (?P<ident>\d+)\s*$")
 THREAD_REPR = re.compile(r"<\w+\((?P<name>.*), (?:started|initial|stopped)(?: daemon)? ?(?P<ident>\d+)?\)>")
 THREAD_ID_LINE = re.compile(r"^Thread ID: (?P<ident>\d+)(?: \((?P<name>[^)]*)\))?")
+# pytest-timeout's dump of every thread when a test hangs: "~~~~ Stack of helper (1399...) ~~~~".
+PYTEST_TIMEOUT = re.compile(r"^~+ Stack of (?P<name>.*) \((?P<ident>\d+)\) ~+$")
 
 
 def thread_identity(header: str) -> tuple[str, str | None]:
     """(name, ident) from a header line; the line itself is the name when no shape matches."""
     text = header.strip()
-    for pattern in (RECIPE_THREAD, RECIPE_THREAD_ID, THREAD_REPR, THREAD_ID_LINE):
+    for pattern in (RECIPE_THREAD, RECIPE_THREAD_ID, THREAD_REPR, THREAD_ID_LINE, PYTEST_TIMEOUT):
         match = pattern.search(text)
         if match:
             groups = match.groupdict()
