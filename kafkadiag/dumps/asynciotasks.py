@@ -34,10 +34,10 @@ def _name(header: re.Match[str]) -> str:
     return header["name"] if header["name"] is not None else f"task {header['coro']}()"
 
 
-def _key(header: re.Match[str]) -> str:
-    """What tells a task from the others: its name, or for an unnamed one its whole header (what
-    it waits for is an object of its own)."""
-    return header["name"] if header["name"] is not None else header.string
+def _key(header: re.Match[str]) -> str | None:
+    """The task's name, which starts another dump when seen again; an unnamed task (3.6, 3.7) has
+    nothing that tells it apart for sure (two tasks of one coroutine print alike)."""
+    return header["name"]
 
 
 def _task(header: re.Match[str], line_no: int, stack: StackReader) -> Thread:
@@ -66,7 +66,9 @@ def parse_asyncio_tasks(batches: Iterable[list[str]], source: str) -> Iterator[T
         nonlocal header, stack
         if header is not None and dump is not None:
             dump.threads.append(_task(header, header_line_no, stack))
-            dump.seen.add(_key(header))
+            key = _key(header)
+            if key is not None:
+                dump.seen.add(key)
         header, stack = None, StackReader()
 
     for batch in batches:

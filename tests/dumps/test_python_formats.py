@@ -19,6 +19,7 @@ import pytest
 
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.detect import detect_format
+from kafkadiag.dumps.pythreads import is_waiting, python_frame
 from kafkadiag.dumps.pytraceback import thread_identity
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadStatus
@@ -468,3 +469,32 @@ def test_a_py_spy_dump_of_a_core_file_reads_threads_and_states_from_the_frames(t
     assert [(t.name, functions(t)) for t in core.threads] == [(t.name, functions(t)) for t in live.threads]
     putter = next(t for t in core.threads if "Queue.put" in functions(t))
     assert putter.status is ThreadStatus.IDLE and putter.active is None
+
+
+def test_asyncio_tasks_of_python_36_and_37_have_no_name_and_are_read_by_their_coroutine(
+    tmp_path: Path,
+) -> None:
+    """Before 3.8 a task's repr has no `name=`: the captured task stacks with the names taken out
+    read as the same tasks, each named after its coroutine."""
+    captured = CAPTURED / "pyfmt-asyncio-poll-queue-full" / "asyncio-task-stacks.txt"
+    named = list(read_dumps(str(captured)))
+    path = tmp_path / "py36.txt"
+    path.write_text(re.sub(r" name='[^']*'", "", captured.read_text()))
+    unnamed = list(read_dumps(str(path)))
+    assert len(unnamed) == len(named)
+    for before, after in zip(named, unnamed):
+        assert [functions(t) for t in after.threads] == [functions(t) for t in before.threads]
+        assert [t.status for t in after.threads] == [t.status for t in before.threads]
+        assert all(t.name.startswith("task ") and t.name.endswith("()") for t in after.threads)
+
+
+def test_an_eventlet_greenthread_switched_to_its_hub_is_waiting() -> None:
+    switch = python_frame(
+        'File "/venv/lib/python3.11/site-packages/eventlet/hubs/hub.py", line 310, in switch',
+        "switch",
+        "/venv/lib/python3.11/site-packages/eventlet/hubs/hub.py",
+        310,
+    )
+    sleep = python_frame('File "app.py", line 7, in holder', "holder", "app.py", 7)
+    assert is_waiting([switch, sleep])
+    assert not is_waiting([sleep])
