@@ -57,6 +57,11 @@ def read_dumps(
         # Copied from a rendered web page or an HTML mail: `&quot;main&quot;`, `&lt;0x..&gt;`.
         head = [_unescaped(batch) for batch in head]
         batches = map(_unescaped, batches)
+    if any(_coloured(batch) for batch in head):
+        # Saved from a terminal (script, tmux, a CI log): py-spy and loggers colour what they
+        # print when their output is a terminal.
+        head = [_uncoloured(batch) for batch in head]
+        batches = map(_uncoloured, batches)
     if _quoted_reply(head):
         # A dump quoted in an e-mail reply ("> " before every line, "> > " for a reply to one).
         head = [_unquoted(batch) for batch in head]
@@ -123,6 +128,18 @@ def _escaped_markup(batch: list[str]) -> bool:
 
 def _unescaped(batch: list[str]) -> list[str]:
     return [html.unescape(line) if "&" in line else line for line in batch]
+
+
+# A terminal's colour and style sequences (SGR) and the erase-line one some tools add.
+_TERMINAL_SEQUENCE = re.compile(r"\x1b\[[0-9;]*[mK]")
+
+
+def _coloured(batch: list[str]) -> bool:
+    return any("\x1b[" in line for line in batch)
+
+
+def _uncoloured(batch: list[str]) -> list[str]:
+    return [_TERMINAL_SEQUENCE.sub("", line) if "\x1b[" in line else line for line in batch]
 
 
 _QUOTE_MARKERS = re.compile(r"^(?:> ?)+")

@@ -52,6 +52,8 @@ MAX_JSON_CHARS = 256 * 1024 * 1024
 
 _PROCESS = re.compile(r"^Process (?P<pid>\d+): (?P<command>.*)$")
 _PYTHON = re.compile(r"^Python v(?P<version>\S+)")
+# `--subprocesses`: a rule between the processes, and each child's parent named under its header.
+_SUBPROCESS_LINE = re.compile(r"^(?:-{20,}|Parent Process \d+: .*)\s*$")
 _THREAD = PYSPY_HEADER
 # A frame may carry a reporter's note after its location: "(ssl.py:1138)   <- the blocking call".
 _FRAME = re.compile(
@@ -248,6 +250,8 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
                 pending_frame = (frame["function"], frame["location"])
                 in_arguments = False
                 continue
+        if _SUBPROCESS_LINE.match(line):
+            continue
         dump.unparsed_count += 1
         if len(dump.unparsed) < MAX_UNPARSED_KEPT:
             dump.unparsed.append(UnparsedLine(line_no, line))

@@ -498,3 +498,31 @@ def test_an_eventlet_greenthread_switched_to_its_hub_is_waiting() -> None:
     sleep = python_frame('File "app.py", line 7, in holder', "holder", "app.py", 7)
     assert is_waiting([switch, sleep])
     assert not is_waiting([sleep])
+
+
+def test_a_py_spy_dump_saved_from_a_terminal_keeps_its_colours_out(tmp_path: Path) -> None:
+    """py-spy colours a dump printed to a terminal (ids yellow and bold, functions green, files
+    cyan); a terminal log (script, tmux, CI) keeps the escape sequences. Coloured as py-spy does,
+    the captured dump reads the same."""
+    plain_path = CAPTURED / "py-poll-queue-full" / "py-spy-dump.txt"
+    plain = only_dump(plain_path)
+    coloured_text = re.sub(
+        r"^(Thread |Process )(\d+)",
+        "\\1\x1b[33m\x1b[1m\\2\x1b[0m",
+        plain_path.read_text(),
+        flags=re.MULTILINE,
+    )
+    coloured_text = re.sub(
+        r"^(    )(\S+) \((\S+?):(\d+)\)",
+        "\\1\x1b[32m\\2\x1b[0m (\x1b[36m\\3\x1b[0m:\x1b[2m\\4\x1b[0m)",
+        coloured_text,
+        flags=re.MULTILINE,
+    )
+    assert coloured_text.count("\x1b[") > 20
+    path = tmp_path / "terminal.log"
+    path.write_text(coloured_text)
+    coloured = only_dump(path)
+    assert coloured.format is DumpFormat.PYSPY and coloured.unparsed_count == plain.unparsed_count
+    assert [(t.name, t.status, functions(t)) for t in coloured.threads] == [
+        (t.name, t.status, functions(t)) for t in plain.threads
+    ]
