@@ -1048,7 +1048,7 @@ class HotspotParser:
                 self.dump.end_line_no = thread.line_no
         self.thread = None
 
-    def _finish_dump(self) -> None:
+    def _finish_dump(self, input_ended: bool = False) -> None:
         if self.dump is None:
             return
         in_thread = self.thread is not None
@@ -1057,9 +1057,12 @@ class HotspotParser:
         if dump.threads or dump.banner is not None or dump.deadlocks:
             if dump.end_line_no < self.last_line_no and not dump.footer_seen:
                 dump.end_line_no = self.last_line_no
-            # VisualVM writes no JNI footer; only a HotSpot dump without one was cut short.
+            # VisualVM writes no JNI footer; only a HotSpot dump without one, inside a thread when
+            # the input ended, was cut short (JDK 5 and HP-UX JVMs print no footer at all: a dump of
+            # theirs that the next one follows is whole).
             truncated = (
                 self.dump_format is DumpFormat.HOTSPOT
+                and input_ended
                 and not dump.footer_seen
                 and dump.banner is not None
                 and in_thread
@@ -1070,7 +1073,7 @@ class HotspotParser:
     def finish(self) -> None:
         if self.mode == IN_REPORT:
             self._close_report_cycle()
-        self._finish_dump()
+        self._finish_dump(input_ended=True)
 
     def take_finished(self) -> list[ThreadDump]:
         """Dumps that can no longer change (the open dump may still get a deadlock report)."""
