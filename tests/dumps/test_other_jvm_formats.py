@@ -7,6 +7,8 @@ other formats are public files kept verbatim in tests/dumps/public (see SOURCES.
 
 from __future__ import annotations
 
+import gzip
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -371,3 +373,23 @@ def test_art_object_wait_releases_the_monitor_it_also_prints_as_locked() -> None
     assert [event.kind for event in watchdog.lock_events] == [LockEventKind.WAITING_ON, LockEventKind.LOCKED]
     assert watchdog.held_locks() == ()
     assert LockGraph(server).cycles() == []
+
+
+def test_javacore_lines_of_newer_openj9_are_known(tmp_path: Path) -> None:
+    """OpenJ9 0.4x (JDK 21+) adds `3XMTHREADINFO4 Type: Platform|Virtual` under every thread and a
+    CPU-category block (`1XMTHDCATINFO`, `3XMTHDCATEGORY`): the public javacore with those lines
+    added reads as before, nothing unparsed."""
+    original = only_dump(JAVACORE)
+    text = gzip.decompress(JAVACORE.read_bytes()).decode("utf-8", errors="replace")
+    newer = re.sub(r"(?m)^(3XMTHREADINFO3 .*\n)", "\\g<1>3XMTHREADINFO4           Type: Platform\n", text)
+    newer += (
+        "1XMTHDCATINFO  Warning: to get more accurate CPU times for the GC, the option "
+        "-XX:-ReduceCPUMonitorOverhead can be used.\n"
+        "2XMTHDCATEGORY |  |\n3XMTHDCATEGORY |  +--GC: 0.409764000 secs\n"
+    )
+    assert newer.count("3XMTHREADINFO4") > 10
+    path = tmp_path / "javacore.txt"
+    path.write_text(newer)
+    dump = only_dump(path)
+    assert dump.unparsed_count == original.unparsed_count
+    assert [t.name for t in dump.threads] == [t.name for t in original.threads]
