@@ -158,7 +158,8 @@ def _quoted_header(header: str) -> HeaderFields:
         tid=parse_number(tid),
         # Carrier threads of virtual threads print [ostid] but no nid=.
         nid=parse_number(nid) if nid else (int(ostid) if ostid else None),
-        virtual=virtual is not None,
+        # IntelliJ's export puts the word after nid=NA: "@960" tid=0x19 nid=NA virtual runnable
+        virtual=virtual is not None or state.startswith("virtual "),
     )
 
 

@@ -25,7 +25,10 @@ _OTHER_JVMS = (
     # An Android bugreport: its VM traces come 100,000 lines in, past what is sniffed.
     (re.compile(r"^== dumpstate: \d{4}-"), DumpFormat.ANDROID_ANR),
     (re.compile(r'^"[^"]*"(?: daemon)? prio=\d+ tid=\d+ [A-Z]'), DumpFormat.ANDROID_ANR),
-    (re.compile(r'^"[^"]*@[\d,]+" (?:daemon )?prio=\d+ tid=0x[0-9a-fA-F]+ nid=NA\b'), DumpFormat.INTELLIJ),
+    (
+        re.compile(r'^"[^"]*@[\d,]+"(?: virtual)? (?:daemon )?(?:prio=\d+ )?tid=0x[0-9a-fA-F]+ nid=NA\b'),
+        DumpFormat.INTELLIJ,
+    ),
     (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),
 )
 # Python dumps without py-spy, each by a line no other format prints.

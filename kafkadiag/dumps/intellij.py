@@ -30,9 +30,11 @@ from kafkadiag.dumps.marks import is_block_markup
 from kafkadiag.dumps.states import parse_state_line
 from kafkadiag.model import DumpFormat, Frame, LockEventKind, ThreadDump, ThreadState
 
-# "Thread-0@687" prio=5 tid=0x11 nid=NA waiting for monitor entry
+# "Thread-0@687" prio=5 tid=0x11 nid=NA waiting for monitor entry; a virtual thread has no priority
+# and often no name ("@960" tid=0x19 nid=NA virtual runnable), a coroutine is "virtual" too
+# ("scope:2@301" virtual tid=0x0 nid=NA running [Coroutine]).
 EXPORT_HEADER = re.compile(
-    r'^"(?P<name>.*?)@(?P<object>[\d,]+)" (?:daemon )?prio=\d+ tid=0x[0-9a-fA-F]+ nid=NA\b'
+    r'^"(?P<name>.*?)@(?P<object>[\d,]+)"(?: virtual)? (?:daemon )?(?:prio=\d+ )?tid=0x[0-9a-fA-F]+ nid=NA\b'
 )
 # "main"@1 in group "main": RUNNING
 COPIED_HEADER = re.compile(
@@ -105,7 +107,8 @@ def parse_intellij(batches: Iterable[list[str]], source: str) -> Iterator[Thread
                 thread = OpenThread(copied["name"], state, line_no, line, detail)
             else:
                 assert exported is not None
-                thread = OpenThread(exported["name"], ThreadState.UNKNOWN, line_no, line)
+                name = exported["name"] or f"@{exported['object']}"  # an unnamed virtual thread
+                thread = OpenThread(name, ThreadState.UNKNOWN, line_no, line)
             dump.end_line_no = line_no
             continue
         if thread is None:

@@ -393,3 +393,34 @@ def test_javacore_lines_of_newer_openj9_are_known(tmp_path: Path) -> None:
     dump = only_dump(path)
     assert dump.unparsed_count == original.unparsed_count
     assert [t.name for t in dump.threads] == [t.name for t in original.threads]
+
+
+def test_intellij_export_keeps_virtual_threads_and_coroutines_apart(tmp_path: Path) -> None:
+    """IntelliJ exports a virtual thread without a priority, often without a name, with the word
+    `virtual` after nid=NA (`"@960" tid=0x19 nid=NA virtual runnable`), and a coroutine as
+    `"scope:2@301" virtual tid=0x0 nid=NA running [Coroutine]`: each is a thread of its own, and
+    the thread before it keeps its state and frames."""
+    path = tmp_path / "export.txt"
+    path.write_text(
+        '"ForkJoinPool-1-worker-1@957" daemon prio=5 tid=0x18 nid=NA waiting\n'
+        "  java.lang.Thread.State: WAITING\n"
+        "\t  at jdk.internal.misc.Unsafe.park(Unsafe.java:-1)\n"
+        "\t  at java.util.concurrent.ForkJoinPool.awaitWork(ForkJoinPool.java:1893)\n\n"
+        '"@960" tid=0x19 nid=NA virtual runnable\n'
+        "  java.lang.Thread.State: RUNNABLE\n"
+        "\t  at Main.work(Main.java:12)\n"
+        "\t  at java.lang.VirtualThread.run(VirtualThread.java:309)\n\n"
+        '"scope:2@301" virtual tid=0x0 nid=NA running [Coroutine]\n'
+        "\t  at example.Child.two(Child.kt:2)\n"
+    )
+    dump = only_dump(path)
+    assert dump.format is DumpFormat.INTELLIJ and dump.unparsed_count == 0
+    worker, unnamed, coroutine = dump.threads
+    assert (worker.name, worker.state, len(worker.frames), worker.virtual) == (
+        "ForkJoinPool-1-worker-1",
+        ThreadState.WAITING,
+        2,
+        False,
+    )
+    assert (unnamed.name, unnamed.state, unnamed.virtual) == ("@960", ThreadState.RUNNABLE, True)
+    assert (coroutine.name, coroutine.virtual, len(coroutine.frames)) == ("scope:2", True, 1)
