@@ -56,9 +56,10 @@ HOTSPOT_TAIL = re.compile(
     r"(?: nid=(?P<nid>\S+))?"
     r" *(?P<state>[^\[]*)"  # state words, then the stack address in brackets
 )
+# Jenkins' thread dump page adds the thread group: "main" Id=1 Group=main WAITING on ...
 THREADINFO = re.compile(
-    r'"(?P<name>.*?)"(?P<daemon> daemon)?(?: prio=(?P<prio>\d+))? Id=(?P<java_id>\d+) '
-    r"(?P<state>[A-Z_]+)(?P<rest>.*)$"
+    r'"(?P<name>.*?)"(?P<daemon> daemon)?(?: prio=(?P<prio>\d+))? Id=(?P<java_id>\d+)(?: Group=.*?)? '
+    r"(?P<state>[A-Z][A-Z_]+)\b(?P<rest>.*)$"
 )
 AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
 PYSPY = re.compile(r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')

@@ -21,6 +21,8 @@ from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import DumpFormat, LockEventKind, Thread, ThreadDump, ThreadState, ThreadStatus
 
+from ..conftest import CAPTURED
+
 PUBLIC = Path(__file__).parent / "public"
 JAVACORE = PUBLIC / "javacore.20220606.114458.32888.0001.txt.gz"
 BUGREPORT = PUBLIC / "chkbugreport-bugreport_deadlock.txt.gz"
@@ -424,3 +426,19 @@ def test_intellij_export_keeps_virtual_threads_and_coroutines_apart(tmp_path: Pa
     )
     assert (unnamed.name, unnamed.state, unnamed.virtual) == ("@960", ThreadState.RUNNABLE, True)
     assert (coroutine.name, coroutine.virtual, len(coroutine.frames)) == ("scope:2", True, 1)
+
+
+@pytest.mark.parametrize("group", ["main", "RMI Runtime"])
+def test_threadinfo_text_with_the_thread_group_reads_the_same_states(tmp_path: Path, group: str) -> None:
+    """Jenkins' thread dump page prints ThreadInfo with the thread's group after its id
+    (`"main" Id=1 Group=main WAITING on ...`): the captured ThreadInfo log with groups added reads
+    the same threads, states and lock relations."""
+    source = CAPTURED / "threadinfo-deadlock" / "threadinfo.log"
+    plain = list(read_dumps(str(source)))
+    path = tmp_path / "jenkins.txt"
+    path.write_text(re.sub(r"( Id=\d+)( [A-Z])", f"\\1 Group={group}\\2", source.read_text()))
+    grouped = list(read_dumps(str(path)))
+    assert path.read_text().count(f"Group={group}") >= 4
+    assert [[(t.name, t.state, t.status, t.waits_for()) for t in d.threads] for d in grouped] == [
+        [(t.name, t.state, t.status, t.waits_for()) for t in d.threads] for d in plain
+    ]
