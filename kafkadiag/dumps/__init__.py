@@ -13,7 +13,13 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kafkadiag.dumps.detect import PYTHON_HEADER_ANYWHERE, SNIFF_LINES, detect_format, unsupported_format
+from kafkadiag.dumps.detect import (
+    PYTHON_HEADER_ANYWHERE,
+    SNIFF_LINES,
+    detect_format,
+    recognised_format,
+    unsupported_format,
+)
 from kafkadiag.dumps.htmltext import PageText, is_html_page
 from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
 from kafkadiag.dumps.logprefix import PrefixStripper
@@ -72,10 +78,12 @@ def read_dumps(
         head = [_dedented(batch, indent) for batch in head]
         batches = (_dedented(batch, indent) for batch in batches)
     sample = list(itertools.chain.from_iterable(head))[:SNIFF_LINES]
-    fmt = input_format or detect_format(sample)
-    if input_format is None and fmt is DumpFormat.HOTSPOT:
-        # HotSpot's parser learns a log pipeline's prefix itself; the Python parsers read lines
-        # as the tools print them, so a prefixed Python dump is unwrapped here.
+    recognised = None if input_format else recognised_format(sample)
+    fmt = input_format or recognised or DumpFormat.HOTSPOT
+    if input_format is None and recognised is None:
+        # No line marks a format at its start. HotSpot's parser learns a log pipeline's prefix
+        # itself; the Python parsers read lines as the tools print them, so a Python dump behind
+        # such a prefix is unwrapped here.
         stripper = _python_log_prefix(sample)
         if stripper is not None:
             unwrapped = [stripper.strip(line) for line in sample]
@@ -135,7 +143,8 @@ _TERMINAL_SEQUENCE = re.compile(r"\x1b\[[0-9;]*[mK]")
 
 
 def _coloured(batch: list[str]) -> bool:
-    return any("\x1b[" in line for line in batch)
+    # One search of the joined batch: this runs on every input, before any parser.
+    return "\x1b[" in "".join(batch)
 
 
 def _uncoloured(batch: list[str]) -> list[str]:

@@ -73,6 +73,15 @@ _EXCEPTION_HEADER = "Traceback (most recent call last):"
 
 def detect_format(lines: Sequence[str]) -> DumpFormat:
     """Decide from a sample of lines. Falls back to HotSpot, which also reads plain logs."""
+    return _detect(lines) or DumpFormat.HOTSPOT
+
+
+def recognised_format(lines: Sequence[str]) -> DumpFormat | None:
+    """The format a line of the sample marks, or None where detect_format only falls back."""
+    return _detect(lines)
+
+
+def _detect(lines: Sequence[str]) -> DumpFormat | None:
     sample = lines[:SNIFF_LINES]
     first = next((line.strip() for line in sample if line.strip()), "")
     if first[:1] in ("[", "{") and any('"thread_name"' in line for line in sample[:2000]):
@@ -110,7 +119,7 @@ def detect_format(lines: Sequence[str]) -> DumpFormat:
         return DumpFormat.HOTSPOT
     if stacks_printed:
         return DumpFormat.PY_TRACEBACK
-    return DumpFormat.HOTSPOT
+    return None
 
 
 # Texts people hand over that are not a dump kafkadiag reads, recognised so that the error says
