@@ -68,7 +68,13 @@ PYTHON_HEADER_ANYWHERE = re.compile(
 )
 # A traceback-module frame: a stack printed by print_stack, or an exception's traceback in a log.
 _TRACEBACK_FRAME = re.compile(r'^\s+File ".*", line \d+, in ')
-_EXCEPTION_HEADER = "Traceback (most recent call last):"
+# Lines that head a stack which is not a thread's: an exception's traceback, and where asyncio's
+# debug mode or tracemalloc say an object was created (logged beside "Executing <Task ...> took").
+_EXCEPTION_HEADERS = (
+    "Traceback (most recent call last):",
+    "source_traceback: Object created at (most recent call last):",
+    "Object allocated at (most recent call last):",
+)
 
 
 def detect_format(lines: Sequence[str]) -> DumpFormat:
@@ -101,7 +107,7 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         if _TRACEBACK_FRAME.match(line):
             # Frames under "Traceback (most recent call last):" are an exception in a log, not a
             # dump; frames under any other line are a thread's stack. Java headers still win.
-            stacks_printed = stacks_printed or not previous.startswith(_EXCEPTION_HEADER)
+            stacks_printed = stacks_printed or not previous.startswith(_EXCEPTION_HEADERS)
         elif not line.startswith(" "):
             previous = stripped
         if _PYSPY_PROCESS.match(stripped) or _PYSPY_HEADER.match(stripped):
