@@ -66,14 +66,23 @@ class _Dump(PythonDump):
         self.named_threads = False  # CPython 3.14+ prints names
         self.truncated_stacks = 0
         self.elided_stacks = 0
+        self._cut_in_thread = False  # the thread being read had a `  ...` line
 
     def stack_cut(self, frames_above: int) -> None:
         """A `  ...` line: faulthandler's own cut comes after exactly 100 frames; anywhere else a
         person left frames out when pasting."""
+        self._cut_in_thread = True
         if frames_above >= FAULTHANDLER_MAX_FRAMES:
             self.truncated_stacks += 1
         else:
             self.elided_stacks += 1
+
+    def thread_ended(self, frame_count: int) -> None:
+        """CPython 3.13 cuts at 100 frames without printing `  ...`: a stack of exactly that many
+        frames was most likely cut."""
+        if frame_count == FAULTHANDLER_MAX_FRAMES and not self._cut_in_thread:
+            self.truncated_stacks += 1
+        self._cut_in_thread = False
 
     def build(self) -> ThreadDump:
         if not self.named_threads:
@@ -103,6 +112,7 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
         if header is not None and dump is not None:
             thread = python_thread(name or ident, header, header_line_no, frames, header_line_no + 1)
             dump.threads.append(thread)
+            dump.thread_ended(len(frames))
             dump.seen.add(ident)
         header, frames = None, []
 

@@ -408,6 +408,13 @@ def test_faulthandlers_cut_at_100_frames_and_a_hand_cut_are_told_apart(tmp_path:
     assert not any("shortened by hand" in note for note in dump.notes)
     assert any("1 stack(s) shortened by hand" in note for note in cut.notes)
     assert not any("cut at faulthandler's" in note for note in cut.notes)
+    # AND the deep dump as CPython 3.13 prints it, the cut at 100 frames without its '  ...' line:
+    # still read as faulthandler's cut
+    (unmarked,) = list(
+        read_dumps(_written(tmp_path / "py313.txt", deep.rstrip()[: -len("...")].rstrip() + "\n"))
+    )
+    assert max(len(thread.frames) for thread in unmarked.threads) == 100
+    assert any("1 stack(s) cut at faulthandler's 100 frames" in note for note in unmarked.notes)
 
 
 def _written(path: Path, text: str) -> str:
