@@ -21,7 +21,10 @@ after `thread `), `Thread ID: 1396... (main thread)`, pytest-timeout's `~~~ Stac
 
 Frames are stored innermost first like every other format. The header is any line that is not
 a frame nor indented under one; a header without frames (a banner, a log line) is kept as an
-unparsed line. A thread ident seen twice starts another dump (one file, one dump per signal).
+unparsed line. Stacks printed with no line naming them (print_stack of each frame or greenlet
+in turn) are told apart by a blank line, or by a frame that only opens a stack (a thread's
+`_bootstrap`, an eventlet greenthread's `main`). A thread ident seen twice starts another dump
+(one file, one dump per signal).
 """
 
 from __future__ import annotations
@@ -121,6 +124,20 @@ class StackReader:
         return self.sources[-1] if self.sources else None
 
 
+# Frames only ever at the bottom of a stack: where a thread or a greenthread starts.
+OUTERMOST = (("threading.py", "_bootstrap"), ("eventlet/greenthread.py", "main"))
+
+
+def _outermost(line: str) -> bool:
+    """A frame line that can only open a stack (stacks are printed outermost first)."""
+    read = read_frame(line)
+    if read is None:
+        return False
+    frame = read[0]
+    path = (frame.file or "").replace("\\", "/")
+    return any(path.endswith(file) and frame.function == function for file, function in OUTERMOST)
+
+
 def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump: PythonDump | None = None
     count = 0
@@ -134,7 +151,8 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
         nonlocal header, stack, dump, count
         if header is not None and stack.frames:
             name, ident = thread_identity(header)
-            key = ident or name
+            # A stack no line names is no thread seen again: only a named one starts another dump.
+            key = ident or (name if header.strip() else None)
             if dump is None or key in dump.seen:
                 if dump is not None:
                     yield dump.build()
@@ -150,7 +168,8 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
                     frame_line_nos=stack.line_nos_innermost_first(),
                 )
             )
-            dump.seen.add(key)
+            if key is not None:
+                dump.seen.add(key)
             dump.end_line_no = line_no - 1
         elif header is not None and dump is not None:
             dump.unparsed.add(header_line_no, header)
@@ -160,7 +179,11 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
         for line in batch:
             line_no += 1
             if not line.strip():
+                if header == "" and stack.frames:
+                    yield from close_thread()  # a blank line ends a bare stack
                 continue
+            if header is not None and stack.frames and _outermost(line):
+                yield from close_thread()  # the next stack, with no line naming it
             if header is not None and stack.feed(line, line_no):
                 continue
             yield from close_thread()
