@@ -99,9 +99,11 @@ def _thread(record: dict[str, Any], line_no: int) -> tuple[Thread, tuple[str, Lo
     tid = _text(record.get("tid")) or "?"
     state_text = _text(record.get("state"))
     state = _STATES.get(state_text or "", ThreadState.UNKNOWN)
-    virtual = " virtual" if record.get("virtual") else ""
-    header = f'#{tid} "{name}"{virtual}' + (f" {state_text}" if state_text else "")
     frames = [parse_java_frame(str(text)) for text in record.get("stack") or ()]
+    # JDK 21 to 23 mark no thread virtual; a virtual thread's stack starts in VirtualThread.run.
+    started_virtual = bool(frames) and frames[-1].function == "java.lang.VirtualThread.run"
+    virtual = " virtual" if record.get("virtual") or started_virtual else ""
+    header = f'#{tid} "{name}"{virtual}' + (f" {state_text}" if state_text else "")
     events: list[LockEvent] = []
 
     def add(kind: LockEventKind, text: str, depth: int, member: str) -> None:

@@ -8,6 +8,7 @@ other formats are public files kept verbatim in tests/dumps/public (see SOURCES.
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -442,3 +443,17 @@ def test_threadinfo_text_with_the_thread_group_reads_the_same_states(tmp_path: P
     assert [[(t.name, t.state, t.status, t.waits_for()) for t in d.threads] for d in grouped] == [
         [(t.name, t.state, t.status, t.waits_for()) for t in d.threads] for d in plain
     ]
+
+
+def test_json_of_jdk21_marks_virtual_threads_by_where_their_stack_starts(tmp_path: Path) -> None:
+    """JDK 21 to 23 write no "virtual" member: the captured JDK 25 JSON without it still marks
+    the same threads virtual, their stacks starting in VirtualThread.run."""
+    captured = next(iter(sorted((CAPTURED / "virtual-threads").glob("*.json"))))
+    document = json.loads(captured.read_text())
+    for container in document["threadDump"]["threadContainers"]:
+        for record in container["threads"]:
+            record.pop("virtual", None)
+    path = tmp_path / "jdk21.json"
+    path.write_text(json.dumps(document, indent=2))
+    assert '"virtual"' not in path.read_text()
+    assert {t.name for t in only_dump(path).threads if t.virtual} == VIRTUAL
