@@ -32,8 +32,8 @@ class NoDumpFoundError(InputUnreadableError):
         "kafkadiag reads jstack/jcmd Thread.print/kill -3 output (also inside logs), the "
         "VisualVM 'Thread t@N' form, jcmd Thread.dump_to_file (text or JSON), IntelliJ debugger "
         "exports, OpenJ9 javacores, Android ANR traces, py-spy dump text or --json, and Python "
-        "stacks printed by faulthandler, the traceback module, gdb's py-bt, gevent's run info or "
-        "asyncio's Task.print_stack. Capture one with `jstack -l PID > dump.txt` or "
+        "stacks printed by faulthandler, the traceback module, pytest-timeout, gdb's py-bt, pystack, "
+        "gevent's run info or asyncio's Task.print_stack. Capture one with `jstack -l PID > dump.txt` or "
         "`py-spy dump --pid PID > dump.txt`; if the file is one of those, name its format with "
         "--input-format."
     )

@@ -51,7 +51,10 @@ _PYTHON_MARKERS = (
     (re.compile(r"^\* (?:Threads|Greenlets)\s*$"), DumpFormat.GEVENT),
     (re.compile(r"^(?:No stack|Stack) for <\w*Task "), DumpFormat.ASYNCIO),
     (
-        re.compile(r'^# Thread: .*\(\d+\)\s*$|^# ThreadID: \d+|^File: ".*", line \d+, in '),
+        re.compile(
+            r'^# Thread: .*\(\d+\)\s*$|^# ThreadID: \d+|^File: ".*", line \d+, in '
+            r"|^Traceback for thread \d+ \([^)]*\) \["  # pystack
+        ),
         DumpFormat.PY_TRACEBACK,
     ),
 )
@@ -63,7 +66,7 @@ PYTHON_HEADER_ANYWHERE = re.compile(
     r"|Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\):"
     r"|Process \d+: "
     r"|Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
-    r"|# Thread: .*\(\d+\)\s*$|# ThreadID: \d+"
+    r"|# Thread: .*\(\d+\)\s*$|# ThreadID: \d+|Traceback for thread \d+ \("
     r"|(?:No stack|Stack) for <\w*Task "
 )
 # A traceback-module frame: a stack printed by print_stack, or an exception's traceback in a log.

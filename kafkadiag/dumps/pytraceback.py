@@ -19,6 +19,11 @@ after `thread `), `Thread ID: 1396... (main thread)`, pytest-timeout's `~~~ Stac
         ^^^^^^^^^^^^^^^^^^^^^^^                  Python 3.11+ may underline the expression
       [Previous line repeated 117 more times]    3.6+ folds a recursion: unfolded here
 
+pystack (`pystack remote PID`, `pystack core FILE`) prints the same frames with `(Python) ` or,
+with `--native`, `(C) ` before each, under `Traceback for thread 20506 (python) [Has the GIL]
+(most recent call last):`: threads are named `LWP <OS thread id>` as gdb's are, and a thread pystack shows
+without the GIL is blocked in C, as py-spy's idle ones.
+
 Frames are stored innermost first like every other format. The header is any line that is not
 a frame nor indented under one; a header without frames (a banner, a log line) is kept as an
 unparsed line. Stacks printed with no line naming them (print_stack of each frame or greenlet
@@ -32,14 +37,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
-from kafkadiag.model import DumpFormat, Frame, ThreadDump
+from kafkadiag.dumps.pythreads import PythonDump, native_frame, python_frame, python_thread
+from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump, ThreadState, ThreadStatus
 
 RECIPE_FRAME = re.compile(
     r'^File: "(?P<file>.*)", line (?P<line>\d+), in (?P<function>\S+)(?:  (?P<source>.*))?$'
 )
 TRACEBACK_FRAME = re.compile(
     r'^(?P<indent>\s*)File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$'
+)
+# pystack (`pystack remote PID`, `pystack core FILE`): each frame says whether it is Python's or C's.
+PYSTACK_FRAME = re.compile(
+    r'^(?P<indent>\s*)\((?P<kind>Python|C)\) File "(?P<file>.*)", line (?P<line>\d+), '
+    r"in (?P<function>.+?)\s*$"
 )
 CARETS = re.compile(r"^\s*[~^]+\s*$")
 # Python 3.6+ folds a frame repeated more than three times in a row (recursion) into this line.
@@ -54,11 +64,17 @@ THREAD_REPR = re.compile(r"<\w+\((?P<name>.*), (?:started|initial|stopped)(?: da
 THREAD_ID_LINE = re.compile(r"^Thread ID: (?P<ident>\d+)(?: \((?P<name>[^)]*)\))?")
 # pytest-timeout's dump of every thread when a test hangs: "~~~~ Stack of helper (1399...) ~~~~".
 PYTEST_TIMEOUT = re.compile(r"^~+ Stack of (?P<name>.*) \((?P<ident>\d+)\) ~+$")
+# pystack: "Traceback for thread 20506 (python) [Has the GIL] (most recent call last):", the OS
+# thread id, its OS name (the program's, for every thread before Python 3.14) and the GIL.
+PYSTACK_THREAD = re.compile(r"^Traceback for thread (?P<ident>\d+) \((?P<name>[^)]*)\) \[(?P<gil>[^\]]*)\]")
 
 
 def thread_identity(header: str) -> tuple[str, str | None]:
     """(name, ident) from a header line; the line itself is the name when no shape matches."""
     text = header.strip()
+    pystack = PYSTACK_THREAD.match(text)
+    if pystack:
+        return f"LWP {pystack['ident']}", pystack["ident"]
     for pattern in (RECIPE_THREAD, RECIPE_THREAD_ID, THREAD_REPR, THREAD_ID_LINE, PYTEST_TIMEOUT):
         match = pattern.search(text)
         if match:
@@ -77,7 +93,27 @@ def read_frame(line: str) -> tuple[Frame, int] | None:
     match = TRACEBACK_FRAME.match(line)
     if match:
         return python_frame(line, match["function"], match["file"], int(match["line"])), len(match["indent"])
+    match = PYSTACK_FRAME.match(line)
+    if match:
+        if match["kind"] == "C":
+            # "PyThread_acquire_lock_timed (/usr/bin/python3.11)", "... (inlined) (libc.so.6)"
+            return native_frame(line, match["function"].split(" (", 1)[0]), len(match["indent"])
+        return python_frame(line, match["function"], match["file"], int(match["line"])), len(match["indent"])
     return None
+
+
+# pystack's GIL words for a thread running Python code or about to; a thread with none is blocked
+# in C (a lock, a sleep, I/O), as py-spy's "idle".
+_RUNNING_GIL = ("Has the GIL", "Waiting for the GIL", "Taking the GIL", "Dropping the GIL", "Garbage")
+
+
+def _pystack_status(header: str, thread: Thread) -> Thread:
+    match = PYSTACK_THREAD.match(header.strip())
+    if match is None:
+        return thread
+    if match["gil"].startswith(_RUNNING_GIL):
+        return thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)
+    return thread._replace(state=ThreadState.WAITING, status=ThreadStatus.IDLE)
 
 
 class StackReader:
@@ -112,6 +148,10 @@ class StackReader:
                 self.sources[-1] = line.strip()
             return True
         return False
+
+    def has_python_frames(self) -> bool:
+        """Read past the C frames a native stack starts with (pystack --native)."""
+        return any(not frame.native for frame in self.frames)
 
     def innermost_first(self) -> list[Frame]:
         return list(reversed(self.frames))
@@ -158,16 +198,15 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
                     yield dump.build()
                 dump = PythonDump(source, count, header_line_no, DumpFormat.PY_TRACEBACK, "traceback")
                 count += 1
-            dump.threads.append(
-                python_thread(
-                    name,
-                    header,
-                    header_line_no,
-                    stack.innermost_first(),
-                    top_source=stack.top_source,
-                    frame_line_nos=stack.line_nos_innermost_first(),
-                )
+            thread = python_thread(
+                name,
+                header,
+                header_line_no,
+                stack.innermost_first(),
+                top_source=stack.top_source,
+                frame_line_nos=stack.line_nos_innermost_first(),
             )
+            dump.threads.append(_pystack_status(header, thread))
             if key is not None:
                 dump.seen.add(key)
             dump.end_line_no = line_no - 1
@@ -182,7 +221,7 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
                 if header == "" and stack.frames:
                     yield from close_thread()  # a blank line ends a bare stack
                 continue
-            if header is not None and stack.frames and _outermost(line):
+            if header is not None and stack.has_python_frames() and _outermost(line):
                 yield from close_thread()  # the next stack, with no line naming it
             if header is not None and stack.feed(line, line_no):
                 continue

@@ -38,6 +38,8 @@ FORMAT_OF_FILE = {
     "current-frames-threadid.txt": DumpFormat.PY_TRACEBACK,
     "format-list.txt": DumpFormat.PY_TRACEBACK,
     "gdb-py-bt.txt": DumpFormat.GDB_PY_BT,
+    "pystack-remote.txt": DumpFormat.PY_TRACEBACK,
+    "pystack-remote-native.txt": DumpFormat.PY_TRACEBACK,
     "gevent-run-info.txt": DumpFormat.GEVENT,
     "asyncio-task-stacks.txt": DumpFormat.ASYNCIO,
 }
@@ -430,18 +432,21 @@ def test_gdb_py_bt_of_one_thread_after_thread_n_or_alone(tmp_path: Path, prompt:
     start = next(i for i, line in enumerate(lines) if line.startswith("Thread 5 "))
     end = lines.index("", start)
     block = lines[start + 1 : end]  # "Traceback (most recent call first):" and the frames
+    header = re.match(r"Thread 5 \(Thread (0x[0-9a-f]+) \(LWP (\d+)\)", lines[start])
+    assert header is not None
+    pthread, lwp = header.groups()
     (whole,) = list(read_dumps(str(POLL / "gdb-py-bt.txt")))
-    expected = next(thread for thread in whole.threads if thread.name == "LWP 30532")
+    expected = next(thread for thread in whole.threads if thread.name == f"LWP {lwp}")
     session = [
         f"{prompt}thread 5",
-        "[Switching to thread 5 (Thread 0x7f15227fc6c0 (LWP 30532))]",
+        f"[Switching to thread 5 (Thread {pthread} (LWP {lwp}))]",
         "#0  __futex_abstimed_wait_common64 (private=<optimized out>) at ./nptl/futex-internal.c:57",
         "57\t./nptl/futex-internal.c: No such file or directory.",
         f"{prompt}py-bt",
         *block,
     ]
     for text, name in (
-        ("\n".join(session), "LWP 30532"),
+        ("\n".join(session), f"LWP {lwp}"),
         ("\n".join([f"{prompt}py-bt", *block]), "current thread"),
     ):
         path = tmp_path / "session.txt"
@@ -533,3 +538,19 @@ def test_a_py_spy_dump_saved_from_a_terminal_keeps_its_colours_out(tmp_path: Pat
     assert [(t.name, t.status, functions(t)) for t in coloured.threads] == [
         (t.name, t.status, functions(t)) for t in plain.threads
     ]
+
+
+@pytest.mark.parametrize("name", ["pystack-remote.txt", "pystack-remote-native.txt"])
+def test_pystack_of_a_process_reads_as_gdb_reads_the_same_process(name: str) -> None:
+    """pystack (`pystack remote PID`, with and without --native) of the process gdb read too: the
+    same threads by Linux thread id, the same Python frames, the same waits."""
+    gdb = {thread.name: thread for thread in only_dump(POLL / "gdb-py-bt.txt").threads}
+    dump = only_dump(POLL / name)
+    assert dump.format is DumpFormat.PY_TRACEBACK and dump.unparsed_count == 0
+    assert {thread.name for thread in dump.threads} == set(gdb)  # "LWP <n>" in both
+    for thread in dump.threads:
+        python = [(f.function, f.line) for f in thread.frames if not f.native]
+        assert python == [(f.function, f.line) for f in gdb[thread.name].frames if not f.native]
+        assert thread.status is ThreadStatus.IDLE  # no thread holds the GIL: all wait in C
+    native = [f for thread in dump.threads for f in thread.frames if f.native]
+    assert bool(native) == (name == "pystack-remote-native.txt")
