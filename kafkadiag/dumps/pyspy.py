@@ -199,10 +199,17 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
             )
         thread_header, frames, rejoined_in_thread = None, [], False
 
+    # A dump quoted as a Markdown indented code block in a page: its own layout under the indent.
+    block_indent = ""
     # Lines hard wrapping cut in two come joined back (blank lines, meaningless here, are dropped).
     for line_no, line, joined in logical_lines(batches):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
+        if indent >= 4 and _heads_dump_or_thread(stripped):
+            block_indent = line[:indent]
+        if block_indent and line.startswith(block_indent):
+            line = line[len(block_indent) :]
+            indent -= len(block_indent)
         if indent == 0:
             process = _PROCESS.match(line)
             if process:
@@ -258,6 +265,10 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
     close_thread()
     if dump is not None:
         yield dump.build()
+
+
+def _heads_dump_or_thread(text: str) -> bool:
+    return bool(_THREAD.match(text) or _PROCESS.match(text) or PYSPY_CORE.match(text))
 
 
 def parse_pyspy_json(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:

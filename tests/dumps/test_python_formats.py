@@ -554,3 +554,18 @@ def test_pystack_of_a_process_reads_as_gdb_reads_the_same_process(name: str) -> 
         assert thread.status is ThreadStatus.IDLE  # no thread holds the GIL: all wait in C
     native = [f for thread in dump.threads for f in thread.frames if f.native]
     assert bool(native) == (name == "pystack-remote-native.txt")
+
+
+def test_a_py_spy_dump_in_a_markdown_page_as_an_indented_code_block(tmp_path: Path) -> None:
+    """A page quoting a py-spy dump as an indented code block (four spaces before every line of
+    it, prose around): the dump reads as it was printed."""
+    plain_path = CAPTURED / "py-poll-queue-full" / "py-spy-dump.txt"
+    plain = only_dump(plain_path)
+    block = "\n".join(("    " + line) if line else "" for line in plain_path.read_text().splitlines())
+    page = "The consumer stopped; py-spy shows where:\n\n" + block + "\n\nThe putter waits on a full queue.\n"
+    path = tmp_path / "post.md"
+    path.write_text(page)
+    quoted = only_dump(path)
+    assert [(t.name, t.status, functions(t)) for t in quoted.threads] == [
+        (t.name, t.status, functions(t)) for t in plain.threads
+    ]
