@@ -22,6 +22,10 @@
      :          Spawned at:                                    where it was spawned: not its stack
      :            File "app.py", line 11, in <module>
 
+With gevent's monitor thread on, a greenlet that kept the hub from running too long is reported
+above the run info (`... : Greenlet <Greenlet at 0x..: blocker> appears to be blocked`, then
+`Blocked Stack (for thread id 0x..):` and its frames): that report is kept with the dump.
+
 Every OS thread and every greenlet becomes a thread of the dump, named by the thread's name or
 the greenlet's (`Greenlet.name`), the hub `Hub`, a raw greenlet by its address. The tree's
 drawing (` : `, ` +--- `) is removed before reading a line. A greenlet gives up the CPU only
@@ -37,7 +41,7 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.pythreads import PythonDump, python_thread
 from kafkadiag.dumps.pytraceback import StackReader
-from kafkadiag.model import DumpFormat, ThreadDump, ThreadState, ThreadStatus
+from kafkadiag.model import DumpFormat, ThreadDump, ThreadState, ThreadStatus, UnparsedLine
 
 SECTION = re.compile(r"^\* (?P<section>Threads|Greenlets)\s*$")
 RULE = re.compile(r"^\*{10,}\s*$")
@@ -48,6 +52,10 @@ HUB = re.compile(r"^<Hub '(?P<name>[^']*)' at (?P<address>0x[0-9a-fA-F]+)")
 RAW_GREENLET = re.compile(r"^<(?:[\w.]+\.)?greenlet(?:\.greenlet)? object at (?P<address>0x[0-9a-fA-F]+)")
 # The greenlet printing the report runs; a raw greenlet's repr says `current` when it runs.
 REPORTING_FUNCTIONS = frozenset({"format_run_info", "print_run_info"})
+# gevent's monitor thread (config.monitor_thread) reporting a greenlet that kept the hub from
+# running, above the run info it prints: the report and the blocked greenlet's stack are kept.
+BLOCKED_REPORT = re.compile(r"^.* : Greenlet <.*> appears to be blocked\s*$")
+BLOCKED_STACK = re.compile(r"^Blocked Stack \(for thread id (?:0x[0-9a-fA-F]+|\d+)\):\s*$")
 DETAIL = re.compile(
     r"^(?:Parent|Spawned Greenlets|Spawning parent|Spawn Tree Locals|Greenlet Locals):|^---- Thread boundary"
 )
@@ -74,6 +82,8 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
     stack = StackReader()
     collecting = False  # inside "Running:" (a greenlet) or under an OS thread's header
     line_no = 0
+    report: list[UnparsedLine] = []  # the monitor's blocked-greenlet report, for the next dump
+    in_report = False
 
     def close_thread() -> None:
         nonlocal name, stack
@@ -104,6 +114,13 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
             line_no += 1
             if not line.strip() or RULE.match(line):
                 continue
+            if BLOCKED_REPORT.match(line):
+                report, in_report = [UnparsedLine(line_no, line.strip())], True
+                continue
+            if in_report and (BLOCKED_STACK.match(line) or line.startswith("  ")):
+                report.append(UnparsedLine(line_no, line.rstrip()))
+                continue
+            in_report = False
             section = SECTION.match(line)
             if section:
                 close_thread()
@@ -111,6 +128,7 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
                     if dump is not None:
                         yield dump.build()
                     dump = PythonDump(source, count, line_no, DumpFormat.GEVENT, "gevent")
+                    dump.signals, report = report, []
                     count += 1
                 continue
             if dump is None:

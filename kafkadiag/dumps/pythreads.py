@@ -159,6 +159,7 @@ class PythonDump:
         self.threads: list[Thread] = []
         self.seen: set[str] = set()
         self.unparsed = UnparsedKeeper()
+        self.signals: list[UnparsedLine] = []  # what the tool itself reported beside the stacks
 
     def build(self) -> ThreadDump:
         return ThreadDump(
@@ -173,4 +174,5 @@ class PythonDump:
             unparsed=tuple(self.unparsed.lines),
             unparsed_count=self.unparsed.count,
             notes=tuple(self.notes),
+            log_signals=tuple(self.signals),
         )

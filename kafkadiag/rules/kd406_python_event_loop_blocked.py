@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from kafkadiag.model import Frame, Thread
+from kafkadiag.model import Frame, Thread, UnparsedLine
 from kafkadiag.rules import eventloop
-from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
+
+_ADDRESS = re.compile(r" at (0x[0-9a-fA-F]+)")
+_BLOCKED = " appears to be blocked"
+
+
+def gevent_blocked_report(signals: tuple[UnparsedLine, ...]) -> list[UnparsedLine] | None:
+    """The last report of gevent's monitor thread among the dump's signals: its first line, then
+    the blocked greenlet's stack."""
+    starts = [index for index, line in enumerate(signals) if line.text.endswith(_BLOCKED)]
+    return list(signals[starts[-1] :]) if starts else None
 
 
 def _where(frame: Frame) -> str:
@@ -34,7 +45,8 @@ callback the loop was running. Without --native a call into C (time.sleep, socke
 Lock.acquire) shows only as the calling line, and a callback waiting a moment for the GIL looks the
 same: such a finding is a warning; --native names the C function (an error then). gevent's
 compiled greenlets show no loop frame at all without --native (a greenlet's stack starts at its
-own function), so a blocked gevent hub is found only in a --native dump.
+own function), so a blocked gevent hub is found only in a --native dump, or from the report gevent's
+own monitor thread (config.monitor_thread) prints above its run info ("... appears to be blocked").
 """
     remedy = """
 Never block the loop's thread: `await asyncio.sleep(...)` instead of time.sleep; move blocking
@@ -48,6 +60,31 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
             finding = self._blocked_loop(context, thread)
             if finding is not None:
                 yield finding
+        report = gevent_blocked_report(context.dump.log_signals)
+        if report is not None:
+            yield self._gevent_report(context, report)
+
+    def _gevent_report(self, context: AnalysisContext, report: list[UnparsedLine]) -> Finding:
+        """gevent's monitor thread saw a greenlet keep the hub from running: what it reported."""
+        address = _ADDRESS.search(report[0].text)
+        named = next(
+            (t for t in context.dump.threads if address is not None and address[0] in t.header), None
+        )
+        greenlet = (
+            named.name if named is not None else report[0].text.split(" : ", 1)[-1].split(" appears")[0]
+        )
+        frames = [line for line in report if line.text.lstrip().startswith('File "')]
+        where = frames[-1].text.strip() if frames else "a stack the report does not show"
+        source = context.dump.source
+        return self.finding(
+            f"gevent's monitor thread reported that greenlet {greenlet} blocked the hub: it ran without "
+            f"yielding past the monitor's max_blocking_time, innermost at {where}. While it runs, every "
+            "other greenlet of that hub is stalled (timers, reads, writes, heartbeats).",
+            [greenlet],
+            [Evidence(source, line.line_no, line.text) for line in report[:1] + frames[-2:]],
+            story=f"The gevent hub was blocked by greenlet {greenlet}, its monitor thread reported",
+            details={"loop": "gevent", "reported_by": "gevent monitor thread", "innermost": where},
+        )
 
     def _blocked_loop(self, context: AnalysisContext, thread: Thread) -> Finding | None:
         # An active thread runs Python code (a CPU-bound callback is another problem); one waiting
