@@ -32,9 +32,16 @@ from kafkadiag.dumps.jvmthreads import (
     lock_event,
     numbered_lines,
 )
-from kafkadiag.model import DumpFormat, LockEventKind, LockRef, ThreadDump, ThreadState
+from kafkadiag.model import DumpFormat, Frame, LockEventKind, LockRef, ThreadDump, ThreadState
 
 HEADER = re.compile(r'^"(?P<name>.*)"(?: daemon)? prio=\d+(?: tid=(?P<tid>\d+))?(?: (?P<state>[A-Za-z_]+))?')
+# The native traces debuggerd writes when the runtime could not dump Java stacks (an ANR's
+# ApplicationExitInfo trace, a tombstone): `"name" sysTid=9955`, then `#00 pc ... lib (function+8)`.
+NATIVE_HEADER = re.compile(r'^"(?P<name>.*)" sysTid=(?P<systid>\d+)\s*$')
+NATIVE_FRAME = re.compile(
+    r"^#\d+ pc [0-9a-fA-F]+\s+(?P<library>\S+)(?: \((?P<function>[^()]*(?:\([^()]*\))?[^()]*)\))?"
+)
+NOTE_NATIVE_ONLY = "native stacks only (debuggerd's trace): no Java frame to analyse"
 _PROCESS = re.compile(r"^----- pid (?P<pid>\d+) at (?P<when>.+?) -----$")
 _END = re.compile(r"^----- end \d+ -----$")
 _LOCK = re.compile(
@@ -66,6 +73,7 @@ _KINDS = {
 # Lines that are understood and carry nothing the model keeps.
 _SKIPPED_PREFIXES = (
     "| ",
+    "NOTE: ",  # debuggerd's remarks on libraries it could not read
     "native: ",
     "(no managed stack frames)",
     "- waiting on an unknown object",
@@ -145,6 +153,25 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
                 dump.end_line_no = line_no
                 yield finished(dump)
             dump = None
+            continue
+        native_header = NATIVE_HEADER.match(line) if line.startswith('"') else None
+        if native_header:
+            close_thread()
+            if dump is None:
+                dump = start(line_no)
+            if NOTE_NATIVE_ONLY not in dump.notes:
+                dump.note(NOTE_NATIVE_ONLY)
+            thread = OpenThread(native_header["name"], ThreadState.UNKNOWN, line_no, line, "")
+            dump.end_line_no = line_no
+            continue
+        native = NATIVE_FRAME.match(stripped) if thread is not None and stripped.startswith("#") else None
+        if native:
+            assert thread is not None and dump is not None
+            if not thread.frames:
+                thread.stack_line_no = line_no
+            function = (native["function"] or native["library"]).rsplit("+", 1)[0]
+            thread.frames.append(Frame(stripped, function, native["library"], None, True))
+            dump.end_line_no = line_no
             continue
         header = HEADER.match(line) if line.startswith('"') else None
         if header:

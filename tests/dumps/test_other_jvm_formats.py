@@ -457,3 +457,31 @@ def test_json_of_jdk21_marks_virtual_threads_by_where_their_stack_starts(tmp_pat
     path.write_text(json.dumps(document, indent=2))
     assert '"virtual"' not in path.read_text()
     assert {t.name for t in only_dump(path).threads if t.virtual} == VIRTUAL
+
+
+def test_android_native_only_traces_are_threads_with_native_frames(tmp_path: Path) -> None:
+    """When the runtime could not dump Java stacks, an ANR's trace holds debuggerd's native ones
+    (`"name" sysTid=N`, then `#00 pc ... library (function+offset)`): threads with native frames
+    and a note, not "no thread"."""
+    path = tmp_path / "anr-native.txt"
+    path.write_text(
+        "----- pid 9955 at 2023-07-04 14:51:23.352279396+0200 -----\n"
+        "Cmd line: com.example.app\nABI: 'arm64'\n\n"
+        '"com.example.app" sysTid=9955\n'
+        "    #00 pc 000000000004c35c  /apex/com.android.runtime/lib64/bionic/libc.so (syscall+28)"
+        " (BuildId: ba489d4985c0cf173209da67405662f9)\n"
+        "    #01 pc 000000000028bba8  /apex/com.android.art/lib64/libart.so"
+        " (art::ConditionVariable::WaitHoldingLocks(art::Thread*)+148)\n\n"
+        '"Signal Catcher" sysTid=9960\n'
+        "    #00 pc 00000000000a0b4c  /apex/com.android.runtime/lib64/bionic/libc.so (__rt_sigtimedwait+12)\n"
+        "  NOTE: Function names and BuildId information is missing for some frames due\n\n"
+        "----- end 9955 -----\n"
+    )
+    dump = only_dump(path)
+    assert dump.format is DumpFormat.ANDROID_ANR and dump.unparsed_count == 0 and dump.pid == 9955
+    assert [(t.name, [f.function for f in t.frames]) for t in dump.threads] == [
+        ("com.example.app", ["syscall", "art::ConditionVariable::WaitHoldingLocks(art::Thread*)"]),
+        ("Signal Catcher", ["__rt_sigtimedwait"]),
+    ]
+    assert all(frame.native for thread in dump.threads for frame in thread.frames)
+    assert any("native stacks only" in note for note in dump.notes)
