@@ -181,6 +181,10 @@ def lost_opening_quote(line: str) -> bool:
     return line.count('"') == 1 and _LOST_OPENING_QUOTE.match(line) is not None
 
 
+# The ThreadMXBean dump some tools print over JMX (TDA's, a console's): `"name" id=3149 in RUNNABLE`.
+JMX_HEADER = re.compile(r'^"(?P<name>.*)" id=(?P<java_id>\d+) in (?P<state>[A-Z_]+)\b')
+
+
 def looks_like_hotspot_header(header: str) -> bool:
     """A quoted name followed by at least one HotSpot field, not a log line starting with a quote.
 
@@ -197,4 +201,5 @@ def looks_like_hotspot_header(header: str) -> bool:
         or " nid=" in tail
         or tail.startswith((" #", VISUALVM))
         or " Id=" in header
+        or (" id=" in tail and JMX_HEADER.match(header) is not None)
     )

@@ -68,6 +68,7 @@ from kafkadiag.model import (
 )
 from kafkadiag.threadheader import (
     AGENT,
+    JMX_HEADER,
     THREADINFO,
     looks_like_hotspot_header,
     lost_opening_quote,
@@ -87,6 +88,9 @@ _STATE_LINE_INDENTED = "   " + STATE_LINE
 _SYNCHRONIZERS_INDENTED = "   Locked ownable synchronizers:"
 SYNCHRONIZERS = "Locked ownable synchronizers:"
 THREADINFO_SYNCHRONIZERS = "Number of locked synchronizers = "
+JMX_SYNCHRONIZERS = "Locked synchronizers: count = "
+# TDA's own end marker after each dump it took over JMX.
+END_OF_DUMP = "<EndOfDump>"
 DEADLOCK_START = "Found one Java-level deadlock:"
 REPORT_STACKS = "Java stack information for the threads listed above"
 CARRYING = "Carrying virtual thread #"
@@ -293,7 +297,12 @@ def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
             return builder
     if not looks_like_hotspot_header(line):
         return None
-    return _ThreadBuilder(line[1 : line.rfind('"')], line_no, line)
+    builder = _ThreadBuilder(line[1 : line.rfind('"')], line_no, line)
+    jmx = JMX_HEADER.match(line) if " id=" in line else None
+    if jmx is not None:
+        builder.name = jmx["name"]
+        builder.state_text = jmx["state"]  # the state a state line would give; no such line follows
+    return builder
 
 
 class _DumpBuilder:
@@ -475,6 +484,7 @@ class HotspotParser:
                     line.startswith('"')
                     and not line.endswith('":')
                     and " Id=" not in line
+                    and not (" id=" in line and JMX_HEADER.match(line))
                     and looks_like_hotspot_header(line)
                 ):
                     # The next thread of the same dump: the commonest header, without detours.
@@ -555,7 +565,7 @@ class HotspotParser:
         if body.startswith(SYNCHRONIZERS):
             self._synchronizers_start(thread)
             return
-        if body.startswith(THREADINFO_SYNCHRONIZERS):
+        if body.startswith((THREADINFO_SYNCHRONIZERS, JMX_SYNCHRONIZERS)):
             self._synchronizers_start(thread)
             return
         if body == "...":
@@ -812,6 +822,9 @@ class HotspotParser:
         if line.startswith("JNI global ref"):
             self._footer(line, line_no)
             return
+        if line.rstrip() == END_OF_DUMP:
+            self._footer(line, line_no, jni=False)
+            return
         if DEADLOCK_START in line and not line.startswith(DEADLOCK_START) and self.dump is None:
             # A report quoted or logged ("> Found one ...", "2024-... Found one ..."): as for a banner
             self.prefix.learn(line, line.index(DEADLOCK_START))
@@ -909,11 +922,12 @@ class HotspotParser:
         self.thread = builder
         return True
 
-    def _footer(self, line: str, line_no: int) -> None:
+    def _footer(self, line: str, line_no: int, jni: bool = True) -> None:
         if self.dump is None:
             return
         self._finish_thread()
-        self.dump.jni = line.strip()
+        if jni:
+            self.dump.jni = line.strip()
         self.dump.footer_seen = True
         self.dump.end_line_no = line_no
         self.mode = OUTSIDE

@@ -490,3 +490,36 @@ def test_android_native_only_traces_are_threads_with_native_frames(tmp_path: Pat
     ]
     assert all(frame.native for thread in dump.threads for frame in thread.frames)
     assert any("native stacks only" in note for note in dump.notes)
+
+
+def test_thread_mxbean_dumps_taken_over_jmx_read_as_dumps(tmp_path: Path) -> None:
+    """The layout TDA writes for a dump it takes over JMX (ThreadMXBean.dumpAllThreads): headers
+    `"name" id=N in STATE`, lock lines above the frames, `Locked synchronizers: count = N` and
+    `<EndOfDump>` after each dump."""
+    one = (
+        "{stamp}\nFull thread dump Java HotSpot(TM) Client VM 1.6.0_03-b05\n\n"
+        '"RMI TCP Connection(23)-127.0.1.1" id=3149 in RUNNABLE (running in native)\n'
+        "    at java.net.SocketInputStream.socketRead0(Native Method)\n"
+        "    at java.lang.Thread.run(Thread.java:619)\n\n"
+        "    Locked synchronizers: count = 1\n"
+        "      - java.util.concurrent.locks.ReentrantLock$NonfairSync@166fba\n\n"
+        '"JMX server connection timeout 3146" id=3146 in TIMED_WAITING\n'
+        "    - waiting on <0x18df8a5> (a [I)\n"
+        "    - locked <0x18df8a5> (a [I)\n"
+        "    at java.lang.Object.wait(Native Method)\n"
+        "    at java.lang.Thread.run(Thread.java:619)\n\n"
+        "    Locked synchronizers: count = 0\n\n"
+        "<EndOfDump>\n\n"
+    )
+    path = tmp_path / "jmx.log"
+    path.write_text(one.format(stamp="2007-11-06 10:30:41") + one.format(stamp="2007-11-06 10:30:45"))
+    dumps = list(read_dumps(str(path)))
+    assert [(d.timestamp, d.truncated, d.unparsed_count) for d in dumps] == [
+        ("2007-11-06 10:30:41", False, 0),
+        ("2007-11-06 10:30:45", False, 0),
+    ]
+    reader, waiter = dumps[0].threads
+    assert (reader.name, reader.state) == ("RMI TCP Connection(23)-127.0.1.1", ThreadState.RUNNABLE)
+    assert [ref.lock_id for ref in reader.held_synchronizers or ()] == [0x166FBA]
+    assert (waiter.state, waiter.status) == (ThreadState.TIMED_WAITING, ThreadStatus.IN_OBJECT_WAIT_TIMED)
+    assert waiter.frames[0].function == "java.lang.Object.wait"
