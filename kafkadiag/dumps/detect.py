@@ -11,9 +11,21 @@ from kafkadiag.model import DumpFormat
 # application output before its first dump; HotSpot is the default for exactly that reason.
 SNIFF_LINES = 20_000
 
+# The lines that open a Python dump's thread (or process), unanchored: the markers below anchor
+# them at the line's start, and a log pipeline's prefix is looked for in front of them.
+_FAULTHANDLER_THREAD = (
+    r"(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])?|Stack) \(most recent call first\):"
+)
+_PYSPY_THREAD = r"Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\):"
+_PYSPY_PROCESS_LINE = r"Process \d+:"
+_GDB_THREAD = r"Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
+_RECIPE_THREAD = r"# Thread: .*\(\d+\)\s*$|# ThreadID: \d+"
+_PYSTACK_THREAD = r"Traceback for thread \d+ \([^)]*\) \["
+_ASYNCIO_TASK = r"(?:No stack|Stack) for <\w*Task "
+
 # Also when hard wrapping moved the thread's name or the command line to the next line.
-_PYSPY_HEADER = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\):(?: "|\s*$)')
-_PYSPY_PROCESS = re.compile(r"^Process \d+:(?: |\s*$)")
+_PYSPY_HEADER = re.compile(rf'^{_PYSPY_THREAD}(?: "|\s*$)')
+_PYSPY_PROCESS = re.compile(rf"^{_PYSPY_PROCESS_LINE}(?: |\s*$)")
 _NETBEANS_HEADER = re.compile(r'^".*"\s+.*\bt@\d+\b|^Thread t@\d+:')
 _HOTSPOT_HEADER = re.compile(r'^".*" (?:#\d+ |daemon |prio=|tid=|Id=)')
 # Renderings whose thread headers HotSpot's pattern would also match, or that have none of its
@@ -33,41 +45,36 @@ _OTHER_JVMS = (
 )
 # Python dumps without py-spy, each by a line no other format prints.
 _PYTHON_MARKERS = (
-    (
-        re.compile(
-            r"^(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])?|Stack) \(most recent call first\):"
-        ),
-        DumpFormat.FAULTHANDLER,
-    ),
+    (re.compile(rf"^{_FAULTHANDLER_THREAD}"), DumpFormat.FAULTHANDLER),
     (
         # `thread apply all py-bt`; `thread N` then `py-bt`; a lone `py-bt` (Python's own
         # tracebacks say "most recent call last")
         re.compile(
-            r"^(?:\[Switching to thread \d+ \()?Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
-            r"|^Traceback \(most recent call first\):"
+            rf"^(?:\[Switching to thread \d+ \()?{_GDB_THREAD}" r"|^Traceback \(most recent call first\):"
         ),
         DumpFormat.GDB_PY_BT,
     ),
     (re.compile(r"^\* (?:Threads|Greenlets)\s*$"), DumpFormat.GEVENT),
-    (re.compile(r"^(?:No stack|Stack) for <\w*Task "), DumpFormat.ASYNCIO),
+    (re.compile(rf"^{_ASYNCIO_TASK}"), DumpFormat.ASYNCIO),
     (
-        re.compile(
-            r'^# Thread: .*\(\d+\)\s*$|^# ThreadID: \d+|^File: ".*", line \d+, in '
-            r"|^Traceback for thread \d+ \([^)]*\) \["  # pystack
-        ),
+        re.compile(rf'^(?:{_RECIPE_THREAD})|^File: ".*", line \d+, in |^{_PYSTACK_THREAD}'),
         DumpFormat.PY_TRACEBACK,
     ),
 )
 # The line that opens a Python dump's thread, wherever it starts: a log pipeline (journald, docker
 # compose, a container runtime) may have put a prefix in front of every line.
 PYTHON_HEADER_ANYWHERE = re.compile(
-    r"(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])? \(most recent call first\):"
-    r"|Stack \(most recent call first\):"
-    r"|Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\):"
-    r"|Process \d+: "
-    r"|Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
-    r"|# Thread: .*\(\d+\)\s*$|# ThreadID: \d+|Traceback for thread \d+ \("
-    r"|(?:No stack|Stack) for <\w*Task "
+    "|".join(
+        (
+            _FAULTHANDLER_THREAD,
+            _PYSPY_THREAD,
+            _PYSPY_PROCESS_LINE + " ",
+            _GDB_THREAD,
+            _RECIPE_THREAD,
+            _PYSTACK_THREAD,
+            _ASYNCIO_TASK,
+        )
+    )
 )
 # A traceback-module frame: a stack printed by print_stack, or an exception's traceback in a log.
 _TRACEBACK_FRAME = re.compile(r'^\s+File ".*", line \d+, in ')
