@@ -50,7 +50,7 @@ _PYTHON_MARKERS = (
         # `thread apply all py-bt`; `thread N` then `py-bt`; a lone `py-bt` (Python's own
         # tracebacks say "most recent call last")
         re.compile(
-            rf"^(?:\[Switching to thread \d+ \()?{_GDB_THREAD}" r"|^Traceback \(most recent call first\):"
+            rf"^(?:\[Switching to thread \d+ \()?{_GDB_THREAD}|^Traceback \(most recent call first\):"
         ),
         DumpFormat.GDB_PY_BT,
     ),
