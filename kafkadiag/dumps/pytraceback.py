@@ -21,8 +21,8 @@ after `thread `), `Thread ID: 1396... (main thread)`, pytest-timeout's `~~~ Stac
 
 pystack (`pystack remote PID`, `pystack core FILE`) prints the same frames with `(Python) ` or,
 with `--native`, `(C) ` before each, under `Traceback for thread 20506 (python) [Has the GIL]
-(most recent call last):`: threads are named `LWP <OS thread id>` as gdb's are, and a thread pystack shows
-without the GIL is blocked in C, as py-spy's idle ones.
+(most recent call last):`. Threads are named `LWP <OS thread id>`, as gdb's are; a thread pystack
+shows without the GIL is blocked in C, as py-spy's idle ones are.
 
 Frames are stored innermost first like every other format. The header is any line that is not
 a frame nor indented under one; a header without frames (a banner, a log line) is kept as an
