@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from kafkadiag.model import Thread, ThreadDump, ThreadStatus
+from kafkadiag.model import LockEventKind, Thread, ThreadDump, ThreadStatus
 from kafkadiag.rules import newconsumer, stackindex, stacks
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -206,13 +206,12 @@ def _verdict(
 
 def _held_by_waiter(context: AnalysisContext, stuck: list[Thread], waiters: list[Thread]) -> str:
     """A stuck I/O thread blocked on a lock that a waiting caller holds: the two wait for each other."""
-    graph = context.graph()
-    positions = {id(thread): index for index, thread in enumerate(context.dump.threads)}
-    waiting = {id(thread) for thread in waiters}
     for thread in stuck:
-        for holder in graph.blockers(positions[id(thread)]):
-            caller = graph.thread(holder)
-            if id(caller) in waiting and caller is not thread:
+        waiting = thread.waits_for()
+        if waiting is None or waiting.lock_id is None or waiting.kind is LockEventKind.WAITING_ON:
+            continue  # in Object.wait() it waits for a notify, not for a holder
+        for caller in waiters:
+            if caller is not thread and any(held.lock_id == waiting.lock_id for held in caller.held_locks()):
                 return (
                     f" It waits for a lock {context.label(caller)} holds while that thread waits for the "
                     "producer: the two wait for each other, a deadlock the JVM's detector does not see."

@@ -1,0 +1,69 @@
+"""KD308 explains a blocked producer call by what the producer's I/O thread is doing.
+
+GIVEN the captured producer-callback-deadlock JVM (ledger-publisher waits in waitOnMetadata while
+the I/O thread's send callback is BLOCKED on a lock the publisher holds), and the same dump with
+the I/O thread taken out, or with it selecting on its sockets as a healthy sender does, WHEN KD308
+runs, THEN it says, in turn: the two wait for each other (error); no I/O thread is left (error);
+the cluster does not answer (warning).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.rules.base import Severity
+from kafkadiag.rules.engine import analyze
+
+from ..conftest import CAPTURED
+
+CAPTURE = CAPTURED / "producer-callback-deadlock" / "jstack-l.txt"
+SENDER_BLOCK = re.compile(
+    r'(?ms)^"kafka-producer-network-thread \| ledger-producer".*?\n\n   Locked ownable[^\n]*\n[^\n]*\n'
+)
+SELECTING = (
+    '"kafka-producer-network-thread | ledger-producer" #12 daemon prio=5 os_prio=0 tid=0x00007ff89c0f4010'
+    " nid=0x5081 runnable  [0x00007ff884dfd000]\n"
+    "   java.lang.Thread.State: RUNNABLE\n"
+    "\tat sun.nio.ch.EPoll.wait(java.base@17.0.15/Native Method)\n"
+    "\tat sun.nio.ch.EPollSelectorImpl.doSelect(java.base@17.0.15/EPollSelectorImpl.java:118)\n"
+    "\tat org.apache.kafka.common.network.Selector.select(Selector.java:40)\n"
+    "\tat org.apache.kafka.clients.NetworkClient.poll(NetworkClient.java:20)\n"
+    "\tat org.apache.kafka.clients.producer.internals.Sender.runOnce(Sender.java:33)\n"
+    "\tat org.apache.kafka.clients.producer.internals.Sender.run(Sender.java:24)\n"
+    "\tat java.lang.Thread.run(java.base@17.0.15/Thread.java:840)\n\n"
+    "   Locked ownable synchronizers:\n\t- None\n"
+)
+
+
+def kd308(path: Path):  # type: ignore[no-untyped-def]
+    findings = [f for f in analyze(list(read_dumps(str(path)))).findings if f.rule == "KD308"]
+    assert len(findings) == 1, findings
+    return findings[0]
+
+
+def test_a_callback_blocked_on_the_senders_lock_is_a_deadlock() -> None:
+    finding = kd308(CAPTURE)
+    assert finding.severity is Severity.ERROR
+    assert finding.threads[0] == "kafka-producer-network-thread | ledger-producer"
+    assert "the two wait for each other" in finding.message
+
+
+def test_without_an_io_thread_nothing_completes_the_wait(tmp_path: Path) -> None:
+    text = CAPTURE.read_text()
+    assert SENDER_BLOCK.search(text) is not None
+    path = tmp_path / "no-sender.txt"
+    path.write_text(SENDER_BLOCK.sub("", text))
+    finding = kd308(path)
+    assert finding.severity is Severity.ERROR
+    assert "No producer I/O thread" in finding.message and "ledger-publisher" in finding.threads
+
+
+def test_an_io_thread_doing_network_io_points_at_the_cluster(tmp_path: Path) -> None:
+    path = tmp_path / "selecting.txt"
+    path.write_text(SENDER_BLOCK.sub(lambda _: SELECTING, CAPTURE.read_text()))
+    finding = kd308(path)
+    assert finding.severity is Severity.WARNING
+    assert "brokers are unreachable" in finding.message
+    assert "the two wait for each other" not in finding.message
