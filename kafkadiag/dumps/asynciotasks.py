@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import PythonDump, python_thread
+from kafkadiag.dumps.pythreads import PythonDump
 from kafkadiag.dumps.pytraceback import StackReader
 from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadStatus
 
@@ -41,14 +41,7 @@ def _key(header: re.Match[str]) -> str | None:
 
 
 def _task(header: re.Match[str], line_no: int, stack: StackReader) -> Thread:
-    thread = python_thread(
-        _name(header),
-        header.string,
-        line_no,
-        stack.innermost_first(),
-        top_source=stack.top_source,
-        frame_line_nos=stack.line_nos_innermost_first(),
-    )
+    thread = stack.thread(_name(header), header.string, line_no)
     if AWAITING in header.string:
         return thread._replace(state=ThreadState.WAITING, status=ThreadStatus.IDLE)
     return thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)

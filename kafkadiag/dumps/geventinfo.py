@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.pythreads import PythonDump, python_thread
+from kafkadiag.dumps.pythreads import PythonDump
 from kafkadiag.dumps.pytraceback import StackReader
 from kafkadiag.model import DumpFormat, ThreadDump, ThreadState, ThreadStatus, UnparsedLine
 
@@ -88,14 +88,7 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
     def close_thread() -> None:
         nonlocal name, stack
         if name is not None and dump is not None:
-            thread = python_thread(
-                name,
-                header,
-                header_line_no,
-                stack.innermost_first(),
-                top_source=stack.top_source,
-                frame_line_nos=stack.line_nos_innermost_first(),
-            )
+            thread = stack.thread(name, header, header_line_no)
             running = " current " in header or any(f.function in REPORTING_FUNCTIONS for f in thread.frames)
             if OS_THREAD.match(header) and "(CURRENT)" in header:
                 thread = thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)

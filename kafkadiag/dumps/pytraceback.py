@@ -153,6 +153,17 @@ class StackReader:
         """Read past the C frames a native stack starts with (pystack --native)."""
         return any(not frame.native for frame in self.frames)
 
+    def thread(self, name: str, header: str, line_no: int) -> Thread:
+        """The thread these frames are the stack of, its status read from the top frame."""
+        return python_thread(
+            name,
+            header,
+            line_no,
+            self.innermost_first(),
+            top_source=self.top_source,
+            frame_line_nos=self.line_nos_innermost_first(),
+        )
+
     def innermost_first(self) -> list[Frame]:
         return list(reversed(self.frames))
 
@@ -198,15 +209,7 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
                     yield dump.build()
                 dump = PythonDump(source, count, header_line_no, DumpFormat.PY_TRACEBACK, "traceback")
                 count += 1
-            thread = python_thread(
-                name,
-                header,
-                header_line_no,
-                stack.innermost_first(),
-                top_source=stack.top_source,
-                frame_line_nos=stack.line_nos_innermost_first(),
-            )
-            dump.threads.append(_pystack_status(header, thread))
+            dump.threads.append(_pystack_status(header, stack.thread(name, header, header_line_no)))
             if key is not None:
                 dump.seen.add(key)
             dump.end_line_no = line_no - 1
