@@ -436,52 +436,60 @@ class HotspotParser:
         Frame lines are most of any dump, so while a thread is open (and no log prefix needs
         stripping) they, blank lines and state lines are handled right here; every other line
         goes through `_dispatch`.
+
+        A frame or lock line seen before is recognised by one look-up of the whole line, before
+        any test of its start: threads repeat their frames, and a `str.startswith` call costs
+        several look-ups (its arguments are parsed at run time on Python 3.11 and earlier).
         """
         line_no = first_line_no - 1
         lookup = self.frame_cache.get
         lock_lines = self.lock_line_cache
         thread = self._fast_path_thread()
         add_frame = thread.frames.append if thread is not None else None
-        for line in lines:
-            line_no += 1
+        for line_no, line in enumerate(lines, first_line_no):
             if add_frame is not None:
-                if line.startswith("\tat "):
-                    # Keyed by the whole line: no slice, no new string, no rehash per frame.
-                    frame = lookup(line)
-                    if frame is None:
-                        frame = self._new_frame(line)
+                # Keyed by the whole line: no slice, no new string, no rehash per frame.
+                frame = lookup(line)
+                if frame is not None:
                     add_frame(frame)
                     continue
                 assert thread is not None
                 if not line:
                     thread.in_synchronizers = False
                     continue
-                if line.startswith("\t- "):
-                    if not thread.in_synchronizers:
-                        parsed = lock_lines.get(line)
-                        if parsed is not None and parsed[0] is not None:
-                            frame_index = len(thread.frames) - 1
-                            thread.events.append(
-                                _new_tuple(
-                                    LockEvent,
-                                    (*parsed, frame_index if frame_index > 0 else 0, line_no, line[1:]),
-                                )
-                            )
-                        else:
+                parsed = lock_lines.get(line)  # the line's hash is kept from the look-up above
+                if parsed is not None and parsed[0] is not None and not thread.in_synchronizers:
+                    frame_index = len(thread.frames) - 1
+                    thread.events.append(
+                        _new_tuple(
+                            LockEvent,
+                            (*parsed, frame_index if frame_index > 0 else 0, line_no, line.strip()),
+                        )
+                    )
+                    continue
+                # The first character sorts the rest: a test of a line's start costs more.
+                first = line[0]
+                if first == "\t":
+                    if line.startswith("\tat "):
+                        add_frame(self._new_frame(line))
+                        continue
+                    if line.startswith("\t- "):
+                        if not thread.in_synchronizers:
                             self._lock_event(thread, line[1:], line, line_no)
-                    elif line != "\t- None":
-                        self._synchronizer(thread, line[1:], line, line_no)
-                    continue
-                if line.startswith(_STATE_LINE_INDENTED):
-                    thread.state_text = line[len(_STATE_LINE_INDENTED) :]
-                    thread.state_line_no = line_no
-                    thread.stack_line_no = line_no + 1
-                    continue
-                if line == _SYNCHRONIZERS_INDENTED:
-                    self._synchronizers_start(thread)
-                    continue
-                if (
-                    line.startswith('"')
+                        elif line != "\t- None":
+                            self._synchronizer(thread, line[1:], line, line_no)
+                        continue
+                elif first == " ":
+                    if line.startswith(_STATE_LINE_INDENTED):
+                        thread.state_text = line[len(_STATE_LINE_INDENTED) :]
+                        thread.state_line_no = line_no
+                        thread.stack_line_no = line_no + 1
+                        continue
+                    if line == _SYNCHRONIZERS_INDENTED:
+                        self._synchronizers_start(thread)
+                        continue
+                elif (
+                    first == '"'
                     and not line.endswith('":')
                     and " Id=" not in line
                     and not (" id=" in line and JMX_HEADER.match(line))
