@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kafkadiag.dumps.javaframes import bare_frame_text
+from kafkadiag.dumps.stacktraces import THREAD_HEADER, VIRTUAL_HEADER
 from kafkadiag.model import DumpFormat
 
 # How far to look before settling on the default. A kill -3 log may hold megabytes of
@@ -43,6 +45,7 @@ _OTHER_JVMS = (
     ),
     (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),
 )
+_STACK_TRACES_HEADER = re.compile(f"{THREAD_HEADER.pattern}|{VIRTUAL_HEADER.pattern}")
 # Python dumps without py-spy, each by a line no other format prints.
 _PYTHON_MARKERS = (
     (re.compile(rf"^{_FAULTHANDLER_THREAD}"), DumpFormat.FAULTHANDLER),
@@ -106,11 +109,20 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         return DumpFormat.JCMD_JSON
     hotspot = False
     stacks_printed = False
+    stack_traces = False
     previous = ""
+    last_written = ""
     for line in sample:
         stripped = line.lstrip()
         if not stripped:
             continue
+        if not stack_traces and "Thread[" in last_written:
+            # A `Thread[name,5,main]` line with a frame under it: all stacks, printed by the
+            # application (a `Thread[...]` at the end of any other log line has no frame below).
+            stack_traces = _STACK_TRACES_HEADER.search(last_written) is not None and (
+                bare_frame_text(stripped.rstrip()) is not None
+            )
+        last_written = stripped
         for marker, python_format in _PYTHON_MARKERS:
             if marker.match(line):
                 return python_format
@@ -133,6 +145,8 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         hotspot = hotspot or "Full thread dump" in line
     if hotspot:
         return DumpFormat.HOTSPOT
+    if stack_traces:
+        return DumpFormat.STACK_TRACES
     if stacks_printed:
         return DumpFormat.PY_TRACEBACK
     return None

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 from kafkadiag.model import Frame
 
 NATIVE_METHOD = "Native Method"
+
+# A frame as StackTraceElement.toString() prints it, without "at ": jcmd's Thread.dump_to_file text
+# of JDK 21 to 23, and applications printing Thread.getAllStackTraces() themselves.
+# "java.base/java.lang.Thread.sleep0(Native Method)", "app//Main.main(Main.java:5)".
+BARE_FRAME = re.compile(r"^[\w$.@/-]+\.[\w$<>-]+\(.*\)$")
+
+
+def bare_frame_text(text: str) -> str | None:
+    """The frame in a stripped line `at pkg.C.m(F.java:1)` or `pkg.C.m(F.java:1)`, else None."""
+    if text.startswith("at "):
+        text = text[3:].lstrip()
+    return text if BARE_FRAME.match(text) else None
 
 
 def parse_java_frame(text: str) -> Frame:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.javaframes import parse_java_frame
+from kafkadiag.dumps.javaframes import BARE_FRAME, parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
 from kafkadiag.model import DumpFormat, LockEventKind, ThreadDump, ThreadState
 
@@ -36,9 +36,6 @@ _KINDS = {
     "waiting to re-lock in wait()": LockEventKind.WAITING_TO_RELOCK,
     "eliminated": LockEventKind.ELIMINATED,
 }
-# JDK 21 to 23 print a frame as StackTraceElement.toString() alone, six spaces in:
-# "      java.base/java.lang.Thread.sleep0(Native Method)", "      Main.main(Main.java:5)".
-_BARE_FRAME = re.compile(r"^[\w$.@/-]+\.[\w$<>-]+\(.*\)$")
 _PID = re.compile(r"^\d+$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 
@@ -102,7 +99,7 @@ def parse_jcmd_text(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             continue
         if stripped.startswith("at "):
             thread.frames.append(parse_java_frame(stripped[3:]))
-        elif line[:1] in " \t" and _BARE_FRAME.match(stripped):
+        elif line[:1] in " \t" and BARE_FRAME.match(stripped):  # JDK 21 to 23: no "at ", six spaces in
             thread.frames.append(parse_java_frame(stripped))
         elif stripped.startswith("- ") and (parsed := parse_lock_text(stripped)) is not None:
             thread.events.append(lock_event(*parsed, thread.frames, line_no, stripped))

@@ -30,4 +30,8 @@ def parser_for_other_jvm(fmt: DumpFormat) -> Parser:
         from kafkadiag.dumps.androidanr import parse_android_anr
 
         return parse_android_anr
+    if fmt is DumpFormat.STACK_TRACES:
+        from kafkadiag.dumps.stacktraces import parse_stack_traces
+
+        return parse_stack_traces
     raise ValueError(f"no parser for {fmt.value}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from kafkadiag.model import Frame, LockEvent, LockEventKind, ThreadState, ThreadStatus
@@ -37,6 +38,35 @@ _SLEEP_FUNCTIONS = frozenset(
     }
 )
 _WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
+
+
+# A park, as the top frame shows it: sun.misc.Unsafe (JDK 8), jdk.internal.misc.Unsafe (JDK 9+).
+_PARK_FUNCTIONS = frozenset({"sun.misc.Unsafe.park", "jdk.internal.misc.Unsafe.park"})
+_TIMED_PARK_CALLERS = frozenset(
+    {"java.util.concurrent.locks.LockSupport.parkNanos", "java.util.concurrent.locks.LockSupport.parkUntil"}
+)
+
+
+def state_from_top_frames(frames: Sequence[Frame]) -> tuple[ThreadState, str]:
+    """The state and state-line detail a stack without a state line shows in its top frames.
+
+    Object.wait, a park and a sleep say what they wait for; a thread in native code is RUNNABLE
+    to the JVM (in a socket read or a selector as much as computing). A thread entering a
+    monitor shows only the method it enters, exactly as a running one: UNKNOWN.
+    """
+    if not frames:
+        return ThreadState.UNKNOWN, ""
+    top = frames[0].function
+    if top in _WAIT_FUNCTIONS:
+        return ThreadState.WAITING, "on object monitor"
+    if top in _PARK_FUNCTIONS:
+        timed = len(frames) > 1 and frames[1].function in _TIMED_PARK_CALLERS
+        return (ThreadState.TIMED_WAITING if timed else ThreadState.WAITING), "parking"
+    if top in _SLEEP_FUNCTIONS:
+        return ThreadState.TIMED_WAITING, "sleeping"
+    if frames[0].native:
+        return ThreadState.RUNNABLE, ""
+    return ThreadState.UNKNOWN, ""
 
 
 @functools.lru_cache(maxsize=256)

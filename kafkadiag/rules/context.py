@@ -26,6 +26,7 @@ JAVA_FORMATS = frozenset(
         DumpFormat.INTELLIJ,
         DumpFormat.JAVACORE,
         DumpFormat.ANDROID_ANR,
+        DumpFormat.STACK_TRACES,
     }
 )
 PYTHON_FORMATS = frozenset(
