@@ -181,14 +181,18 @@ def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | 
 
 # ThreadInfo.toString(): "-  locked java.lang.Object@1b6d3586", "-  blocked on ...", "-  waiting on
 # ..." (for Object.wait() and LockSupport.park alike; the status sorts them out). The id is the
-# identity hash, which is all a lock graph needs.
+# identity hash, which is all a lock graph needs. Tools that render ThreadInfo in jstack's words
+# print "- waiting to lock pkg.Lock@39faacaf" and "- locked on pkg.Lock@19484faf".
 _THREADINFO_LOCK = re.compile(
-    r"^(?:(?P<kind>locked|blocked on|waiting on|parking to wait for) )?"
-    r"(?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-f]+)$"
+    r"^(?:(?P<kind>locked(?: on)?|blocked on|waiting on|waiting to lock|waiting to re-lock in wait\(\)"
+    r"|parking to wait for) )?(?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-fA-F]+)$"
 )
 _THREADINFO_KINDS = {
     "locked": LockEventKind.LOCKED,
+    "locked on": LockEventKind.LOCKED,
     "blocked on": LockEventKind.WAITING_TO_LOCK,
+    "waiting to lock": LockEventKind.WAITING_TO_LOCK,
+    "waiting to re-lock in wait()": LockEventKind.WAITING_TO_RELOCK,
     "waiting on": LockEventKind.WAITING_ON,
     "parking to wait for": LockEventKind.PARKING,
     None: LockEventKind.LOCKED,  # an entry of "Number of locked synchronizers = N"
