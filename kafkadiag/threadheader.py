@@ -62,7 +62,10 @@ THREADINFO = re.compile(
     r"(?P<state>[A-Z][A-Z_]+)\b(?P<rest>.*)$"
 )
 AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
-PYSPY = re.compile(r'^Thread (?P<id>0x[0-9A-Fa-f]+|\d+) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')
+# py-spy's thread id: Python's ident in hex, or the OS thread id. Tutorials and bug reports elide
+# it ("Thread 0x7F... (active)"); such a thread has no id.
+PYSPY_THREAD_ID = r"0x[0-9A-Fa-f]+(?:\.\.\.|\u2026)?|\d+"
+PYSPY = re.compile(rf'^Thread (?P<id>{PYSPY_THREAD_ID}) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')
 # `py-spy dump --core`: a core file says nothing of activity, only who holds the GIL.
 PYSPY_CORE = re.compile(r'^Thread (?P<id>\d+)(?: \((?P<flags>gil)\))?: "(?P<name>.*)"\s*$')
 # Python's thread ident (pthread_self) and, from gdb, the Linux thread id, in the other Python
@@ -109,9 +112,10 @@ def header_fields(header: str) -> HeaderFields:
     if pyspy:
         identifier = pyspy["id"]
         flags = pyspy["flags"] or ""
+        hexadecimal = identifier.startswith("0x")
         return HeaderFields(
-            nid=None if identifier.startswith("0x") else int(identifier),
-            tid=int(identifier, 16) if identifier.startswith("0x") else None,
+            nid=None if hexadecimal else int(identifier),
+            tid=int(identifier, 16) if hexadecimal and identifier[-1] not in ".\u2026" else None,
             active="active" in flags if "active" in flags or "idle" in flags else None,
             owns_gil="gil" in flags,
         )

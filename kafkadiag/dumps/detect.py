@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from kafkadiag.dumps.javaframes import bare_frame_text
 from kafkadiag.dumps.stacktraces import THREAD_HEADER, VIRTUAL_HEADER
 from kafkadiag.model import DumpFormat
+from kafkadiag.threadheader import PYSPY_THREAD_ID
 
 # How far to look before settling on the default. A kill -3 log may hold megabytes of
 # application output before its first dump; HotSpot is the default for exactly that reason.
@@ -18,7 +19,7 @@ SNIFF_LINES = 20_000
 _FAULTHANDLER_THREAD = (
     r"(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])?|Stack) \(most recent call first\):"
 )
-_PYSPY_THREAD = r"Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active)[^)]*\):"
+_PYSPY_THREAD = rf"Thread (?:{PYSPY_THREAD_ID}) \((?:idle|active)[^)]*\):"
 _PYSPY_PROCESS_LINE = r"Process \d+:"
 _GDB_THREAD = r"Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
 _RECIPE_THREAD = r"# Thread: .*\(\d+\)\s*$|# ThreadID: \d+"

@@ -28,9 +28,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-_RECORD = re.compile(r"^(?:Process \d+:|Python v|Thread (?:0x[0-9A-Fa-f]+|\d+) \()")
-_THREAD_START = re.compile(r"^Thread (?:0x[0-9A-Fa-f]+|\d+) \(")
-_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \([^)]*\)(?:: ".*")?\s*$')
+from kafkadiag.threadheader import PYSPY_THREAD_ID
+
+_RECORD = re.compile(rf"^(?:Process \d+:|Python v|Thread (?:{PYSPY_THREAD_ID}) \()")
+_THREAD_START = re.compile(rf"^Thread (?:{PYSPY_THREAD_ID}) \(")
+_THREAD = re.compile(rf'^Thread (?:{PYSPY_THREAD_ID}) \([^)]*\)(?:: ".*")?\s*$')
 _FRAME = re.compile(r"^.+? \([^()]*\)$")
 _VARIABLE = re.compile(r"^[A-Za-z_]\w*: ")
 # A whole frame at column 0: one word, then its location. Its function name is at least this long,

@@ -483,6 +483,23 @@ def test_a_py_spy_dump_of_a_core_file_reads_threads_and_states_from_the_frames(t
     assert putter.status is ThreadStatus.IDLE and putter.active is None
 
 
+def test_a_py_spy_dump_with_its_thread_ids_elided_reads_the_same_threads(tmp_path: Path) -> None:
+    """Tutorials and bug reports shorten py-spy's ids (`Thread 0x7F... (active): "worker"`): the
+    captured dump with every id elided so reads the same threads, frames and waits, without ids."""
+    captured_path = CAPTURED / "py-poll-queue-full" / "py-spy-dump.txt"
+    captured = only_dump(captured_path)
+    elided = re.sub(r"^Thread \d+ \(", "Thread 0x7F... (", captured_path.read_text(), flags=re.MULTILINE)
+    assert elided.count("Thread 0x7F... (") == len(captured.threads)
+    path = tmp_path / "elided.txt"
+    path.write_text(elided)
+    dump = only_dump(path)
+    assert dump.format is DumpFormat.PYSPY and dump.unparsed_count == 0
+    assert [(t.name, t.status, functions(t)) for t in dump.threads] == [
+        (t.name, t.status, functions(t)) for t in captured.threads
+    ]
+    assert all(t.tid is None and t.nid is None for t in dump.threads)
+
+
 def test_asyncio_tasks_of_python_36_and_37_have_no_name_and_are_read_by_their_coroutine(
     tmp_path: Path,
 ) -> None:
