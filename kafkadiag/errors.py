@@ -31,7 +31,8 @@ class NoDumpFoundError(InputUnreadableError):
     HELP_TEXT = (
         "kafkadiag reads jstack/jcmd Thread.print/kill -3 output (also inside logs), the "
         "VisualVM 'Thread t@N' form, jcmd Thread.dump_to_file (text or JSON), IntelliJ debugger "
-        "exports, OpenJ9 javacores, Android ANR traces, Thread.getAllStackTraces() an application "
+        "exports, OpenJ9 javacores, Android ANR traces, Spring Boot Actuator's /threaddump (JSON or "
+        "text), Thread.getAllStackTraces() an application "
         "logged ('Thread[name,5,main]' and frames), py-spy dump text or --json, and Python "
         "stacks printed by faulthandler, the traceback module, pytest-timeout, gdb's py-bt, pystack, "
         "gevent's run info or asyncio's Task.print_stack. Capture one with `jstack -l PID > dump.txt` or "

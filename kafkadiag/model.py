@@ -318,6 +318,7 @@ class DumpFormat(str, enum.Enum):
     INTELLIJ = "intellij"  # IntelliJ IDEA debugger: Export Threads, copied stacks
     JAVACORE = "javacore"  # IBM J9 / OpenJ9 javacore
     ANDROID_ANR = "android-anr"  # Android ANR traces (ART, Dalvik)
+    ACTUATOR_JSON = "actuator-json"  # Spring Boot Actuator /actuator/threaddump, JSON
     STACK_TRACES = "stack-traces"  # Thread.getAllStackTraces() logged: "Thread[name,5,main]" + frames
     FAULTHANDLER = "faulthandler"  # faulthandler.dump_traceback / register / a fatal error
     PY_TRACEBACK = "py-traceback"  # sys._current_frames() printed with the traceback module

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kafkadiag.dumps.actuatorjson import looks_like_actuator_json
 from kafkadiag.dumps.javaframes import bare_frame_text
 from kafkadiag.dumps.stacktraces import THREAD_HEADER, VIRTUAL_HEADER
 from kafkadiag.model import DumpFormat
@@ -108,6 +109,8 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         return DumpFormat.PYSPY_JSON
     if first[:1] == "{" and any('"threadDump"' in line for line in sample[:20]):
         return DumpFormat.JCMD_JSON
+    if first[:1] == "{" and looks_like_actuator_json(sample):
+        return DumpFormat.ACTUATOR_JSON
     hotspot = False
     stacks_printed = False
     stack_traces = False

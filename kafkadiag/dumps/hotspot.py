@@ -107,6 +107,9 @@ _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
 _NAME_ONLY = re.compile(r'^"[^"]*"\s*$')
 _HEADER_FIELDS = re.compile(r"^\s*(?:#\d+ |daemon |prio=|os_prio=|tid=|nid=)")
 _HELD_BY = re.compile(r'which is held by "(?P<name>.*)"')
+# An entry of "Locked ownable synchronizers": jstack's "- <0x..>", and "- locked <..>" / "- Locked
+# <..>" in the renderings of ThreadInfo that copy VisualVM's layout (Spring Boot Actuator's text).
+_HELD_ENTRY = ("- <", "- locked <", "- Locked <")
 
 # The words before "<" on a lock line, exactly as HotSpot prints them; other spellings fall back to
 # a prefix match.
@@ -872,7 +875,8 @@ class HotspotParser:
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
             return
-        if thread is not None and thread.in_synchronizers and (line == "- None" or line.startswith("- <0x")):
+        held_entry = line == "- None" or line.startswith(_HELD_ENTRY)
+        if thread is not None and thread.in_synchronizers and held_entry:
             # The "Locked ownable synchronizers:" entries, flush left the same way (a static
             # site's page that dropped every tab of the dump); a bullet of prose is not one.
             self._synchronizer(thread, line, line, line_no)

@@ -25,6 +25,9 @@ from kafkadiag.errors import InputUnreadableError
 # A line within one chunk is shorter than the chunk anyway; only a line that runs on across
 # chunks needs cutting, which keeps the per-line check out of the reading loop.
 MAX_LINE_CHARS = CHUNK_BYTES = 1 << 20
+# A JSON document (py-spy --json, Spring Boot Actuator's thread dump) may be one line of megabytes:
+# it is text, not garbage, and cut it would not parse. Still bounded.
+MAX_JSON_LINE_CHARS = 256 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 STDIN_NAME = "-"
 
@@ -127,17 +130,21 @@ def _split(
 ) -> Iterator[list[str]]:
     stats.encoding, bom = sniff_encoding(first)
     decoder = codecs.getincrementaldecoder(stats.encoding)(errors="replace")
-    carry = ""
+    max_line = MAX_JSON_LINE_CHARS if first[bom:].lstrip()[:1] in (b"{", b"[") else MAX_LINE_CHARS
+    # The start of a line that runs on past the chunk read so far: a list of parts, joined once
+    # its end is read (a one-line document of many chunks is not copied again at every chunk).
+    carry: list[str] = []
+    carried = 0
     chunk = first[bom:]
     stats.bytes_read += bom
-    skipping = False  # inside a line already cut at MAX_LINE_CHARS: drop the rest of it
+    skipping = False  # inside a line already cut at the cap: drop the rest of it
     while chunk:
         stats.bytes_read += len(chunk)
         text = decoder.decode(chunk)
+        chunk = _read(stream, CHUNK_BYTES, name)
         if skipping:
             newline = text.find("\n")
             if newline < 0:
-                chunk = _read(stream, CHUNK_BYTES, name)
                 continue
             text, skipping = text[newline + 1 :], False
         if "\ufffd" in text:
@@ -147,27 +154,31 @@ def _split(
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if "\x00" in text:
             text = text.replace("\x00", "")
-        lines = (carry + text).split("\n")
-        carry = lines.pop()
-        if len(carry) > MAX_LINE_CHARS:
-            # One line, cut: its rest is dropped, not read as further lines, so that every later
-            # line keeps its number.
-            stats.cut_lines += 1
-            lines.append(carry[:MAX_LINE_CHARS])
-            carry = ""
-            skipping = True
+        if "\n" not in text:
+            carry.append(text)
+            carried += len(text)
+            if carried > max_line:
+                # One line, cut: its rest is dropped, not read as further lines, so that every
+                # later line keeps its number.
+                stats.cut_lines += 1
+                yield ["".join(carry)[:max_line]]
+                carry, carried, skipping = [], 0, True
+            continue
+        carry.append(text)
+        lines = "".join(carry).split("\n")
+        rest = lines.pop()
+        carry, carried = [rest], len(rest)
         # Only the first line can have grown past the cap (it starts with the carry); every other
         # line lies within one chunk.
-        if lines and len(lines[0]) > MAX_LINE_CHARS:
+        if len(lines[0]) > max_line:
             stats.cut_lines += 1
-            lines[0] = lines[0][:MAX_LINE_CHARS]
+            lines[0] = lines[0][:max_line]
         yield lines
-        chunk = _read(stream, CHUNK_BYTES, name)
-    tail = "" if skipping else carry + decoder.decode(b"", final=True)
+    tail = "" if skipping else "".join(carry) + decoder.decode(b"", final=True)
     if tail:
-        if len(tail) > MAX_LINE_CHARS:
+        if len(tail) > max_line:
             stats.cut_lines += 1
-            tail = tail[:MAX_LINE_CHARS]
+            tail = tail[:max_line]
         yield [tail]
 
 

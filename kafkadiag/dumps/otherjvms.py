@@ -30,6 +30,10 @@ def parser_for_other_jvm(fmt: DumpFormat) -> Parser:
         from kafkadiag.dumps.androidanr import parse_android_anr
 
         return parse_android_anr
+    if fmt is DumpFormat.ACTUATOR_JSON:
+        from kafkadiag.dumps.actuatorjson import parse_actuator_json
+
+        return parse_actuator_json
     if fmt is DumpFormat.STACK_TRACES:
         from kafkadiag.dumps.stacktraces import parse_stack_traces
 

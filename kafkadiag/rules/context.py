@@ -27,6 +27,7 @@ JAVA_FORMATS = frozenset(
         DumpFormat.JAVACORE,
         DumpFormat.ANDROID_ANR,
         DumpFormat.STACK_TRACES,
+        DumpFormat.ACTUATOR_JSON,
     }
 )
 PYTHON_FORMATS = frozenset(

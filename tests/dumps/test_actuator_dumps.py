@@ -1,0 +1,118 @@
+"""Spring Boot Actuator's /actuator/threaddump, JSON and text, as a Spring Kafka application serves it.
+
+The captured scenario actuator-heartbeat-blocked is the heartbeat stall (billing-poll-0 holds the
+ConsumerCoordinator in a rebalance listener that hangs on a socket read; the heartbeat thread is
+BLOCKED taking that monitor back after its wait), written by the stalled JVM in both of the
+endpoint's renderings, with `jstack -l` of the same JVM beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kafkadiag.dumps import read_dumps
+from kafkadiag.dumps.detect import detect_format
+from kafkadiag.dumps.lines import MAX_LINE_CHARS, iter_lines
+from kafkadiag.model import DumpFormat, LockEventKind, ThreadDump
+
+from ..conftest import CAPTURED, REPO
+
+SCENARIO = CAPTURED / "actuator-heartbeat-blocked"
+HEARTBEAT = "kafka-coordinator-heartbeat-thread | billing"
+POLL_THREAD = "billing-poll-0"
+
+
+def only_dump(path: Path) -> ThreadDump:
+    (dump,) = read_dumps(str(path))
+    return dump
+
+
+def analyze_json(path: Path) -> dict:  # type: ignore[type-arg]
+    completed = subprocess.run(
+        [sys.executable, "-m", "kafkadiag", "dump", "analyze", "--format", "json", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.stdout, completed.stderr
+    return json.loads(completed.stdout)
+
+
+def test_both_renderings_are_detected() -> None:
+    json_form = list(iter_lines(str(SCENARIO / "actuator-threaddump.json")))
+    text_form = list(iter_lines(str(SCENARIO / "actuator-threaddump.txt")))
+    assert detect_format(json_form) is DumpFormat.ACTUATOR_JSON
+    assert detect_format(text_form) is DumpFormat.NETBEANS  # the endpoint copies VisualVM's layout
+
+
+def test_json_and_text_read_as_the_same_threads_waits_and_locks() -> None:
+    from_json = only_dump(SCENARIO / "actuator-threaddump.json")
+    from_text = only_dump(SCENARIO / "actuator-threaddump.txt")
+    assert from_json.unparsed_count == 0 and from_json.has_lock_data
+    assert [(t.name, t.state, t.status) for t in from_json.threads] == [
+        (t.name, t.state, t.status) for t in from_text.threads
+    ]
+    assert [[f.function for f in t.frames] for t in from_json.threads] == [
+        [f.function for f in t.frames] for t in from_text.threads
+    ]
+    for dump in (from_json, from_text):
+        heartbeat, poll = dump.thread_named(HEARTBEAT), dump.thread_named(POLL_THREAD)
+        assert heartbeat is not None and poll is not None
+        waits = heartbeat.waits_for()
+        assert waits is not None and waits.kind is LockEventKind.WAITING_TO_RELOCK
+        assert waits.lock_class == "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
+        assert waits.lock_id in {lock.lock_id for lock in poll.held_locks()}
+
+
+def test_kd303_names_the_same_threads_in_json_text_and_jstack() -> None:
+    named = []
+    for name in ("actuator-threaddump.json", "actuator-threaddump.txt", "jstack-l.txt"):
+        report = analyze_json(SCENARIO / name)
+        findings = report["findings"]
+        named.append(sorted(finding["threads"] for finding in findings if finding["rule"] == "KD303"))
+    assert named[0] == named[1] == named[2] == [[POLL_THREAD, HEARTBEAT]]
+
+
+def test_a_compact_document_longer_than_the_line_cap_is_read_whole(tmp_path: Path) -> None:
+    # The endpoint sends one line; a busy application's runs to megabytes. GIVEN the captured
+    # document with its threads repeated (renamed) until the line is past the cap for text lines
+    document = json.loads((SCENARIO / "actuator-threaddump.json").read_text(encoding="utf-8"))
+    threads = document["threads"]
+    copies = []
+    while len(json.dumps({"threads": copies}, separators=(",", ":"))) <= 2 * MAX_LINE_CHARS:
+        copies += [dict(thread, threadName=f"{thread['threadName']} #{len(copies)}") for thread in threads]
+    big = tmp_path / "threaddump.json"
+    big.write_text(json.dumps({"threads": copies}, separators=(",", ":")), encoding="utf-8")
+    assert "\n" not in big.read_text(encoding="utf-8")
+    # WHEN it is read THEN every thread is there, and nothing was cut
+    dump = only_dump(big)
+    assert len(dump.threads) == len(copies)
+
+
+def test_an_indented_document_points_each_thread_at_its_name(tmp_path: Path) -> None:
+    document = json.loads((SCENARIO / "actuator-threaddump.json").read_text(encoding="utf-8"))
+    indented = tmp_path / "threaddump.json"
+    indented.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    lines = indented.read_text(encoding="utf-8").splitlines()
+    for thread in only_dump(indented).threads:
+        assert lines[thread.line_no - 1].strip() == f'"threadName": {json.dumps(thread.name)},'
+
+
+def test_json_that_is_not_a_thread_dump_is_refused_with_a_reason(tmp_path: Path) -> None:
+    other = tmp_path / "metrics.json"
+    other.write_text('{"threads": 42, "threadName": "not a dump"}\n', encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "kafkadiag", "dump", "analyze", str(other)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 3
+    assert "not a Spring Boot Actuator thread dump" in completed.stderr
