@@ -12,6 +12,16 @@ name is the OS thread name, which CPython before 3.14 leaves as the program's. A
 lines around the stacks (`[New LWP ...]`, the frame it stopped in, `Unable to locate python
 frame` for threads that run no Python): they are kept as unparsed lines or ignored.
 
+`py-bt-full` (and `py-bt` of Python 2.7, as old bug reports carry it) numbers each frame and gives
+its locals instead of a `File` line:
+
+    #13 Frame 0x7efd043321f0, for file /app/poll_queue_full.py, line 40, in process_record (record='x')
+        with state_lock:
+    #9 <built-in method __enter__ of _thread.lock object at remote 0x7efd04d4e1c0>
+    #4 Waiting for a lock (e.g. GIL)
+
+The locals are gdb's renderings of remote objects, not py-spy's: they are not kept.
+
 A session pasted as typed also reads: `thread 5` answered by `[Switching to thread 5 (Thread 0x...
 (LWP 27352))]` and then `py-bt` is that thread; a lone `py-bt` is "current thread". Prompts
 (`(gdb) `, gdb-dashboard's `>>> `) and the C frame gdb stopped in are skipped.
@@ -38,11 +48,16 @@ TRACEBACK = "Traceback (most recent call first):"
 # in ("#0  PyException_GetContext (self=...) at Objects/exceptions.c:350") and the source line it
 # quotes under it ("350\t    PyObject *context = ..."): the C side, before the Python stack.
 GDB_OWN_LINE = re.compile(r"^(?:\(gdb\) |>>> )|^#\d+\s+(?:0x[0-9a-fA-F]+ in )?\w+ \(|^\d+\t")
-FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$')
-BUILTIN = re.compile(r"^\s+<built-in (?:method|function) (?P<function>[\w.]+)")
+FRAME = re.compile(
+    r'^\s+File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$'
+    r"|^#\d+ Frame 0x[0-9a-fA-F]+, for file (?P<full_file>.*?), line (?P<full_line>\d+), "
+    r"in (?P<full_function>[^\s(]+)"
+)
+BUILTIN = re.compile(r"^(?:\s+|#\d+ )<built-in (?:method|function) (?P<function>[\w.]+)")
 # Lines the extension prints where a frame cannot be shown; they say nothing about state.
 KNOWN_EXTRA = re.compile(
-    r"^\s*(?:Unable to locate python frame|Waiting for the GIL|Garbage-collecting|"
+    r"^\s*(?:#\d+ )?(?:Unable to locate python frame|Waiting for the GIL|Waiting for a lock|"
+    r"Garbage-collecting|"
     r"\(unable to read python frame information\)|\(frame information optimized out\))"
     # gdb's own status lines: "[New LWP 1235]", "[Inferior 1 (process 1234) detached]".
     r"|^\[.*\]\s*$"
@@ -133,7 +148,12 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
                 continue
             frame = FRAME.match(line)
             if frame:
-                frames.append(python_frame(line, frame["function"], frame["file"], int(frame["line"])))
+                function, file, number = (
+                    frame.group("function", "file", "line")
+                    if frame["function"]
+                    else frame.group("full_function", "full_file", "full_line")
+                )
+                frames.append(python_frame(line, function, file, int(number)))
                 frame_line_nos.append(line_no)
                 continue
             builtin = BUILTIN.match(line)

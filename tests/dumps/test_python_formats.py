@@ -39,6 +39,7 @@ FORMAT_OF_FILE = {
     "format-list.txt": DumpFormat.PY_TRACEBACK,
     "gdb-py-bt.txt": DumpFormat.GDB_PY_BT,
     "pystack-remote.txt": DumpFormat.PY_TRACEBACK,
+    "gdb-py-bt-full.txt": DumpFormat.GDB_PY_BT,
     "pystack-remote-native.txt": DumpFormat.PY_TRACEBACK,
     "gevent-run-info.txt": DumpFormat.GEVENT,
     "asyncio-task-stacks.txt": DumpFormat.ASYNCIO,
@@ -571,6 +572,23 @@ def test_pystack_of_a_process_reads_as_gdb_reads_the_same_process(name: str) -> 
         assert thread.status is ThreadStatus.IDLE  # no thread holds the GIL: all wait in C
     native = [f for thread in dump.threads for f in thread.frames if f.native]
     assert bool(native) == (name == "pystack-remote-native.txt")
+
+
+def test_py_bt_full_reads_as_py_bt_of_the_same_process() -> None:
+    """`thread apply all py-bt-full` (numbered frames with their locals: the layout py-bt had on
+    Python 2.7, which old bug reports carry) of the process py-bt read: the same threads, Python
+    frames, source-qualified functions and waits; nothing left unparsed."""
+    py_bt = {thread.name: thread for thread in only_dump(POLL / "gdb-py-bt.txt").threads}
+    full = only_dump(POLL / "gdb-py-bt-full.txt")
+    assert full.format is DumpFormat.GDB_PY_BT and full.unparsed_count == 0
+    assert {thread.name for thread in full.threads} == set(py_bt)
+    for thread in full.threads:
+        expected = py_bt[thread.name]
+        assert [(f.function, f.file, f.line) for f in thread.frames] == [
+            (f.function, f.file, f.line) for f in expected.frames
+        ]
+        assert thread.status is expected.status
+    assert "Queue.put" in [f.function for t in full.threads for f in t.frames]
 
 
 def test_a_py_spy_dump_in_a_markdown_page_as_an_indented_code_block(tmp_path: Path) -> None:
