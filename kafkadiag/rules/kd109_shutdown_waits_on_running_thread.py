@@ -133,7 +133,7 @@ that do not finish, instead of waiting forever.
             "longer comes) hangs the shutdown for good.",
             [name, *names],
             evidence,
-            story=f"{name} waits in {stopping} for {', '.join(names)}, still running",
+            story=f"A shutdown hangs: {name} waits in {stopping} for {', '.join(names)}, still running",
             details={"waits_in": waited, "stopping": stopping, "waited_for": names},
         )
 

@@ -61,5 +61,5 @@ coordinator answers.
                 [thread.name, *(victim.name for victim in victims)],
                 evidence,
                 severity=Severity.ERROR if victims else Severity.WARNING,
-                story=f"{thread.name} keeps retrying to find the group coordinator",
+                story=f"The consumer thread {thread.name} keeps retrying to find the group coordinator",
             )

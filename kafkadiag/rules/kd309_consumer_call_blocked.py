@@ -1,0 +1,140 @@
+"""KD309: a thread inside a KafkaConsumer lookup (position, committed, offsets, metadata) that retries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kafkadiag.model import Thread
+from kafkadiag.rules import newconsumer, stackindex, stacks
+from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.context import AnalysisContext
+
+_CONSUMER = "org.apache.kafka.clients.consumer."
+_INTERNALS = _CONSUMER + "internals."
+# The consumer classes a public call enters: KafkaConsumer itself, and from 3.7 the protocol's
+# implementation it delegates to.
+_CONSUMER_CLASSES = (
+    _CONSUMER + "KafkaConsumer",
+    _INTERNALS + "LegacyKafkaConsumer",
+    _INTERNALS + "ClassicKafkaConsumer",
+)
+# The public calls that look something up and, before Kafka 2.0 (KIP-266), wait for it without a
+# time limit. poll() is not one of them: a poll thread inside poll() is other rules' matter.
+_CALLS = (
+    "position",
+    "committed",
+    "partitionsFor",
+    "listTopics",
+    "beginningOffsets",
+    "endOffsets",
+    "offsetsForTimes",
+    "commitSync",
+)
+CALL_FRAMES = tuple(f"{cls}.{call}" for cls in _CONSUMER_CLASSES for call in _CALLS)
+
+_METADATA = "a metadata update (the topic or partition has no known leader)"
+_OFFSETS = "the partition's offsets from its leader (ListOffsets)"
+_TOPICS = "topic metadata"
+_COMMITTED = "the group's committed offsets from its coordinator (OffsetFetch)"
+_COMMIT = "an offset commit to be acknowledged (OffsetCommit)"
+# Where inside the call it waits, across releases (0.10's Fetcher.listOffset to 3.x's OffsetFetcher).
+WAITS = {
+    _INTERNALS + "ConsumerNetworkClient.awaitMetadataUpdate": _METADATA,
+    _INTERNALS + "Fetcher.listOffset": _OFFSETS,
+    _INTERNALS + "Fetcher.resetOffset": _OFFSETS,
+    _INTERNALS + "Fetcher.resetOffsets": _OFFSETS,
+    _INTERNALS + "Fetcher.resetOffsetsIfNeeded": _OFFSETS,
+    _INTERNALS + "Fetcher.getOffsetsByTimes": _OFFSETS,
+    _INTERNALS + "Fetcher.fetchOffsetsByTimes": _OFFSETS,
+    _INTERNALS + "Fetcher.beginningOrEndOffset": _OFFSETS,
+    _INTERNALS + "OffsetFetcher.resetPositionsIfNeeded": _OFFSETS,
+    _INTERNALS + "OffsetFetcher.fetchOffsetsByTimes": _OFFSETS,
+    _INTERNALS + "OffsetFetcher.beginningOrEndOffset": _OFFSETS,
+    _INTERNALS + "Fetcher.getTopicMetadata": _TOPICS,
+    _INTERNALS + "Fetcher.getAllTopicMetadata": _TOPICS,
+    _INTERNALS + "TopicMetadataFetcher.getTopicMetadata": _TOPICS,
+    _INTERNALS + "TopicMetadataFetcher.getAllTopicMetadata": _TOPICS,
+    _INTERNALS + "ConsumerCoordinator.fetchCommittedOffsets": _COMMITTED,
+    _INTERNALS + "ConsumerCoordinator.commitOffsetsSync": _COMMIT,
+}
+# Finding the coordinator is KD304's: a call waiting there is named by that rule.
+_DISCOVERY = (_INTERNALS + "AbstractCoordinator.ensureCoordinatorReady",)
+_SCHEDULED = (
+    "java.util.concurrent.ScheduledThreadPoolExecutor$ScheduledFutureTask.run",
+    "java.util.TimerThread.mainLoop",
+)
+
+
+class ConsumerCallBlocked(Rule):
+    code = "KD309"
+    name = "consumer-call-blocked"
+    title = "A KafkaConsumer lookup retrying inside position(), committed() or an offsets call"
+    severity = Severity.WARNING
+    requires = frozenset({Requirement.JAVA})
+    explanation = """
+Besides poll(), KafkaConsumer has calls that look something up from the cluster and wait for the
+answer: position() and the offsets calls (beginningOffsets, endOffsets, offsetsForTimes) ask the
+partition's leader (ListOffsets), committed() asks the group coordinator (OffsetFetch),
+partitionsFor() and listTopics() ask for metadata, commitSync() waits for the commit. A retriable
+error - the topic is unknown or was deleted, a partition has no leader, the coordinator is moving -
+makes them wait for a metadata update and ask again. Before Kafka 2.0 (KIP-266) they do so for ever:
+the calling thread never returns, and nothing is logged. Since 2.0 they give up after
+default.api.timeout.ms (60 s) unless given another timeout. A consumer's poll thread waiting here
+does not poll; a scheduled task waiting here never runs again.
+"""
+    remedy = """
+Check the topic and its partitions: kafka-topics --describe shows whether the topic exists and
+every partition has a leader. Give the call a time limit - position(tp, Duration) and the other
+Duration overloads, or default.api.timeout.ms - which needs Kafka clients 2.0 or newer; with an
+older client, upgrade it. Do not look up partitions of topics that may have been deleted.
+"""
+
+    def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        dump = context.dump
+        for thread in stackindex.threads_with(dump, *CALL_FRAMES):
+            call = _outermost(thread, CALL_FRAMES)
+            wait = stacks.index_of(thread, *WAITS)
+            if call is None or wait is None or wait > call:
+                continue
+            discovery = stacks.index_of(thread, *_DISCOVERY)
+            if discovery is not None and discovery < call:
+                continue
+            yield self._finding(context, thread, call, wait)
+
+    def _finding(self, context: AnalysisContext, thread: Thread, call: int, wait: int) -> Finding:
+        name = context.label(thread)
+        called = thread.frames[call].method
+        awaited = WAITS[thread.frames[wait].function]
+        where = ".".join(thread.frames[wait].function.rsplit(".", 2)[-2:])  # "Fetcher.listOffset"
+        message = (
+            f"{name} waits in KafkaConsumer.{called}, in {where}, for {awaited}; "
+            f"it is {stacks.doing(thread)}. "
+            "Before Kafka 2.0 this call has no time limit: while the topic is unknown or deleted, a "
+            "partition has no leader or the coordinator does not answer, it retries for ever; from 2.0 "
+            "on it gives up after default.api.timeout.ms unless given another timeout."
+        )
+        if newconsumer.looks_like_poll_thread(thread, frozenset()):
+            message += (
+                f" {name} is a consumer's poll thread: while it waits it does not poll, and past "
+                "max.poll.interval.ms its member leaves the group."
+            )
+        if stacks.has_frame(thread, *_SCHEDULED):
+            message += " It runs a scheduled task: until the call returns, the task does not run again."
+        evidence = [context.header(thread)]
+        if thread.frames:
+            evidence.append(context.frame(thread, 0))
+        evidence += [context.frame(thread, wait), context.frame(thread, call)]
+        return self.finding(
+            message,
+            [name],
+            evidence,
+            story=f"A consumer lookup does not return: {name} waits in KafkaConsumer.{called} for {awaited}",
+            details={"call": f"KafkaConsumer.{called}", "awaited": awaited, "waiting_in": where},
+        )
+
+
+def _outermost(thread: Thread, functions: tuple[str, ...]) -> int | None:
+    """The deepest frame (the public call the application made) among `functions`."""
+    wanted = frozenset(functions)
+    found = [index for index, frame in enumerate(thread.frames) if frame.function in wanted]
+    return found[-1] if found else None
