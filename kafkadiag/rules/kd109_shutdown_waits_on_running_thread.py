@@ -11,6 +11,7 @@ from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Finding, Rule, Severity
 from kafkadiag.rules.context import JAVA_FORMATS, PYTHON_FORMATS, AnalysisContext
 from kafkadiag.rules.kd103_hidden_wait_deadlock import joined_threads
+from kafkadiag.rules.kd308_producer_call_blocked import PRODUCER_WAITS
 from kafkadiag.rules.python import python_frames
 
 # Where a stop waits without a time limit for other threads to finish.
@@ -88,6 +89,8 @@ that do not finish, instead of waiting forever.
             stop_index = _stopping_frame(thread, wait_index)
             if stop_index is None:
                 continue
+            if java and stacks.index_of(thread, *PRODUCER_WAITS) is not None:
+                continue  # flush() or Future.get(): it waits for the producer's I/O thread (KD308)
             last_index = _application_frame_after(thread, stop_index, java)
             stop = _Stop(
                 thread, wait_index, stop_index, last_index, not java and _has_frame(thread, POOL_SHUTDOWN)
