@@ -24,6 +24,7 @@ from typing import Any
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jcmdtext import NOTE_NO_OWNERS, NOTE_NO_STATES, NOTE_VIRTUAL
 from kafkadiag.dumps.jvmthreads import DumpCollector, attach_synchronizers, build_thread
+from kafkadiag.dumps.states import state_from_top_frames
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import DumpFormat, LockEvent, LockEventKind, LockRef, Thread, ThreadDump, ThreadState
 
@@ -100,6 +101,10 @@ def _thread(record: dict[str, Any], line_no: int) -> tuple[Thread, tuple[str, Lo
     state_text = _text(record.get("state"))
     state = _STATES.get(state_text or "", ThreadState.UNKNOWN)
     frames = [parse_java_frame(str(text)) for text in record.get("stack") or ()]
+    detail = ""
+    if state_text is None:
+        # JDK 21 to 23 print no state: the top frame tells a park, a wait or a sleep.
+        state, detail = state_from_top_frames(frames)
     # JDK 21 to 23 mark no thread virtual; a virtual thread's stack starts in VirtualThread.run.
     started_virtual = bool(frames) and frames[-1].function == "java.lang.VirtualThread.run"
     virtual = " virtual" if record.get("virtual") or started_virtual else ""
@@ -128,7 +133,7 @@ def _thread(record: dict[str, Any], line_no: int) -> tuple[Thread, tuple[str, Lo
             if isinstance(text, str):
                 add(LockEventKind.LOCKED, text, depth if isinstance(depth, int) else 0, "locks")
     events.sort(key=lambda event: event.frame_index)
-    thread = build_thread(name, state, line_no, header, frames, events)
+    thread = build_thread(name, state, line_no, header, frames, events, state_detail=detail)
     return thread, owner
 
 

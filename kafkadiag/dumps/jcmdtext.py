@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import BARE_FRAME, parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
+from kafkadiag.dumps.states import state_from_top_frames
 from kafkadiag.model import DumpFormat, LockEventKind, ThreadDump, ThreadState
 
 _HEADER = re.compile(r'^#(?P<tid>\d+) "(?P<name>.*)"(?P<rest>.*)$')
@@ -45,8 +46,9 @@ NOTE_NO_OWNERS = (
     "holders, but only of platform threads"
 )
 NOTE_NO_STATES = (
-    "this Thread.dump_to_file text (JDK 21-23) prints no thread states and no lock lines: "
-    "blocked and waiting threads look alike; take it with JDK 24+ or use -format=json"
+    "this Thread.dump_to_file text (JDK 21-23) prints no thread states and no lock lines: waits are "
+    "read from each top frame (park, Object.wait, sleep) and a thread entering a monitor looks like a "
+    "running one; take it with JDK 24+ for states and locks"
 )
 NOTE_VIRTUAL = (
     "lists virtual threads, which jstack does not show unless mounted; their lock ids are identity "
@@ -75,6 +77,9 @@ def parse_jcmd_text(batches: Iterable[list[str]], source: str) -> Iterator[Threa
     def close() -> None:
         nonlocal thread
         if thread is not None:
+            if thread.state is ThreadState.UNKNOWN and not thread.events:
+                # JDK 21 to 23 print no state: the top frame tells a park, a wait or a sleep.
+                thread.state, thread.detail = state_from_top_frames(thread.frames)
             dump.threads.append(thread.build())
         thread = None
 

@@ -148,6 +148,8 @@ def test_jdk21_dump_to_file_text_keeps_frames_printed_without_at(tmp_path: Path)
     assert (main.frames[2].file, main.frames[2].line) == ("Main.java", 5)
     assert [t.virtual for t in dump.threads] == [False, True]
     assert any("JDK 21-23" in note for note in dump.notes)
+    # and with no state printed, the top frame tells the wait: main sleeps
+    assert main.status is ThreadStatus.SLEEPING
 
 
 @pytest.mark.parametrize("form", ["text", "json"])
