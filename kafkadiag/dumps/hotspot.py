@@ -107,6 +107,11 @@ _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
 _NAME_ONLY = re.compile(r'^"[^"]*"\s*$')
 _HEADER_FIELDS = re.compile(r"^\s*(?:#\d+ |daemon |prio=|os_prio=|tid=|nid=)")
 _HELD_BY = re.compile(r'which is held by "(?P<name>.*)"')
+# A thread name with line breaks: at most this many lines, each this long. A line that opens a
+# thread's block or stack is never part of a name.
+MAX_NAME_LINES = 5
+MAX_NAME_CHARS = 512
+_NOT_IN_A_NAME = ('"', "\t", "   java.lang.Thread.State", "Full thread dump", "JNI global")
 # An entry of "Locked ownable synchronizers": jstack's "- <0x..>", and "- locked <..>" / "- Locked
 # <..>" in the renderings of ThreadInfo that copy VisualVM's layout (Spring Boot Actuator's text).
 _HELD_ENTRY = ("- <", "- locked <", "- Locked <")
@@ -434,6 +439,8 @@ class HotspotParser:
         self.last_line_no = 0
         self.last_rejoined = 0  # line number of the last continuation joined back
         self.name_only: tuple[str, int] | None = None  # a `"name"` line, maybe a cut header
+        # The first lines of a thread name that holds line breaks, with their line numbers.
+        self.open_name: list[tuple[str, int]] = []
 
     # -- the hot loop ------------------------------------------------------------------------
 
@@ -524,7 +531,7 @@ class HotspotParser:
         return frame
 
     def _fast_path_thread(self) -> _ThreadBuilder | None:
-        if self.mode == IN_DUMP and not self.prefix.active:
+        if self.mode == IN_DUMP and not self.prefix.active and not self.open_name:
             return self.thread
         return None
 
@@ -534,6 +541,8 @@ class HotspotParser:
         if line[:1] in marks.FIRST_CHARACTERS:
             line = marks.unmarked(line, self.prefix.strip)
         if self.name_only is not None and self._header_after_name(line, line_no):
+            return
+        if self.open_name and self._name_continues(line, line_no):
             return
         first = line[:1]
         if self.mode == IN_DUMP and (first == "\t" or first == " "):
@@ -623,6 +632,25 @@ class HotspotParser:
             return True
         if self.dump is not None:
             self._unparsed(name_line_no, name_line)
+        return False
+
+    def _name_continues(self, line: str, line_no: int) -> bool:
+        """The next line of a thread name that holds line breaks (Thread.setName("a\nb") prints
+        them as they are): the header is complete on the line that closes the name and carries
+        the header's fields; any other line that could be a name's takes its place in it."""
+        candidate = "\n".join([*(text for text, _ in self.open_name), line])
+        if '"' in line and looks_like_hotspot_header(candidate):
+            start = self.open_name[0][1]
+            self.open_name = []
+            self._quoted(candidate, start)
+            return True
+        if len(self.open_name) < MAX_NAME_LINES and not line.startswith(_NOT_IN_A_NAME):
+            self.open_name.append((line, line_no))
+            return True
+        pending, self.open_name = self.open_name, []
+        if self.dump is not None:
+            for text, number in pending:
+                self._unparsed(number, text)
         return False
 
     def _rejoin(self, thread: _ThreadBuilder, line: str, line_no: int) -> bool:
@@ -801,6 +829,10 @@ class HotspotParser:
             if _NAME_ONLY.match(line):
                 # A long name pushed the header's fields to the next line (hard wrapping)?
                 self.name_only = (line, line_no)
+                return
+            if self.mode == IN_DUMP and len(line) < MAX_NAME_CHARS and '" ' not in line:
+                # A name that goes on on the next line: the header is complete further down.
+                self.open_name = [(line, line_no)]
                 return
             if self.dump is not None:
                 self._unparsed(line_no, line)
