@@ -111,6 +111,7 @@ _HELD_BY = re.compile(r'which is held by "(?P<name>.*)"')
 # thread's block or stack is never part of a name.
 MAX_NAME_LINES = 5
 MAX_NAME_CHARS = 512
+WRAPPED_NAME_CHARS = 40
 _NOT_IN_A_NAME = ('"', "\t", "   java.lang.Thread.State", "Full thread dump", "JNI global")
 # An entry of "Locked ownable synchronizers": jstack's "- <0x..>", and "- locked <..>" / "- Locked
 # <..>" in the renderings of ThreadInfo that copy VisualVM's layout (Spring Boot Actuator's text).
@@ -295,6 +296,21 @@ _STATE_LINES: dict[str, tuple[ThreadState, str]] = {}
 _RUNNABLE_STATE = ThreadState.RUNNABLE
 _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
 _new_tuple = tuple.__new__
+
+
+def _unwrapped(parts: list[str]) -> str:
+    """The parts of a name cut by hard wrapping, joined back: a cut at a space keeps one space,
+    a cut inside a word (a tracker's fixed column) glues the word together."""
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined.rstrip() + " " + part.lstrip() if joined[-1:].isspace() else joined + part.lstrip()
+    return joined
+
+
+def _cut_name(line: str) -> bool:
+    """A quoted name that runs to the end of a line as long as a hard-wrapped one: the rest of the
+    header is on the next line."""
+    return line.count('"') == 1 and len(line.rstrip()) >= WRAPPED_NAME_CHARS
 
 
 def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
@@ -638,13 +654,20 @@ class HotspotParser:
         """The next line of a thread name that holds line breaks (Thread.setName("a\nb") prints
         them as they are): the header is complete on the line that closes the name and carries
         the header's fields; any other line that could be a name's takes its place in it."""
-        candidate = "\n".join([*(text for text, _ in self.open_name), line])
+        parts = [text for text, _ in self.open_name]
+        # Lines as long as a mail client's or tracker's are a long name cut by hard wrapping;
+        # short ones end where the name breaks its line.
+        wrapped = all(len(part.rstrip()) >= WRAPPED_NAME_CHARS for part in parts)
+        candidate = _unwrapped([*parts, line]) if wrapped else "\n".join([*parts, line])
         if '"' in line and looks_like_hotspot_header(candidate):
             start = self.open_name[0][1]
             self.open_name = []
             self._quoted(candidate, start)
+            if wrapped and self.dump is not None:
+                self.dump.rejoined += len(parts)
             return True
-        if len(self.open_name) < MAX_NAME_LINES and not line.startswith(_NOT_IN_A_NAME):
+        room = MAX_NAME_LINES if self.mode == IN_DUMP else 1
+        if len(self.open_name) < room and not line.startswith(_NOT_IN_A_NAME):
             self.open_name.append((line, line_no))
             return True
         pending, self.open_name = self.open_name, []
@@ -830,8 +853,9 @@ class HotspotParser:
                 # A long name pushed the header's fields to the next line (hard wrapping)?
                 self.name_only = (line, line_no)
                 return
-            if self.mode == IN_DUMP and len(line) < MAX_NAME_CHARS and '" ' not in line:
+            if len(line) < MAX_NAME_CHARS and '" ' not in line and (self.mode == IN_DUMP or _cut_name(line)):
                 # A name that goes on on the next line: the header is complete further down.
+                # Outside a dump only a long name cut by hard wrapping is waited for (one line).
                 self.open_name = [(line, line_no)]
                 return
             if self.dump is not None:

@@ -1,4 +1,4 @@
-"""Thread names that hold line breaks: jstack prints them as they are, the header over several lines.
+"""Thread names over several lines: with line breaks in them, or cut by hard wrapping.
 
 GIVEN a real JVM (tests/dumps/programs/NamesWithLineBreaks.java) with a thread named over two lines
 holding a monitor, and one named over three (a blank line in its name) BLOCKED on it, WHEN its
@@ -12,9 +12,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from kafkadiag.dumps import read_dumps
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import ThreadStatus
+
+from ..conftest import CAPTURED
+from .mangle import hard_wrap
 
 PROGRAM = Path(__file__).parent / "programs" / "NamesWithLineBreaks.java"
 HOLDER = 'holder\nsecond line "quoted" [x]'
@@ -45,3 +50,22 @@ def test_names_over_several_lines_are_one_header_each(tmp_path: Path) -> None:
     waiter_index = graph.index_of(WAITER)
     assert waiter_index is not None
     assert [dump.threads[i].name for i in graph.blockers(waiter_index)] == [HOLDER]
+
+
+@pytest.mark.parametrize("width", [50, 60])
+@pytest.mark.parametrize("strip_trailing", [False, True])
+def test_a_long_name_cut_by_hard_wrapping_is_joined_back(
+    tmp_path: Path, width: int, strip_trailing: bool
+) -> None:
+    # GIVEN the captured old-consumer stall wrapped at a width its fetcher's name is longer than
+    # (the cut falls inside the name: no space in it to break at)
+    capture = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    (original,) = read_dumps(str(capture))
+    path = tmp_path / "wrapped.txt"
+    path.write_text(hard_wrap(capture.read_text(), width, strip_trailing))
+    # WHEN it is read THEN every thread is there under its whole name, and the caveat says so
+    (dump,) = read_dumps(str(path))
+    assert [thread.name for thread in dump.threads] == [thread.name for thread in original.threads]
+    assert any("cut by hard wrapping" in note for note in dump.notes)
+    fetcher = next(t for t in dump.threads if t.name.startswith("ConsumerFetcherThread-"))
+    assert len(fetcher.name) > width and "\n" not in fetcher.name
