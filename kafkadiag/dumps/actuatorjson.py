@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from kafkadiag.dumps.javaframes import parse_java_frame
+from kafkadiag.dumps.jsonmembers import json_objects
 from kafkadiag.dumps.jvmthreads import DumpCollector, build_thread
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import (
@@ -71,7 +72,7 @@ def parse_actuator_json(batches: Iterable[list[str]], source: str) -> Iterator[T
     dump.end_line_no = len(lines)
     dump.producer = "Spring Boot Actuator /threaddump"
     dump.has_lock_data = True  # the endpoint asks for locked monitors and synchronizers alike
-    for position, record in enumerate(record for record in records if isinstance(record, dict)):
+    for position, record in enumerate(json_objects(records)):
         line_no = name_lines[position] if position < len(name_lines) else 1
         dump.threads.append(_thread(record, line_no))
     yield dump.build()
@@ -80,7 +81,7 @@ def parse_actuator_json(batches: Iterable[list[str]], source: str) -> Iterator[T
 def _thread(record: dict[str, Any], line_no: int) -> Thread:
     name = str(record.get("threadName", ""))
     state = _STATES.get(str(record.get("threadState", "")), ThreadState.UNKNOWN)
-    frames = [_frame(element) for element in record.get("stackTrace") or () if isinstance(element, dict)]
+    frames = [_frame(element) for element in json_objects(record.get("stackTrace"))]
     header = f'"{name}" - Thread t@{record.get("threadId", "?")}'
     if record.get("daemon"):
         header += " daemon"
@@ -89,7 +90,7 @@ def _thread(record: dict[str, Any], line_no: int) -> Thread:
     if waited is not None:
         kind = _wait_kind(state, frames)
         events.append(LockEvent(kind, waited.lock_id, waited.lock_class, 0, line_no, waited.text))
-    for monitor in record.get("lockedMonitors") or ():
+    for monitor in json_objects(record.get("lockedMonitors")):
         held = _lock(monitor, line_no, "lockedMonitors")
         if held is not None:
             depth = monitor.get("lockedStackDepth")
@@ -98,7 +99,7 @@ def _thread(record: dict[str, Any], line_no: int) -> Thread:
             events.append(LockEvent(locked, held.lock_id, held.lock_class, depth, line_no, held.text))
     synchronizers = [
         held
-        for synchronizer in record.get("lockedSynchronizers") or ()
+        for synchronizer in json_objects(record.get("lockedSynchronizers"))
         if (held := _lock(synchronizer, line_no, "lockedSynchronizers")) is not None
     ]
     events.sort(key=lambda event: event.frame_index)

@@ -23,6 +23,7 @@ from typing import Any
 
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jcmdtext import NOTE_NO_OWNERS, NOTE_NO_STATES, NOTE_VIRTUAL
+from kafkadiag.dumps.jsonmembers import json_items, json_objects
 from kafkadiag.dumps.jvmthreads import DumpCollector, attach_synchronizers, build_thread
 from kafkadiag.dumps.states import state_from_top_frames
 from kafkadiag.errors import NoDumpFoundError
@@ -67,7 +68,9 @@ def parse_jcmd_json(batches: Iterable[list[str]], source: str) -> Iterator[Threa
     dump.banner = f"Java {version}" if version else None
     pid = _text(root.get("processId"))
     dump.pid = int(pid) if pid and pid.isdigit() else None
-    records = [thread for container in containers for thread in container.get("threads") or ()]
+    records = [
+        thread for container in json_objects(containers) for thread in json_objects(container.get("threads"))
+    ]
     index_of_tid: dict[str, int] = {}
     owners: list[tuple[str, LockRef]] = []
     stateless = False
@@ -100,7 +103,7 @@ def _thread(record: dict[str, Any], line_no: int) -> tuple[Thread, tuple[str, Lo
     tid = _text(record.get("tid")) or "?"
     state_text = _text(record.get("state"))
     state = _STATES.get(state_text or "", ThreadState.UNKNOWN)
-    frames = [parse_java_frame(str(text)) for text in record.get("stack") or ()]
+    frames = [parse_java_frame(str(text)) for text in json_items(record.get("stack"))]
     detail = ""
     if state_text is None:
         # JDK 21 to 23 print no state: the top frame tells a park, a wait or a sleep.
@@ -127,9 +130,9 @@ def _thread(record: dict[str, Any], line_no: int) -> tuple[Thread, tuple[str, Lo
         lock_id, lock_class = split_lock(blocker["object"])
         if owner_tid and lock_id is not None:
             owner = (owner_tid, LockRef(lock_id, lock_class, line_no, f'"owner": "{owner_tid}"'))
-    for owned in record.get("monitorsOwned") or ():
-        depth = owned.get("depth", 0) if isinstance(owned, dict) else 0
-        for text in (owned.get("locks") or ()) if isinstance(owned, dict) else ():
+    for owned in json_objects(record.get("monitorsOwned")):
+        depth = owned.get("depth", 0)
+        for text in json_items(owned.get("locks")):
             if isinstance(text, str):
                 add(LockEventKind.LOCKED, text, depth if isinstance(depth, int) else 0, "locks")
     events.sort(key=lambda event: event.frame_index)

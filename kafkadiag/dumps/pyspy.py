@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps.jsonmembers import json_objects
 from kafkadiag.dumps.pyqualify import qualify_methods
 from kafkadiag.dumps.pyspyrewrap import logical_lines
 from kafkadiag.dumps.pythreads import is_waiting
@@ -323,13 +324,10 @@ def parse_pyspy_json(batches: Iterable[list[str]], source: str) -> Iterator[Thre
 
 def _json_thread(item: dict, position: int) -> Thread:  # type: ignore[type-arg]
     frames: list[Frame] = []
-    for raw in item.get("frames") or ():
-        if not isinstance(raw, dict):
-            continue
+    for raw in json_objects(item.get("frames")):
         variables = tuple(
             Variable(str(v.get("name", "")), str(v.get("repr", "")), bool(v.get("arg")))
-            for v in raw.get("locals") or ()
-            if isinstance(v, dict)
+            for v in json_objects(raw.get("locals"))
         )
         short = raw.get("short_filename") or raw.get("filename") or ""
         line = raw.get("line")

@@ -315,6 +315,8 @@ def test_intellij_export_threads_names_states_and_locks() -> None:
         DumpFormat.INTELLIJ,
         DumpFormat.JAVACORE,
         DumpFormat.ANDROID_ANR,
+        DumpFormat.ACTUATOR_JSON,
+        DumpFormat.STACK_TRACES,
     ],
     ids=lambda fmt: fmt.value,
 )
@@ -328,6 +330,9 @@ def test_every_new_reader_turns_cut_and_shuffled_input_into_dumps_or_a_clear_err
         captured / "virtual-threads/thread-dump.txt",
         captured / "virtual-threads/thread-dump.json",
         captured / "virtual-threads/jstack-l.txt",
+        captured / "actuator-heartbeat-blocked/actuator-threaddump.json",
+        captured / "actuator-heartbeat-blocked/actuator-threaddump.txt",
+        captured / "stack-traces-coordinator-spin/stacktraces.log",
         INTELLIJ,
     ]
     texts = [source.read_text() for source in sources]
