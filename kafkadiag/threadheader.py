@@ -65,7 +65,8 @@ AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
 # py-spy's thread id: Python's ident in hex, or the OS thread id. Tutorials and bug reports elide
 # it ("Thread 0x7F... (active)"); such a thread has no id.
 PYSPY_THREAD_ID = r"0x[0-9A-Fa-f]+(?:\.\.\.|\u2026)?|\d+"
-PYSPY = re.compile(rf'^Thread (?P<id>{PYSPY_THREAD_ID}) \((?P<flags>[^)]*)\)(?:: "(?P<name>.*)")?\s*$')
+# The name may hold line breaks (Thread(name="a\nb")): py-spy prints it as it is.
+PYSPY = re.compile(rf'^Thread (?P<id>{PYSPY_THREAD_ID}) \((?P<flags>[^)]*)\)(?:: "(?P<name>[\s\S]*)")?\s*$')
 # `py-spy dump --core`: a core file says nothing of activity, only who holds the GIL.
 PYSPY_CORE = re.compile(r'^Thread (?P<id>\d+)(?: \((?P<flags>gil)\))?: "(?P<name>.*)"\s*$')
 # Python's thread ident (pthread_self) and, from gdb, the Linux thread id, in the other Python

@@ -39,6 +39,8 @@ _VARIABLE = re.compile(r"^[A-Za-z_]\w*: ")
 # or the break would have come at the space before the location (the narrowest width is 72).
 _WHOLE_FRAME = re.compile(r"^(?P<function>\S+) \([^()\s]*\)$")
 _LONGEST_BREAKABLE = 40
+# Wrapping at 72 columns or more leaves lines at least this long before a cut inside a name.
+_SHORTEST_WRAPPED_LINE = 40
 _OPENING = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
@@ -86,6 +88,16 @@ def joined(line: str, piece: str) -> str:
     return stripped + " " + piece.strip()
 
 
+def _name_breaks_line(header: str) -> bool:
+    """A thread header whose quoted name is open on a line shorter than any wrapping would leave:
+    the name itself holds a line break (py-spy prints it as it is)."""
+    return (
+        _THREAD_START.match(header) is not None
+        and header.count('"') % 2 == 1
+        and len(header.rstrip()) < _SHORTEST_WRAPPED_LINE
+    )
+
+
 def _whole_frame(line: str) -> bool:
     match = _WHOLE_FRAME.match(line.strip())
     return match is not None and len(match["function"]) >= _LONGEST_BREAKABLE
@@ -109,7 +121,10 @@ def logical_lines(batches: Iterable[list[str]]) -> Iterator[tuple[int, str, bool
             at_column_0 = not line[:1].isspace()
             if at_column_0 and _RECORD.match(line) is None and pending is not None:
                 if not after_blank and unfinished(pending[1]):
-                    pending = (pending[0], joined(pending[1], line), True)
+                    if _name_breaks_line(pending[1]):
+                        pending = (pending[0], pending[1] + "\n" + line, pending[2])
+                    else:
+                        pending = (pending[0], joined(pending[1], line), True)
                     continue
                 if after_blank and in_thread and _whole_frame(line):
                     line = "    " + line.strip()  # a frame whose indentation the wrap cut off

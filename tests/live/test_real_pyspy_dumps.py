@@ -81,3 +81,32 @@ def test_text_and_json_agree(stuck_poll_loop, tmp_path: Path) -> None:
         )
 
     assert shape(text) == shape(as_json)
+
+
+NAMED_OVER_TWO_LINES = 'poller\nsecond "q" line'
+
+
+def test_a_thread_name_holding_a_line_break_is_one_name(capture_module, tmp_path: Path) -> None:
+    """py-spy prints a thread's name as it is: a name with a line break puts the header over two
+    lines. It reads as one thread with the whole name, not as a header cut by wrapping."""
+    import sys
+
+    program = tmp_path / "names.py"
+    program.write_text(
+        "import threading, time\n"
+        f"name = {NAMED_OVER_TWO_LINES!r}\n"
+        "threading.Thread(target=time.sleep, args=(600,), name=name, daemon=True).start()\n"
+        "print('READY', flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    process = subprocess.Popen([sys.executable, str(program)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "READY"
+        dump = py_spy(capture_module.find_py_spy(), process.pid, [], tmp_path, "names.txt")
+    finally:
+        process.kill()
+        process.wait()
+    assert f'"{NAMED_OVER_TWO_LINES}"' in (tmp_path / "names.txt").read_text()  # printed as it is
+    named = dump.thread_named(NAMED_OVER_TWO_LINES)
+    assert named is not None and named.status is ThreadStatus.IDLE
+    assert not dump.notes  # no "cut by hard wrapping" caveat: nothing was cut
