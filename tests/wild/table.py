@@ -15,8 +15,8 @@ Generated from `tests/wild/catalogue.toml` by `python -m tests.wild.table > docs
 
 Each dump was published by someone else (an issue tracker, a pull request, a blog post, a README)
 and is kept verbatim in `tests/wild/dumps/`, markup, escapes and annotations included. The cause
-is what the public discussion established. "Named" means a finding of the listed rule names every culprit thread;
-a miss says why kafkadiag does not name the culprit today.
+is what the public discussion established. "Named" means a finding of the listed rule names every
+culprit thread; a miss says why kafkadiag does not name the culprit today.
 """
 
 
