@@ -169,6 +169,18 @@ _UNSUPPORTED = (
     # with the scheduler's ids: "goroutine 1 gp=0xc000002380 m=0 mp=0x5a5b40 [running]:". A dump
     # copied out of a log keeps the logger's prefix ("2024/05/02 10:00:01 goroutine 1 [...]:").
     (re.compile(r"^(?:.*\s)?goroutine \d+(?: [a-z]+=\S+)* \[[^\]]+\]:\s*$"), "a Go goroutine dump"),
+    # YourKit's thread export: "Stacks at 2017-05-03 01:07:25 PM (uptime 4h 21m 28s) Threads shown:
+    # 38 of 46", threads as "name [WAITING]"; the 2018 layout as "name  Waiting CPU usage on
+    # sample: 0ms".
+    (
+        re.compile(r"^Stacks at \d{4}-\d{2}-\d{2} .*\(uptime [^)]*\)|^\S.* CPU usage on sample: \d+ms\s*$"),
+        "a YourKit thread export",
+    ),
+    # Jenkins' support bundle (support-core's ThreadDumps): "name" id=N (0xN) state=S cpu=N%
+    (
+        re.compile(r'^".*" id=\d+ \(0x[0-9a-f]+\) state=[A-Z_]+ cpu=\d+%'),
+        "a Jenkins support-bundle thread dump",
+    ),
 )
 # A page around the text: said only when nothing more telling is in it (a fenced Go dump is a Go
 # dump first).

@@ -147,3 +147,27 @@ def test_other_renderings_of_a_go_dump_are_named_too(tmp_path: Path, rewrite: Ca
     code, out, err = run(["dump", "analyze", str(rendered)])
     assert code == ExitCode.INPUT_UNREADABLE, (out, err)
     assert "looks like a Go goroutine dump" in " ".join(err.split())
+
+
+# The first lines of each export as its tool lays it out (YourKit's, as IntelliJ's thread-dump
+# parser tests quote it; support-core's ThreadDumps.printThreadInfo format), not captured here:
+# kafkadiag reads neither, and must say which one it was given.
+UNREAD_EXPORTS = {
+    "a YourKit thread export": (
+        "Stacks at 2017-05-03 01:07:25 PM (uptime 4h 21m 28s) Threads shown: 38 of 46\n\n"
+        "ApplicationImpl pooled thread 228 [WAITING]\njava.lang.Thread.run() Thread.java:745\n"
+    ),
+    "a Jenkins support-bundle thread dump": (
+        '"main" id=1 (0x1) state=WAITING cpu=0%\n    - waiting on <0x0a0b0c0d> (a java.lang.Object)\n'
+        "    at java.lang.Object.wait(Native Method)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(("named", "text"), UNREAD_EXPORTS.items(), ids=list(UNREAD_EXPORTS))
+def test_an_export_kafkadiag_does_not_read_is_named(tmp_path: Path, named: str, text: str) -> None:
+    export = tmp_path / "threads.txt"
+    export.write_text(text, encoding="utf-8")
+    code, out, err = run(["dump", "analyze", str(export)])
+    assert code == ExitCode.INPUT_UNREADABLE, (out, err)
+    assert f"looks like {named}, which kafkadiag does not read" in " ".join(err.split())
