@@ -9,16 +9,16 @@ endpoint's renderings, with `jstack -l` of the same JVM beside them.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.detect import detect_format
 from kafkadiag.dumps.lines import MAX_LINE_CHARS, iter_lines
+from kafkadiag.exitcodes import ExitCode
 from kafkadiag.model import DumpFormat, LockEventKind, ThreadDump
 
-from ..conftest import CAPTURED, REPO
+from ..cli.test_dump_parse_cli import run
+from ..conftest import CAPTURED
 
 SCENARIO = CAPTURED / "actuator-heartbeat-blocked"
 HEARTBEAT = "kafka-coordinator-heartbeat-thread | billing"
@@ -31,16 +31,9 @@ def only_dump(path: Path) -> ThreadDump:
 
 
 def analyze_json(path: Path) -> dict:  # type: ignore[type-arg]
-    completed = subprocess.run(
-        [sys.executable, "-m", "kafkadiag", "dump", "analyze", "--format", "json", str(path)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert completed.stdout, completed.stderr
-    return json.loads(completed.stdout)
+    _, out, err = run(["dump", "analyze", "--format", "json", str(path)])
+    assert out, err
+    return json.loads(out)
 
 
 def test_both_renderings_are_detected() -> None:
@@ -106,13 +99,6 @@ def test_an_indented_document_points_each_thread_at_its_name(tmp_path: Path) -> 
 def test_json_that_is_not_a_thread_dump_is_refused_with_a_reason(tmp_path: Path) -> None:
     other = tmp_path / "metrics.json"
     other.write_text('{"threads": 42, "threadName": "not a dump"}\n', encoding="utf-8")
-    completed = subprocess.run(
-        [sys.executable, "-m", "kafkadiag", "dump", "analyze", str(other)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert completed.returncode == 3
-    assert "not a Spring Boot Actuator thread dump" in completed.stderr
+    code, _, err = run(["dump", "analyze", str(other)])
+    assert code == ExitCode.INPUT_UNREADABLE
+    assert "not a Spring Boot Actuator thread dump" in err

@@ -12,16 +12,16 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.detect import detect_format
+from kafkadiag.exitcodes import ExitCode
 from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadStatus
 
-from ..conftest import REPO
+from ..cli.test_dump_parse_cli import run
 
 PROGRAM = Path(__file__).parent / "programs" / "AllStackTraces.java"
 STACK_TRACES_LOG = "stack-traces-coordinator-spin/stacktraces.log"
@@ -95,18 +95,11 @@ def test_the_captured_alpakka_log_reads_as_two_dumps_of_the_spin(captured: Path)
 
 
 def test_analyze_names_the_poll_thread_retrying_discovery(captured: Path) -> None:
-    log = captured / STACK_TRACES_LOG
-    completed = subprocess.run(
-        [sys.executable, "-m", "kafkadiag", "dump", "analyze", "--format", "json", str(log)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    report = json.loads(completed.stdout)
+    _, out, err = run(["dump", "analyze", "--format", "json", str(captured / STACK_TRACES_LOG)])
+    assert out, err
+    report = json.loads(out)
     kd304 = [finding for finding in report["findings"] if finding["rule"] == "KD304"]
-    assert kd304 and POLL_THREAD in kd304[0]["threads"], completed.stdout
+    assert kd304 and POLL_THREAD in kd304[0]["threads"], out
     assert any("no thread states" in caveat for caveat in report["caveats"]), report["caveats"]
 
 
@@ -119,12 +112,5 @@ def test_a_thread_named_at_the_end_of_a_log_line_is_not_a_dump(tmp_path: Path) -
         encoding="utf-8",
     )
     assert detect_format(log.read_text(encoding="utf-8").splitlines()) is DumpFormat.HOTSPOT  # the default
-    completed = subprocess.run(
-        [sys.executable, "-m", "kafkadiag", "dump", "analyze", str(log)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert completed.returncode == 3, completed.stdout
+    code, out, _ = run(["dump", "analyze", str(log)])
+    assert code == ExitCode.INPUT_UNREADABLE, out
