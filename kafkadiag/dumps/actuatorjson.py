@@ -29,6 +29,7 @@ from typing import Any
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jsonmembers import json_objects
 from kafkadiag.dumps.jvmthreads import DumpCollector, build_thread
+from kafkadiag.dumps.states import OBJECT_WAIT_FUNCTIONS
 from kafkadiag.errors import NoDumpFoundError
 from kafkadiag.model import (
     DumpFormat,
@@ -45,7 +46,6 @@ from kafkadiag.model import (
 # frames and locks inside have none).
 _NAME_LINE = re.compile(r'^\s*"threadName"\s*:')
 _STATES = {state.value: state for state in ThreadState}
-_OBJECT_WAIT = ("java.lang.Object.wait", "java.lang.Object.wait0")
 
 
 def looks_like_actuator_json(lines: Sequence[str]) -> bool:
@@ -107,7 +107,7 @@ def _thread(record: dict[str, Any], line_no: int) -> Thread:
 
 
 def _wait_kind(state: ThreadState, frames: list[Frame]) -> LockEventKind:
-    in_wait = bool(frames) and frames[0].function in _OBJECT_WAIT
+    in_wait = bool(frames) and frames[0].function in OBJECT_WAIT_FUNCTIONS
     if state is ThreadState.BLOCKED:
         # Woken from Object.wait and taking its monitor back, or entering a synchronized block.
         return LockEventKind.WAITING_TO_RELOCK if in_wait else LockEventKind.WAITING_TO_LOCK

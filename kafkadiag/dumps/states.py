@@ -37,7 +37,7 @@ _SLEEP_FUNCTIONS = frozenset(
         "java.lang.Thread.sleepNanos0",
     }
 )
-_WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
+OBJECT_WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
 
 
 # A park, as the top frame shows it: sun.misc.Unsafe (JDK 8), jdk.internal.misc.Unsafe (JDK 9+).
@@ -57,7 +57,7 @@ def state_from_top_frames(frames: Sequence[Frame]) -> tuple[ThreadState, str]:
     if not frames:
         return ThreadState.UNKNOWN, ""
     top = frames[0].function
-    if top in _WAIT_FUNCTIONS:
+    if top in OBJECT_WAIT_FUNCTIONS:
         return ThreadState.WAITING, "on object monitor"
     if top in _PARK_FUNCTIONS:
         timed = len(frames) > 1 and frames[1].function in _TIMED_PARK_CALLERS
@@ -114,7 +114,7 @@ def stated_wait_kind(state: ThreadState, frames: tuple[Frame, ...]) -> LockEvent
     """What a wait stated in the state line is: entering a monitor, in Object.wait(), or parked."""
     if state is ThreadState.BLOCKED:
         return LockEventKind.WAITING_TO_LOCK
-    if frames and frames[0].function in _WAIT_FUNCTIONS:
+    if frames and frames[0].function in OBJECT_WAIT_FUNCTIONS:
         return LockEventKind.WAITING_ON
     return LockEventKind.PARKING
 
@@ -157,7 +157,7 @@ def reconcile(
         timed = state is ThreadState.TIMED_WAITING
         if top in _SLEEP_FUNCTIONS or state_detail == "sleeping":
             return ThreadStatus.SLEEPING, events
-        if top in _WAIT_FUNCTIONS or "object monitor" in state_detail:
+        if top in OBJECT_WAIT_FUNCTIONS or "object monitor" in state_detail:
             return (
                 ThreadStatus.IN_OBJECT_WAIT_TIMED if timed else ThreadStatus.IN_OBJECT_WAIT,
                 _repair_waiting(top, events),
@@ -212,7 +212,7 @@ def _repair_blocked(top_function: str, events: list[LockEvent]) -> list[LockEven
     """
     if any(e.kind in (LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK) for e in events):
         return events
-    if top_function in _WAIT_FUNCTIONS:
+    if top_function in OBJECT_WAIT_FUNCTIONS:
         for position, event in enumerate(events):
             if event.kind is LockEventKind.WAITING_ON and event.lock_id is not None:
                 return _replaced(events, position, LockEventKind.WAITING_TO_RELOCK)
@@ -241,7 +241,7 @@ def _repair_waiting(top_function: str, events: list[LockEvent]) -> list[LockEven
             break
         if event.kind is LockEventKind.LOCKED:
             return _replaced(events, position, LockEventKind.WAITING_ON)
-    if top_function in _WAIT_FUNCTIONS:
+    if top_function in OBJECT_WAIT_FUNCTIONS:
         single = _single_locked_monitor(events)
         if single is not None:
             return _replaced(events, single, LockEventKind.WAITING_ON)
