@@ -23,6 +23,9 @@ _BUFFER = _Wait("free buffer memory (buffer.memory is used up)", True)
 _FLUSH = _Wait("every record sent so far to be acknowledged (flush)", False)
 _RESULT = _Wait("the acknowledgement of a record it sent (Future.get)", False)
 _TRANSACTION = _Wait("the transaction coordinator's answer", True)
+# Waits of both kinds in one dump: the same brokers' acknowledgements end them, so one finding.
+_ACKNOWLEDGEMENTS = _Wait("the acknowledgement of records they sent (Future.get, flush)", False)
+_SAME_CAUSE = {_FLUSH: _ACKNOWLEDGEMENTS, _RESULT: _ACKNOWLEDGEMENTS}
 
 # The innermost producer frame of each blocking call, across releases: 0.8.2 kept Metadata in the
 # producer's internals, 0.9 to 2.2 in org.apache.kafka.clients, 2.3 on in ProducerMetadata.
@@ -75,33 +78,36 @@ cannot keep up. Send from the poll loop without waiting on each record, and boun
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         dump = context.dump
-        waiting: dict[_Wait, list[tuple[Thread, int]]] = {}
+        waiting: dict[_Wait, list[tuple[Thread, int, _Wait]]] = {}
         for thread in stackindex.threads_with(dump, *PRODUCER_WAITS):
             if thread.status is ThreadStatus.RUNNABLE:
                 continue  # about to return, or still deciding
             index = stacks.index_of(thread, *PRODUCER_WAITS)
             if index is None:
                 continue
-            waiting.setdefault(PRODUCER_WAITS[thread.frames[index].function], []).append((thread, index))
+            wait = PRODUCER_WAITS[thread.frames[index].function]
+            waiting.setdefault(_SAME_CAUSE.get(wait, wait), []).append((thread, index, wait))
         if not waiting:
             return
         senders = _senders(dump)
-        for wait, waiters in waiting.items():
-            yield self._finding(context, wait, waiters, senders)
+        for waiters in waiting.values():
+            yield self._finding(context, waiters, senders)
 
     def _finding(
         self,
         context: AnalysisContext,
-        wait: _Wait,
-        waiters: list[tuple[Thread, int]],
+        waiters: list[tuple[Thread, int, _Wait]],
         senders: list[Thread],
     ) -> Finding:
-        threads = [thread for thread, _ in waiters]
-        first, index = waiters[0]
-        call = ".".join(first.frames[index].function.rsplit(".", 2)[-2:])  # "BufferPool.allocate"
+        threads = [thread for thread, _, _ in waiters]
+        waits = list(dict.fromkeys(wait for _, _, wait in waiters))
+        wait = waits[0] if len(waits) == 1 else _SAME_CAUSE[waits[0]]
+        # The calls, by the innermost producer frame of each: "BufferPool.allocate"
+        calls = (".".join(thread.frames[index].function.rsplit(".", 2)[-2:]) for thread, index, _ in waiters)
+        call = ", ".join(dict.fromkeys(calls))
         names = context.labels(threads)
         evidence: list[Evidence] = []
-        for thread, index in waiters[:NAMED_WAITERS]:
+        for thread, index, _ in waiters[:NAMED_WAITERS]:
             evidence += [context.header(thread), context.frame(thread, index)]
         on_sender = [thread for thread in threads if stacks.has_frame(thread, SENDER_RUN)]
         verdict, severity, culprits = _verdict(context, wait, senders, on_sender, evidence)
