@@ -16,6 +16,7 @@ class _Wait(NamedTuple):
 
     awaited: str
     bounded: bool  # max.block.ms ends it with a TimeoutException
+    limit: str = ""  # how long the call waits, when max.block.ms does not say it
 
 
 _METADATA = _Wait("the metadata of the record's topic", True)
@@ -23,9 +24,16 @@ _BUFFER = _Wait("free buffer memory (buffer.memory is used up)", True)
 _FLUSH = _Wait("every record sent so far to be acknowledged (flush)", False)
 _RESULT = _Wait("the acknowledgement of a record it sent (Future.get)", False)
 _TRANSACTION = _Wait("the transaction coordinator's answer", True)
-# Waits of both kinds in one dump: the same brokers' acknowledgements end them, so one finding.
-_ACKNOWLEDGEMENTS = _Wait("the acknowledgement of records they sent (Future.get, flush)", False)
-_SAME_CAUSE = {_FLUSH: _ACKNOWLEDGEMENTS, _RESULT: _ACKNOWLEDGEMENTS}
+_CLOSE = _Wait(
+    "the I/O thread to send the records still buffered and end (close)",
+    False,
+    " close() without a timeout has no time limit.",
+)
+# Waits of these kinds in one dump end when the brokers acknowledge what was sent: one finding.
+_ACKNOWLEDGEMENTS = _Wait("the acknowledgement of the records sent so far", False)
+_SAME_CAUSE = {_FLUSH: _ACKNOWLEDGEMENTS, _RESULT: _ACKNOWLEDGEMENTS, _CLOSE: _ACKNOWLEDGEMENTS}
+_JOIN = "java.lang.Thread.join"
+_CALL_NAMES = {_FLUSH: "flush", _RESULT: "Future.get", _CLOSE: "close"}
 
 # The innermost producer frame of each blocking call, across releases: 0.8.2 kept Metadata in the
 # producer's internals, 0.9 to 2.2 in org.apache.kafka.clients, 2.3 on in ProducerMetadata.
@@ -38,6 +46,8 @@ PRODUCER_WAITS = {
     "org.apache.kafka.clients.producer.internals.RecordAccumulator.awaitFlushCompletion": _FLUSH,
     "org.apache.kafka.clients.producer.internals.FutureRecordMetadata.get": _RESULT,
     "org.apache.kafka.clients.producer.internals.TransactionalRequestResult.await": _TRANSACTION,
+    # close() joins the I/O thread (ioThread.join), which first sends what is buffered.
+    "org.apache.kafka.clients.producer.KafkaProducer.close": _CLOSE,
 }
 # The producer's I/O thread, "kafka-producer-network-thread | <client.id>": it fetches metadata,
 # sends the batches, frees their memory, completes the futures and runs the send callbacks.
@@ -57,7 +67,8 @@ class ProducerCallBlocked(Rule):
 KafkaProducer.send() returns at once only when the producer has the topic's metadata and room in
 buffer.memory; otherwise the caller waits, up to max.block.ms (60 s by default) for each record.
 flush() and a send's Future.get() wait, with no time limit, until the brokers acknowledge the
-records. A single thread does all the producer's work: kafka-producer-network-thread (the Sender)
+records; close() joins the I/O thread, which first sends every buffered record (without a timeout,
+for as long as that takes). A single thread does all the producer's work: kafka-producer-network-thread (the Sender)
 fetches metadata, sends the batches, frees their memory and completes the futures, and it runs
 every send callback. So a blocked caller is explained by that thread. When it is in network I/O,
 the cluster is the cause: the brokers are unreachable or slow, the topic does not exist (with
@@ -86,6 +97,8 @@ cannot keep up. Send from the poll loop without waiting on each record, and boun
             if index is None:
                 continue
             wait = PRODUCER_WAITS[thread.frames[index].function]
+            if wait is _CLOSE and all(frame.function != _JOIN for frame in thread.frames[:index]):
+                continue  # closing something else (metrics, interceptors), not waiting for the I/O thread
             waiting.setdefault(_SAME_CAUSE.get(wait, wait), []).append((thread, index, wait))
         if not waiting:
             return
@@ -101,7 +114,7 @@ cannot keep up. Send from the poll loop without waiting on each record, and boun
     ) -> Finding:
         threads = [thread for thread, _, _ in waiters]
         waits = list(dict.fromkeys(wait for _, _, wait in waiters))
-        wait = waits[0] if len(waits) == 1 else _SAME_CAUSE[waits[0]]
+        wait = waits[0] if len(waits) == 1 else _mixed(waits)
         # The calls, by the innermost producer frame of each: "BufferPool.allocate"
         calls = (".".join(thread.frames[index].function.rsplit(".", 2)[-2:]) for thread, index, _ in waiters)
         call = ", ".join(dict.fromkeys(calls))
@@ -137,6 +150,13 @@ cannot keep up. Send from the poll loop without waiting on each record, and boun
                 "io_threads": context.labels(senders),
             },
         )
+
+
+def _mixed(waits: list[_Wait]) -> _Wait:
+    """Waits of several calls that the same acknowledgements end, as one: "(flush, close)"."""
+    calls = ", ".join(_CALL_NAMES[wait] for wait in waits)
+    limit = next((wait.limit for wait in waits if wait.limit), "")
+    return _ACKNOWLEDGEMENTS._replace(awaited=f"{_ACKNOWLEDGEMENTS.awaited} ({calls})", limit=limit)
 
 
 def _senders(dump: ThreadDump) -> list[Thread]:
@@ -189,7 +209,9 @@ def _verdict(
             "exist (with automatic creation off) or the client may not write to it",
             _BUFFER: "the brokers take the records more slowly than they are produced, or not at all",
         }.get(wait, "the brokers have not acknowledged the records yet")
-        limit = " Each call gives up after max.block.ms." if wait.bounded else " The call has no time limit."
+        limit = wait.limit or (
+            " Each call gives up after max.block.ms." if wait.bounded else " The call has no time limit."
+        )
         return (
             f"The producer's I/O thread is doing network I/O, so {cause}.{limit}",
             Severity.WARNING,

@@ -69,3 +69,25 @@ def test_an_io_thread_doing_network_io_points_at_the_cluster(tmp_path: Path) -> 
     assert finding.severity is Severity.WARNING
     assert "brokers are unreachable" in finding.message
     assert "the two wait for each other" not in finding.message
+
+
+def test_a_close_waits_for_the_io_thread_only_while_it_joins_it(tmp_path: Path) -> None:
+    # GIVEN ledger-shutdown in KafkaProducer.close(), joining the I/O thread, and the same thread
+    # waiting in close() for something else (a metrics reporter it closes)
+    def closing_threads(path: Path) -> list[str]:
+        findings = analyze(list(read_dumps(str(path)))).findings
+        return [
+            name for f in findings if f.rule == "KD308" for name in f.threads if name == "ledger-shutdown"
+        ]
+
+    text = CAPTURE.read_text()
+    close = r"\tat org\.apache\.kafka\.clients\.producer\.KafkaProducer\.close"
+    join = re.compile(rf"\tat java\.lang\.Thread\.join\(.*\)\n(?=.*\n{close})")
+    assert len(join.findall(text)) == 1
+    elsewhere = tmp_path / "close-elsewhere.txt"
+    elsewhere.write_text(
+        join.sub("\tat org.apache.kafka.common.metrics.Metrics.close(Metrics.java:1)\n", text)
+    )
+    # WHEN KD308 runs THEN only the join is a wait for the I/O thread
+    assert closing_threads(CAPTURE) == ["ledger-shutdown"]
+    assert closing_threads(elsewhere) == []
