@@ -26,6 +26,10 @@ class ThreadState(str, enum.Enum):
     TERMINATED = "TERMINATED"
     UNKNOWN = "UNKNOWN"
 
+    # Hashed as the string it is, in C: Enum's own __hash__ is a Python call, and states and
+    # statuses are dict keys and set members in every per-thread step of parsing and analysis.
+    __hash__ = str.__hash__
+
 
 class ThreadStatus(str, enum.Enum):
     """What the thread is doing, derived from its state, top frame and lock lines.
@@ -47,6 +51,8 @@ class ThreadStatus(str, enum.Enum):
     IDLE = "IDLE"  # py-spy: not running Python code (waiting in a lock, a sleep or a syscall)
     UNKNOWN = "UNKNOWN"
 
+    __hash__ = str.__hash__  # as ThreadState's
+
 
 class LockEventKind(str, enum.Enum):
     """One `- ...` line under a HotSpot frame (or its equivalent in another format)."""
@@ -57,6 +63,8 @@ class LockEventKind(str, enum.Enum):
     WAITING_TO_LOCK = "waiting to lock"  # BLOCKED entering a synchronized block
     WAITING_TO_RELOCK = "waiting to re-lock"  # woke from wait(), re-acquiring (JDK 17+)
     ELIMINATED = "eliminated"  # lock elided by escape analysis; not really held
+
+    __hash__ = str.__hash__  # as ThreadState's
 
 
 class Variable(NamedTuple):

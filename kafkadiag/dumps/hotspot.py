@@ -45,6 +45,7 @@ from kafkadiag.dumps.rewrap import (
     unbalanced,
 )
 from kafkadiag.dumps.states import (
+    consistent_status,
     parse_state_line,
     reconcile,
     state_from_header,
@@ -246,17 +247,24 @@ class _ThreadBuilder:
             if parsed is None:
                 if len(_STATE_LINES) > 1024:  # garbage input: keep the cache small
                     _STATE_LINES.clear()
-                parsed = _STATE_LINES[state_text] = parse_state_line(state_text)
-            state, detail = parsed
+                state, detail = parse_state_line(state_text)
+                parsed = _STATE_LINES[state_text] = (state, detail, consistent_status(state, detail))
+            state, detail, consistent = parsed
         else:
-            state, detail = state_from_header(state_words(self.header)), ""
+            state, detail, consistent = state_from_header(state_words(self.header)), "", None
         events = self.events
         if state is _RUNNABLE_STATE:
             status = _RUNNABLE_STATUS
         else:
             if detail[:3] == "on " and "@" in detail:
                 self._stated_wait(state, detail, frames)
-            status, events = reconcile(state, detail, frames, events)
+            if consistent is not None and (
+                consistent[1] is None
+                or (events and events[0].frame_index == 0 and events[0].kind is consistent[1])
+            ):
+                status = consistent[0]  # what almost every waiting thread prints: nothing to repair
+            else:
+                status, events = reconcile(state, detail, frames, events)
         synchronizers = self.synchronizers
         # tuple.__new__ directly: the same Thread, without the Python-level NamedTuple.__new__.
         return _new_tuple(
@@ -292,7 +300,7 @@ class _ThreadBuilder:
 
 
 # State lines repeat ("WAITING (parking)", ...): parse each once. Bounded by the few spellings.
-_STATE_LINES: dict[str, tuple[ThreadState, str]] = {}
+_STATE_LINES: dict[str, tuple[ThreadState, str, tuple[ThreadStatus, LockEventKind | None] | None]] = {}
 _RUNNABLE_STATE = ThreadState.RUNNABLE
 _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
 _new_tuple = tuple.__new__
@@ -384,6 +392,8 @@ class _DumpBuilder:
         return owned
 
     def build(self, truncated: bool, dump_format: DumpFormat) -> ThreadDump:
+        if self.threads and self.threads[-1].line_no > self.end_line_no:
+            self.end_line_no = self.threads[-1].line_no
         notes = list(self.notes)
         if self.report_only:
             notes.append("only the JVM's deadlock report: the other threads of the dump are not in the input")
@@ -518,18 +528,20 @@ class HotspotParser:
                     if line == _SYNCHRONIZERS_INDENTED:
                         self._synchronizers_start(thread)
                         continue
-                elif (
-                    first == '"'
-                    and not line.endswith('":')
-                    and " Id=" not in line
-                    and not (" id=" in line and JMX_HEADER.match(line))
-                    and looks_like_hotspot_header(line)
-                ):
-                    # The next thread of the same dump: the commonest header, without detours.
-                    self._finish_thread()
-                    thread = self.thread = _ThreadBuilder(line[1 : line.rfind('"')], line_no, line)
-                    add_frame = thread.frames.append
-                    continue
+                elif first == '"':
+                    # The next thread of the same dump: a header with a thread pointer after the
+                    # name, as every HotSpot prints, without detours. Any other quoted line (a
+                    # ThreadInfo or JMX header, a deadlock report's `"name":`) takes _dispatch.
+                    end = line.rfind('"')
+                    if (
+                        line.find(" tid=", end) > 0
+                        and " Id=" not in line
+                        and not (" id=" in line and JMX_HEADER.match(line))
+                    ):
+                        self._finish_thread()
+                        thread = self.thread = _ThreadBuilder(line[1:end], line_no, line)
+                        add_frame = thread.frames.append
+                        continue
                 self._dispatch(line, line_no)
             else:
                 self._dispatch(line, line_no)
@@ -1126,12 +1138,12 @@ class HotspotParser:
 
     def _finish_thread(self) -> None:
         thread = self.thread
-        if thread is not None and self.dump is not None:
-            self.dump.threads.append(thread.build())
+        dump = self.dump
+        if thread is not None and dump is not None:
+            # The dump's end moves past its threads once, when it is built (they come in order).
+            dump.threads.append(thread.build())
             if thread.stated_owner is not None:
-                self.dump.stated_owners.append((len(self.dump.threads) - 1, *thread.stated_owner))
-            if thread.line_no > self.dump.end_line_no:
-                self.dump.end_line_no = thread.line_no
+                dump.stated_owners.append((len(dump.threads) - 1, *thread.stated_owner))
         self.thread = None
 
     def _finish_dump(self, input_ended: bool = False) -> None:

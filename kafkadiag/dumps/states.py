@@ -127,6 +127,14 @@ def state_from_header(header_state: str) -> ThreadState:
     return ThreadState.UNKNOWN
 
 
+def consistent_status(
+    state: ThreadState, state_detail: str
+) -> tuple[ThreadStatus, LockEventKind | None] | None:
+    """For a state line that needs no repair when the right lock line comes first under the top
+    frame: the status it means, and that lock line's kind (None: no lock line is needed)."""
+    return _CONSISTENT.get((state, state_detail))
+
+
 def reconcile(
     state: ThreadState,
     state_detail: str,

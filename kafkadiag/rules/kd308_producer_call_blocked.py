@@ -68,15 +68,15 @@ KafkaProducer.send() returns at once only when the producer has the topic's meta
 buffer.memory; otherwise the caller waits, up to max.block.ms (60 s by default) for each record.
 flush() and a send's Future.get() wait, with no time limit, until the brokers acknowledge the
 records; close() joins the I/O thread, which first sends every buffered record (without a timeout,
-for as long as that takes). A single thread does all the producer's work: kafka-producer-network-thread (the Sender)
-fetches metadata, sends the batches, frees their memory and completes the futures, and it runs
-every send callback. So a blocked caller is explained by that thread. When it is in network I/O,
-the cluster is the cause: the brokers are unreachable or slow, the topic does not exist (with
-automatic creation off) or the client may not write to it. When it is blocked itself - a send
-callback waiting on a lock, a logging appender that sends to Kafka - nothing completes any more.
-When it is not in a complete dump, the producer was closed or its thread ended (an Error thrown in
-it ends it silently), and the waits never end. A consumer's poll thread that produces is held
-with it: past max.poll.interval.ms it leaves the group.
+for as long as that takes). A single thread does all the producer's work:
+kafka-producer-network-thread (the Sender) fetches metadata, sends the batches, frees their memory
+and completes the futures, and it runs every send callback. So a blocked caller is explained by
+that thread. When it is in network I/O, the cluster is the cause: the brokers are unreachable or
+slow, the topic does not exist (with automatic creation off) or the client may not write to it.
+When it is blocked itself - a send callback waiting on a lock, a logging appender that sends to
+Kafka - nothing completes any more. When it is not in a complete dump, the producer was closed or
+its thread ended (an Error thrown in it ends it silently), and the waits never end. A consumer's
+poll thread that produces is held with it: past max.poll.interval.ms it leaves the group.
 """
     remedy = """
 If the I/O thread is blocked, free it: send callbacks must not block or call flush(), and the
