@@ -1,8 +1,10 @@
-"""KD309: a thread inside a KafkaConsumer lookup (position, committed, offsets, metadata) that retries."""
+"""KD309: a thread inside a KafkaConsumer call that waits on the cluster (position, committed, offsets,
+metadata, a synchronous commit, close) and may retry."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from kafkadiag.model import Thread
 from kafkadiag.rules import newconsumer, stackindex, stacks
@@ -18,8 +20,9 @@ _CONSUMER_CLASSES = (
     _INTERNALS + "LegacyKafkaConsumer",
     _INTERNALS + "ClassicKafkaConsumer",
 )
-# The public calls that look something up and, before Kafka 2.0 (KIP-266), wait for it without a
-# time limit. poll() is not one of them: a poll thread inside poll() is other rules' matter.
+# The public calls that look something up or commit and, before Kafka 2.0 (KIP-266), wait for it
+# without a time limit; close(), which commits first with auto-commit on, until 0.10.2 (KIP-102).
+# poll() is not one of them: a poll thread inside poll() is other rules' matter.
 _CALLS = (
     "position",
     "committed",
@@ -29,6 +32,7 @@ _CALLS = (
     "endOffsets",
     "offsetsForTimes",
     "commitSync",
+    "close",
 )
 CALL_FRAMES = tuple(f"{cls}.{call}" for cls in _CONSUMER_CLASSES for call in _CALLS)
 
@@ -57,6 +61,18 @@ WAITS = {
     _INTERNALS + "ConsumerCoordinator.fetchCommittedOffsets": _COMMITTED,
     _INTERNALS + "ConsumerCoordinator.commitOffsetsSync": _COMMIT,
 }
+
+
+class _Limit(NamedTuple):
+    """From which client release a call gives up by itself, and after how long."""
+
+    since: str
+    after: str
+
+
+_API_TIMEOUT = _Limit("2.0", "default.api.timeout.ms unless given another timeout")
+_LIMITS = {"close": _Limit("0.10.2", "30 s unless close(Duration) is given another timeout")}
+
 # Finding the coordinator is KD304's: a call waiting there is named by that rule.
 _DISCOVERY = (_INTERNALS + "AbstractCoordinator.ensureCoordinatorReady",)
 _SCHEDULED = (
@@ -68,25 +84,30 @@ _SCHEDULED = (
 class ConsumerCallBlocked(Rule):
     code = "KD309"
     name = "consumer-call-blocked"
-    title = "A KafkaConsumer lookup retrying inside position(), committed() or an offsets call"
+    title = "A KafkaConsumer call waiting on the cluster: position(), committed(), an offsets call, close()"
     severity = Severity.WARNING
     requires = frozenset({Requirement.JAVA})
     explanation = """
 Besides poll(), KafkaConsumer has calls that look something up from the cluster and wait for the
 answer: position() and the offsets calls (beginningOffsets, endOffsets, offsetsForTimes) ask the
 partition's leader (ListOffsets), committed() asks the group coordinator (OffsetFetch),
-partitionsFor() and listTopics() ask for metadata, commitSync() waits for the commit. A retriable
-error - the topic is unknown or was deleted, a partition has no leader, the coordinator is moving -
-makes them wait for a metadata update and ask again. Before Kafka 2.0 (KIP-266) they do so for ever:
-the calling thread never returns, and nothing is logged. Since 2.0 they give up after
-default.api.timeout.ms (60 s) unless given another timeout. A consumer's poll thread waiting here
-does not poll; a scheduled task waiting here never runs again.
+partitionsFor() and listTopics() ask for metadata, commitSync() waits for the commit, and close()
+commits the consumed offsets first when auto-commit is on. A retriable error - the topic is unknown
+or was deleted, a partition has no leader, the coordinator is moving - makes them wait for a
+metadata update and ask again. Before Kafka 2.0 (KIP-266) they do so for ever: the calling thread
+never returns, and nothing is logged. Since 2.0 they give up after default.api.timeout.ms (60 s)
+unless given another timeout; close() has no time limit before 0.10.2 (KIP-102), and waits 30 s by
+default since. A consumer's poll thread waiting here does not poll; a scheduled task waiting here
+never runs again.
 """
     remedy = """
 Check the topic and its partitions: kafka-topics --describe shows whether the topic exists and
 every partition has a leader. Give the call a time limit - position(tp, Duration) and the other
 Duration overloads, or default.api.timeout.ms - which needs Kafka clients 2.0 or newer; with an
-older client, upgrade it. Do not look up partitions of topics that may have been deleted.
+older client, upgrade it. Do not look up partitions of topics that may have been deleted. A close()
+that does not return waits for the group's coordinator: check that the leader of the group's
+__consumer_offsets partition is up and reachable, and close with a timeout (close(Duration), 0.10.2
+or newer) so that a stopping service stops.
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
@@ -106,14 +127,16 @@ older client, upgrade it. Do not look up partitions of topics that may have been
         called = thread.frames[call].method
         awaited = WAITS[thread.frames[wait].function]
         where = ".".join(thread.frames[wait].function.rsplit(".", 2)[-2:])  # "Fetcher.listOffset"
+        limit = _LIMITS.get(called, _API_TIMEOUT)
         message = (
             f"{name} waits in KafkaConsumer.{called}, in {where}, for {awaited}; "
             f"it is {stacks.doing(thread)}. "
-            "Before Kafka 2.0 this call has no time limit: while the topic is unknown or deleted, a "
-            "partition has no leader or the coordinator does not answer, it retries for ever; from 2.0 "
-            "on it gives up after default.api.timeout.ms unless given another timeout."
+            f"Before Kafka {limit.since} this call has no time limit: while the topic is unknown or "
+            "deleted, a partition has no leader or the coordinator does not answer, it retries for ever; "
+            f"from {limit.since} on it gives up after {limit.after}."
         )
-        if newconsumer.looks_like_poll_thread(thread, frozenset()):
+        if called != "close" and newconsumer.looks_like_poll_thread(thread, frozenset()):
+            # (a consumer being closed leaves its group anyway)
             message += (
                 f" {name} is a consumer's poll thread: while it waits it does not poll, and past "
                 "max.poll.interval.ms its member leaves the group."
@@ -128,7 +151,7 @@ older client, upgrade it. Do not look up partitions of topics that may have been
             message,
             [name],
             evidence,
-            story=f"A consumer lookup does not return: {name} waits in KafkaConsumer.{called} for {awaited}",
+            story=f"A consumer call does not return: {name} waits in KafkaConsumer.{called} for {awaited}",
             details={"call": f"KafkaConsumer.{called}", "awaited": awaited, "waiting_in": where},
         )
 
