@@ -11,7 +11,9 @@ KAFKA-916 number theirs) are annotations, not text of the dump: like "..." they 
 excerpt nor are they a continuation of a wrapped line before them.
 
 They are not joined when a thread appears in both: that is what an application logging every
-thread's ThreadInfo now and then looks like, and each of those is a snapshot of its own.
+thread's ThreadInfo now and then looks like, and each of those is a snapshot of its own. Nor when
+both hold a thread a JVM has only one of ("main", "Signal Dispatcher"), whatever its ids: those
+are two dumps, of two JVMs or of one JVM at two moments (a page comparing two runs).
 """
 
 from __future__ import annotations
@@ -64,7 +66,30 @@ def _joinable(run: list[ThreadDump], dump: ThreadDump) -> bool:
     if not (_is_fragment(run[0]) and _is_fragment(dump)) or dump.source != run[0].source:
         return False
     seen = {_identity(thread) for part in run for thread in part.threads}
-    return not any(_identity(thread) in seen for thread in dump.threads)
+    if any(_identity(thread) in seen for thread in dump.threads):
+        return False
+    singletons = {name for name, _ in seen if name in JVM_SINGLETONS}
+    return not any(thread.name in singletons for thread in dump.threads)
+
+
+# Threads every HotSpot JVM starts once (JDK 5 to 25): a second one is another JVM's, or another dump's.
+JVM_SINGLETONS = frozenset(
+    {
+        "main",
+        "DestroyJavaVM",
+        "Reference Handler",
+        "Finalizer",
+        "Signal Dispatcher",
+        "Attach Listener",
+        "Common-Cleaner",
+        "Service Thread",
+        "Monitor Deflation Thread",
+        "Notification Thread",
+        "VM Thread",
+        "VM Periodic Task Thread",
+        "Sweeper thread",
+    }
+)
 
 
 def _identity(thread: Thread) -> tuple[str, int | None]:
