@@ -306,9 +306,11 @@ def parse_pyspy_json(batches: Iterable[list[str]], source: str) -> Iterator[Thre
             help_text="Capture with `py-spy dump --pid PID --json`.",
         )
     by_pid: dict[int | None, list[Thread]] = {}
+    from_core = _from_core_file(document)
     for position, item in enumerate(document):
         pid = item.get("pid")
-        by_pid.setdefault(pid if isinstance(pid, int) else None, []).append(_json_thread(item, position))
+        pid = pid if isinstance(pid, int) and pid > 0 else None
+        by_pid.setdefault(pid, []).append(_json_thread(item, position, from_core))
     for index, (pid, threads) in enumerate(by_pid.items()):
         yield ThreadDump(
             source=source,
@@ -322,7 +324,13 @@ def parse_pyspy_json(batches: Iterable[list[str]], source: str) -> Iterator[Thre
         )
 
 
-def _json_thread(item: dict, position: int) -> Thread:  # type: ignore[type-arg]
+def _from_core_file(document: list[dict]) -> bool:  # type: ignore[type-arg]
+    """`py-spy dump --core --json`: py-spy marks every thread of a core file active (a core does not
+    say which thread was idle) and gives no process id (0). A live process always has idle threads."""
+    return bool(document) and all(item.get("pid") == 0 and item.get("active") is True for item in document)
+
+
+def _json_thread(item: dict, position: int, from_core: bool = False) -> Thread:  # type: ignore[type-arg]
     frames: list[Frame] = []
     for raw in json_objects(item.get("frames")):
         variables = tuple(
@@ -342,9 +350,15 @@ def _json_thread(item: dict, position: int) -> Thread:  # type: ignore[type-arg]
     thread_id = item.get("thread_id") if isinstance(item.get("thread_id"), int) else 0
     os_id = item.get("os_thread_id") if isinstance(item.get("os_thread_id"), int) else None
     name = str(item.get("thread_name") or "")
-    flags = ("active" if item.get("active") else "idle") + ("+gil" if item.get("owns_gil") else "")
     # The header py-spy's text form prints for the same thread (OS id when known, else the
     # Python thread id in hex), so that both forms give identical threads.
-    header = f'Thread {os_id if os_id is not None else f"{thread_id:#x}"} ({flags}): "{name}"'
+    shown_id = os_id if os_id is not None else f"{thread_id:#x}"
+    if from_core:
+        # As the text form of a core: no activity, only who holds the GIL; the frames tell the state.
+        flags = "gil" if item.get("owns_gil") else ""
+        header = f'Thread {shown_id}{" (gil)" if flags else ""}: "{name}"'
+    else:
+        flags = ("active" if item.get("active") else "idle") + ("+gil" if item.get("owns_gil") else "")
+        header = f'Thread {shown_id} ({flags}): "{name}"'
     # A JSON document has no useful line numbers; the thread's position stands in for it.
     return _thread(name, flags, header, position + 1, frames)

@@ -43,6 +43,7 @@ FORMAT_OF_FILE = {
     "pystack-remote-native.txt": DumpFormat.PY_TRACEBACK,
     "gevent-run-info.txt": DumpFormat.GEVENT,
     "asyncio-task-stacks.txt": DumpFormat.ASYNCIO,
+    "py-spy-core.txt": DumpFormat.PYSPY,  # py-spy dump --core of the same process's core file
 }
 CAPTURES = sorted(path for path in CAPTURED.glob("pyfmt-*/*.txt"))
 
@@ -482,6 +483,24 @@ def test_a_py_spy_dump_of_a_core_file_reads_threads_and_states_from_the_frames(t
     assert [(t.name, functions(t)) for t in core.threads] == [(t.name, functions(t)) for t in live.threads]
     putter = next(t for t in core.threads if "Queue.put" in functions(t))
     assert putter.status is ThreadStatus.IDLE and putter.active is None
+
+
+def test_py_spy_json_of_a_core_file_reads_its_states_from_the_frames_as_the_text_does() -> None:
+    """`py-spy dump --core --json` marks every thread active and gives pid 0 (a core does not say who
+    was idle): read from the frames, as the text form of the same core is, and with no pid."""
+    core_dir = CAPTURED / "pyfmt-poll-queue-full"
+    from_json, from_text = only_dump(core_dir / "py-spy-core.json"), only_dump(core_dir / "py-spy-core.txt")
+    assert from_json.format is DumpFormat.PYSPY_JSON and from_json.pid is None
+    by_name = {thread.name: thread for thread in from_text.threads}
+    assert sorted(by_name) == sorted(thread.name for thread in from_json.threads)
+    for thread in from_json.threads:
+        assert (thread.status, functions(thread)) == (
+            by_name[thread.name].status,
+            functions(by_name[thread.name]),
+        )
+        assert thread.header in (core_dir / "py-spy-core.txt").read_text().splitlines()
+    putter = next(t for t in from_json.threads if "Queue.put" in functions(t))
+    assert putter.status is ThreadStatus.IDLE
 
 
 def test_a_py_spy_dump_with_its_thread_ids_elided_reads_the_same_threads(tmp_path: Path) -> None:
