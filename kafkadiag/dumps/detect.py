@@ -17,8 +17,11 @@ SNIFF_LINES = 20_000
 
 # The lines that open a Python dump's thread (or process), unanchored: the markers below anchor
 # them at the line's start, and a log pipeline's prefix is looked for in front of them.
+# CPython 3.3 and 3.4, and the faulthandler package for Python 2, end the thread's line at its
+# ident: "Thread 0x00007f5a2c3f9700:".
 _FAULTHANDLER_THREAD = (
-    r"(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])?|Stack) \(most recent call first\):"
+    r"(?:(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])?|Stack) \(most recent call first\):"
+    r"|(?:Current thread|Thread) 0x[0-9a-fA-F]+:\s*$)"
 )
 _PYSPY_THREAD = rf"Thread (?:{PYSPY_THREAD_ID}) \((?:idle|active)[^)]*\):"
 _PYSPY_PROCESS_LINE = r"Process \d+:"
@@ -92,6 +95,20 @@ _EXCEPTION_HEADERS = (
 )
 
 
+# faulthandler's frame line: `line N in f`, where gdb's py-bt and the traceback module say `line N, in f`.
+_FAULTHANDLER_FRAME = re.compile(r'^\s+File ".*", line (?:\d+|\?\?\?) in \S')
+
+
+def _faulthandler_frame_follows(sample: Sequence[str], header: str) -> bool:
+    """`Traceback (most recent call first):` heads gdb's py-bt, and also the one-thread dump of the
+    faulthandler package for Python 2 (and of CPython 3.3): its frames tell which."""
+    if not header.startswith("Traceback"):
+        return False
+    after = iter(sample[sample.index(header) + 1 :])
+    following = next((line for line in after if line.strip()), "")
+    return _FAULTHANDLER_FRAME.match(following) is not None
+
+
 def detect_format(lines: Sequence[str]) -> DumpFormat:
     """Decide from a sample of lines. Falls back to HotSpot, which also reads plain logs."""
     return _detect(lines) or DumpFormat.HOTSPOT
@@ -129,6 +146,8 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         last_written = stripped
         for marker, python_format in _PYTHON_MARKERS:
             if marker.match(line):
+                if python_format is DumpFormat.GDB_PY_BT and _faulthandler_frame_follows(sample, line):
+                    return DumpFormat.FAULTHANDLER  # the faulthandler package's one-thread dump
                 return python_format
         if _TRACEBACK_FRAME.match(line):
             # Frames under "Traceback (most recent call last):" are an exception in a log, not a

@@ -16,6 +16,9 @@ Layout (CPython 3.8 to 3.13 print the same lines):
 100 frames ends with `  ...`; a thread without Python frames shows `  <no Python frame>`. After a
 fatal error, CPython 3.9+ may add `Python runtime state: ...` and 3.10+ `Extension modules: ...`.
 
+CPython 3.3 and 3.4, and the faulthandler package that backports it to Python 2, print the same
+lines, except that a thread's line ends at its ident: `Thread 0x00007f1bd5e6b6c0:`.
+
 CPython 3.14 adds the thread's name in brackets after the ident (`Thread 0x7f.. [w-putter] (most
 recent call first):`) and, after a fatal error, the current thread's C stack (`Current thread's C
 stack trace`, `Binary file "..."` lines), which carries nothing a diagnosis reads.
@@ -35,11 +38,13 @@ from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
 # CPython 3.14 adds the thread's name as the OS knows it: "Thread 0x00007f.. [w-putter] (most ...".
+# CPython 3.3 and 3.4 (and the faulthandler package for Python 2) end the line at the ident.
 THREAD_HEADER = re.compile(
     r"^(?P<current>Current thread|Thread) (?P<ident>0x[0-9a-fA-F]+)(?: \[(?P<name>[^\]]*)\])?"
-    r" \(most recent call first\):\s*$"
+    r"(?: \(most recent call first\))?:\s*$"
 )
-STACK_HEADER = re.compile(r"^Stack \(most recent call first\):\s*$")
+# `all_threads=False`; the faulthandler package for Python 2 (and CPython 3.3) says "Traceback".
+STACK_HEADER = re.compile(r"^(?:Stack|Traceback) \(most recent call first\):\s*$")
 # A function name has no space: what follows one is a reporter's note ("<- stuck here").
 FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>\S+)(?:\s.*)?$')
 BANNER = re.compile(r"^(?:Fatal Python error: .*|Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!)\s*$")

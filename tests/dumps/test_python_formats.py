@@ -124,6 +124,33 @@ def test_faulthandler_threads_are_named_by_ident_with_frames_innermost_first(nam
     assert joins[0].status is ThreadStatus.IDLE
 
 
+def test_faulthandler_of_python_3_3_reads_as_the_same_threads(tmp_path: Path) -> None:
+    """CPython 3.3 (and the faulthandler package for Python 2) end a thread's line at the ident:
+    `Current thread 0x00007fb899f39700:` (Python/traceback.c's write_thread_id of that release, and
+    What's New In Python 3.3); the captured dump rewritten so reads the same threads and states."""
+    captured_path = POLL / "faulthandler-sigusr1.txt"
+    old = re.sub(r" \(most recent call first\):$", ":", captured_path.read_text(), flags=re.MULTILINE)
+    assert "(most recent call first)" not in old
+    path = tmp_path / "faulthandler-3.3.txt"
+    path.write_text(old)
+    lines = old.splitlines()
+    assert detect_format(lines) is DumpFormat.FAULTHANDLER
+    dump, captured = only_dump(path), only_dump(captured_path)
+    assert dump.format is DumpFormat.FAULTHANDLER and dump.unparsed_count == 0
+    assert [(t.name, t.status, functions(t)) for t in dump.threads] == [
+        (t.name, t.status, functions(t)) for t in captured.threads
+    ]
+    # all_threads=False printed `Traceback (most recent call first):`, as gdb's py-bt heads a stack:
+    # faulthandler's frames (`line N in f`, no comma) tell the two apart.
+    current = old[old.index("Current thread 0x") :].split("\n\n")[0].splitlines()
+    one = tmp_path / "faulthandler-3.3-one-thread.txt"
+    one.write_text("\n".join(["Traceback (most recent call first):", *current[1:]]) + "\n")
+    (thread,) = only_dump(one).threads
+    assert only_dump(one).format is DumpFormat.FAULTHANDLER
+    (same,) = [t for t in captured.threads if t.header.startswith("Current thread")]
+    assert functions(thread) == functions(same)
+
+
 def test_faulthandler_banners_name_the_trigger() -> None:
     assert only_dump(POLL / "faulthandler-fatal.txt").banner == "Fatal Python error: Aborted"
     assert only_dump(POLL / "faulthandler-later.txt").banner.startswith("Timeout (0:00:08")
