@@ -46,7 +46,13 @@ def report_json(report: Report, inputs: list[dict[str, Any]], fail_on: str) -> d
         "rules_run": list(report.rules_run),
         "caveats": list(report.caveats),
         "series": [
-            {"name": s.name, "sources": list(s.sources), "dumps": s.dumps, "threads": s.threads}
+            {
+                "name": s.name,
+                "sources": list(s.sources),
+                "dumps": s.dumps,
+                "threads": s.threads,
+                "kafka_threads": dict(s.kafka_threads),
+            }
             for s in report.series
         ],
         "inputs": inputs,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import TextIO
 
+from kafkadiag.rules.clientthreads import describe as describe_client_threads
 from kafkadiag.rules.engine import Report
 
 WIDTH = 100
@@ -48,6 +49,8 @@ def render_report(out: TextIO, report: Report, total_dumps: int) -> None:
     out.write("Details\n")
     for series in report.series:
         out.write(f"  {series.name}: {series.dumps} dump(s), {series.threads} threads in the latest\n")
+        seen = describe_client_threads(series.kafka_threads) if series.kafka_threads else "none"
+        out.write(_wrapped(f"Kafka client threads in the latest dump: {seen}", "    ") + "\n")
     out.write(f"  rules run: {', '.join(report.rules_run) or 'none'}\n")
     for skipped in report.skipped:
         out.write(f"  skipped {skipped.code} {skipped.name}: needs {'; '.join(skipped.missing)}\n")

@@ -17,6 +17,7 @@ from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import ThreadDump
 from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import SCOPE_DUMP, Evidence, Finding, Requirement, Rule, Severity
+from kafkadiag.rules.clientthreads import client_threads, kafka_client_seen
 from kafkadiag.rules.context import JAVA_FORMATS, AnalysisContext, available_requirements
 from kafkadiag.rules.registry import RULES, RuleCrashed
 
@@ -37,6 +38,8 @@ class SeriesSummary:
     sources: tuple[str, ...]
     dumps: int
     threads: int  # in the latest dump
+    # Kafka client threads of the latest dump by role (clientthreads.ROLES keys), roles seen only.
+    kafka_threads: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,11 @@ def analyze(
             name = _Series(series).name
             summaries.append(
                 SeriesSummary(
-                    name, tuple(dict.fromkeys(d.source for d in series)), len(series), len(series[-1].threads)
+                    name,
+                    tuple(dict.fromkeys(d.source for d in series)),
+                    len(series),
+                    len(series[-1].threads),
+                    client_threads(series[-1]),
                 )
             )
             series_findings, series_skipped, series_ran = _analyze_series(series, name, rules, memo)
@@ -267,12 +274,21 @@ def compose_verdict(findings: Sequence[Finding], series: Sequence[SeriesSummary]
             return f"{kind} ({scope}): " + " ".join(_sentence(story) for story in unique)
     if any(f.severity is Severity.ERROR for f in findings):
         return f"Stalled ({scope}): see the findings below."
+    clientless = "" if any(kafka_client_seen(s.kafka_threads) for s in series) else _NO_CLIENT
     if caveats:
         return (
             f"No stall found in what could be read ({scope}), with {caveats} caveat(s) below: "
-            "what the input lacks or what reading it had to repair was not analysed as given."
+            f"what the input lacks or what reading it had to repair was not analysed as given.{clientless}"
         )
-    return f"No stall found ({scope}): no rule found a blocked consumer, deadlock or stuck lock."
+    return f"No stall found ({scope}): no rule found a blocked consumer, deadlock or stuck lock.{clientless}"
+
+
+# Said with "No stall found" when nothing in the input is a Kafka client's: the rules about
+# consumers and producers had nothing to look at, which is not the same as finding them healthy.
+_NO_CLIENT = (
+    " No thread in it is a Kafka client's (by name or stack): if a consumer lags, this is not "
+    "its process, or its threads are not in the excerpt."
+)
 
 
 def _sentence(text: str) -> str:
