@@ -112,7 +112,11 @@ class NewConsumer:
 
 
 @contextmanager
-def new_consumer(bootstrap: str, group: str, topics: Sequence[str]) -> Iterator[NewConsumer]:
+def new_consumer(
+    bootstrap: str, group: str, topics: Sequence[str], max_poll_interval_ms: int = 60000
+) -> Iterator[NewConsumer]:
+    """A member that stays in the group while it polls at least every `max_poll_interval_ms`
+    (past that, kafka-python's heartbeat thread leaves the group: its state becomes EMPTY)."""
     from kafka import KafkaConsumer
 
     consumer = KafkaConsumer(
@@ -124,7 +128,7 @@ def new_consumer(bootstrap: str, group: str, topics: Sequence[str]) -> Iterator[
         # Tansu holds the second join about session_timeout_ms/2 (COMPONENTS.md).
         session_timeout_ms=6000,
         heartbeat_interval_ms=1000,
-        max_poll_interval_ms=60000,
+        max_poll_interval_ms=max_poll_interval_ms,
     )
     consumer.subscribe(list(topics))
     member = NewConsumer(consumer, group)

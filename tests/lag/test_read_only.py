@@ -128,7 +128,9 @@ def test_no_command_changes_zookeeper_or_any_group(
         ["batch", str(record_dir), "--out", str(tmp_path / "batch")],
     ]  # fmt: skip
     every_request: list[str] = []
-    with workload.new_consumer(bootstrap, live, [topic]) as member:
+    # The member polls once only: it must stay in the group while every command runs, Spark's
+    # batch included, however slow the machine (a member past max.poll.interval.ms leaves it).
+    with workload.new_consumer(bootstrap, live, [topic], max_poll_interval_ms=1_800_000) as member:
         member.consume(3)
         for command in commands:
             before_zk, before_kafka = zookeeper_state(zookeeper.address), kafka_state(bootstrap)
