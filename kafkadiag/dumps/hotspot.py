@@ -35,6 +35,7 @@ from kafkadiag.dumps.jvmthreads import attach_synchronizers
 from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.rewrap import (
     address_rejoined,
+    agent_frame_unfinished,
     frame_unfinished,
     header_continues,
     header_unfinished,
@@ -102,6 +103,17 @@ _REPORT_THREAD = re.compile(r'^"(?P<name>.*)":$')
 # Serviceability agent (`jstack -F`, `jhsdb jstack`, JDK 5's jstack): "Thread 5987: (state = BLOCKED)"
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
 _TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
+# The serviceability agent (`jhsdb jstack`, JDK 8's `jstack -F`) prints no "Full thread dump"
+# banner but this preamble: attaching, the JVM's version, its own deadlock detection.
+_AGENT_BANNER = re.compile(r"^Attaching to (?:process ID (?P<pid>\d+)|core .*), please wait\.\.\.")
+_AGENT_PREAMBLE = re.compile(
+    r"^(?:Debugger attached successfully\.|(?:Server|Client) compiler detected\.|JVM version is |"
+    r"Deadlock Detection:|No deadlocks found\.)"
+)
+# `jhsdb jstack --mixed`: a line per OS thread between threads, and native frames by address.
+_MIXED_SEPARATOR = re.compile(r"^-{5,} \d+ -{5,}\s*$")
+_MIXED_NATIVE_FRAME = re.compile(r"^0x[0-9a-fA-F]+\t")
+MIXED_NOTE = "jhsdb jstack --mixed: its native frames (by address) are left out; the Java frames are read"
 _JCMD_PID = re.compile(r"^(\d+):$")
 _DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
 _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
@@ -176,13 +188,18 @@ def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | 
                 lock_id = int(inner, 16)  # always hex; "0x" optional (OS X JDK 6 omits it)
             except ValueError:
                 lock_id = None  # "<no object reference available>", "<owner is scalar replaced>"
-            after = after.strip()
+            # jhsdb jstack --locks lists a synchronizer as "<0x..>, (a java/util/...)"
+            after = after.lstrip(", ")
             if after.startswith("("):
                 # "(a pkg.Lock)", and in VisualVM's rendering `(a pkg.Lock) owned by "x" t@3`
                 end = after.find(")")
                 lock_class = after[1:end] if end > 0 else None
                 if lock_class and lock_class.startswith("a "):
                     lock_class = lock_class[2:]
+                if lock_class and "/" in lock_class and "." not in lock_class:
+                    # The serviceability agent prints the JVM's internal name, java/util/...; a
+                    # hidden class (pkg.App$$Lambda/0x0000000800c0a000) keeps its slash.
+                    lock_class = lock_class.replace("/", ".")
     elif kind is LockEventKind.WAITING_ON and " for " in words:
         # JDK 17+: "- waiting on the Class initialization monitor for pkg.Type"
         lock_class = words.rsplit(" for ", 1)[1]
@@ -467,6 +484,9 @@ class HotspotParser:
         self.name_only: tuple[str, int] | None = None  # a `"name"` line, maybe a cut header
         # The first lines of a thread name that holds line breaks, with their line numbers.
         self.open_name: list[tuple[str, int]] = []
+        # The line number of a lone "-": hard wrapping cut a lock line or an agent's frame right
+        # after its dash, and the next line is the rest of it.
+        self.lone_dash: int | None = None
 
     # -- the hot loop ------------------------------------------------------------------------
 
@@ -572,6 +592,8 @@ class HotspotParser:
             return
         if self.open_name and self._name_continues(line, line_no):
             return
+        if self.lone_dash is not None:
+            line = self._after_lone_dash(line, line_no)
         first = line[:1]
         if self.mode == IN_DUMP and (first == "\t" or first == " "):
             body = line.lstrip()
@@ -589,11 +611,22 @@ class HotspotParser:
 
     # -- indented lines inside a dump -----------------------------------------------------------
 
+    def _after_lone_dash(self, line: str, line_no: int) -> str:
+        """The rest of a lock line or agent frame whose "-" hard wrapping left on the line before."""
+        dash_line_no, self.lone_dash = self.lone_dash, None
+        if dash_line_no != line_no - 1 or self.thread is None or not line.strip():
+            return line
+        self._rejoined(self.thread, line_no)
+        return "\t- " + line.strip()
+
     def _indented(self, line: str, body: str, line_no: int) -> None:
         thread = self.thread
         dump = self.dump
         assert dump is not None
         if not body:
+            return
+        if thread is not None and body.rstrip() == "-":
+            self.lone_dash = line_no
             return
         if thread is None:
             if body.startswith(("0x", "_java_thread_list", "}")):
@@ -603,7 +636,7 @@ class HotspotParser:
         if body.startswith("- "):
             if thread.in_synchronizers:
                 self._synchronizer(thread, body, line, line_no)
-            elif " @bci=" in body:
+            elif " @bci=" in body or self._agent_frame_cut(thread, body):
                 thread.frames.append(parse_agent_frame(body[2:]))
             else:
                 self._lock_event(thread, body, line, line_no)
@@ -714,7 +747,11 @@ class HotspotParser:
             return False
         frames = thread.frames
         event_after_frame = bool(events) and events[-1].frame_index >= len(frames) - 1 and bool(frames)
-        if frames and not event_after_frame and frame_unfinished(frames[-1].text):
+        if frames and not event_after_frame and self._agents_dump(thread):
+            if agent_frame_unfinished(frames[-1].text):
+                frames[-1] = parse_agent_frame(join_token(frames[-1].text, line))
+                return self._rejoined(thread, line_no)
+        elif frames and not event_after_frame and frame_unfinished(frames[-1].text):
             frames[-1] = parse_java_frame(join_token(frames[-1].text, line))
             return self._rejoined(thread, line_no)
         if frames:
@@ -895,6 +932,13 @@ class HotspotParser:
             self.dump.producer = tool_banner["tool"]
             self.dump.pid = int(tool_banner["pid"])
             return
+        agent_banner = _AGENT_BANNER.match(line)
+        if agent_banner:
+            self._start_dump(line_no, banner=line.strip())
+            assert self.dump is not None
+            self.dump.producer = "jhsdb"
+            self.dump.pid = int(agent_banner["pid"]) if agent_banner["pid"] else None
+            return
         if lost_opening_quote(line):
             self._quoted('"' + line, line_no)
             if self.dump is not None:
@@ -929,6 +973,30 @@ class HotspotParser:
         if self.mode == IN_DUMP:
             self._unindented_in_dump(line, line_no)
 
+    def _agents_dump(self, thread: _ThreadBuilder) -> bool:
+        """Frames in the serviceability agent's layout (`- pkg.C.m(args) @bci=N, line=L (...)`)."""
+        if self.dump is not None and self.dump.producer == "jhsdb":
+            return True
+        return any(" @bci=" in frame.text for frame in thread.frames)
+
+    def _agent_frame_cut(self, thread: _ThreadBuilder, body: str) -> bool:
+        """An agent's frame that hard wrapping cut before its `@bci=`, not a lock line."""
+        rest = body[2:].rstrip()
+        cut = "(" in rest or ("." in rest and " " not in rest)  # cut inside, or before its "("
+        return cut and parse_lock_line(body)[0] is None and self._agents_dump(thread)
+
+    def _agent_line(self, line: str) -> bool:
+        """The serviceability agent's own lines: its preamble, and --mixed's thread separators
+        and native frames."""
+        if _AGENT_PREAMBLE.match(line) or _MIXED_SEPARATOR.match(line):
+            return True
+        if _MIXED_NATIVE_FRAME.match(line):
+            assert self.dump is not None
+            if MIXED_NOTE not in self.dump.notes:
+                self.dump.notes.append(MIXED_NOTE)
+            return True
+        return False
+
     def _unindented_in_dump(self, line: str, line_no: int) -> None:
         dump = self.dump
         assert dump is not None
@@ -942,6 +1010,9 @@ class HotspotParser:
             return
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
+            return
+        if thread is not None and line.startswith(SYNCHRONIZERS):
+            self._synchronizers_start(thread)  # flush left in jhsdb jstack --locks
             return
         held_entry = line == "- None" or line.startswith(_HELD_ENTRY)
         if thread is not None and thread.in_synchronizers and held_entry:
@@ -966,6 +1037,8 @@ class HotspotParser:
         if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
             return
         if _DEADLOCK_COUNT.match(line):
+            return
+        if dump.producer == "jhsdb" and self._agent_line(line):
             return
         if dump.report_only:
             if line.startswith(DEADLOCK_START):
@@ -1162,6 +1235,7 @@ class HotspotParser:
                 self.dump_format is DumpFormat.HOTSPOT
                 and input_ended
                 and not dump.footer_seen
+                and dump.producer != "jhsdb"  # the serviceability agent prints no footer
                 and dump.banner is not None
                 and in_thread
             )

@@ -13,7 +13,8 @@ import re
 
 # What fold -s and mail clients keep or drop at a break: nothing inside a token, a space (kept at
 # the end of the first part, or not) between words.
-_STACK_ADDRESS_TAIL = re.compile(r"^(?:[a-z][a-zA-Z .()]*)?\[0x[0-9a-fA-F]+\]\s*$")
+# State words and the stack address: "condition [0x..]", "Object.wait() [0x..]" (after "in").
+_STACK_ADDRESS_TAIL = re.compile(r"^(?:[a-z][a-zA-Z .()]*|Object\.wait\(\)\s*)?\[0x[0-9a-fA-F]+\]\s*$")
 _ENDS_WITH_NID = re.compile(r"nid=(?:0x[0-9a-fA-F]*|\d*)\s*$")
 # Words a header's state ("waiting on condition", "waiting for monitor entry") cannot end with.
 _UNFINISHED_STATE_WORDS = frozenset({"waiting", "on", "for", "monitor", "in"})
@@ -97,6 +98,12 @@ def unbalanced(text: str) -> bool:
 def frame_unfinished(text: str) -> bool:
     """A frame cut before its location or inside it: every frame ends with `(...)`."""
     return "(" not in text or unbalanced(text)
+
+
+def agent_frame_unfinished(text: str) -> bool:
+    """A serviceability-agent frame cut short: every one ends `@bci=N[, line=L] (... frame)`."""
+    stripped = text.rstrip()
+    return unbalanced(stripped) or " @bci=" not in stripped or not stripped.endswith(")")
 
 
 def lock_class_missing(text: str) -> bool:
