@@ -6,120 +6,125 @@ waiting is a healthy consumer; no Kafka client thread at all means the dump is o
 than the one that lags (a sidecar, the launcher script's JVM) or its client threads are not in an
 excerpt, and no rule about consumers or producers had anything to look at.
 
-A thread takes the first role that matches, by its name (the client libraries name their own
-threads) or by its stack (an application names its poll threads as it likes).
+A thread's role comes from its name when the client library named it, else from its stack (an
+application names its poll threads as it likes). Stacks are judged once per distinct stack: a
+150,000-thread dump holds a few hundred.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import NamedTuple
 
-from kafkadiag.model import Thread, ThreadDump
-from kafkadiag.rules import newconsumer, oldconsumer, stacks
+from kafkadiag.model import Frame, ThreadDump
+from kafkadiag.rules import newconsumer, oldconsumer, stackindex, stacks
 from kafkadiag.rules.kd308_producer_call_blocked import SENDER_NAME, SENDER_RUN
-from kafkadiag.rules.kd403_python_heartbeat_blocked import is_heartbeat as is_python_heartbeat
+from kafkadiag.rules.kd403_python_heartbeat_blocked import HEARTBEAT_CODE
 
-_CONSUMER = "org.apache.kafka.clients.consumer."
-_PRODUCER = "org.apache.kafka.clients.producer."
+# Role keys (stable, for JSON) and labels (for people: "2 consumer poll"), in the order shown.
+LABELS = {
+    "consumer-heartbeat": "consumer heartbeat",
+    "consumer-background": "consumer background (new group protocol)",
+    "producer-io": "producer I/O",
+    "admin-client-io": "admin client I/O",
+    "streams": "Kafka Streams",
+    "connect-task": "Kafka Connect task",
+    "old-consumer-fetcher": "old consumer fetcher",
+    "old-consumer-stream": "old consumer stream",
+    "old-consumer-other": "old consumer connector",
+    "consumer-poll": "consumer poll",
+    "consumer-call": "in another KafkaConsumer call",
+    "producer-call": "in a KafkaProducer call",
+    "broker": "Kafka broker",
+}
 
-
-class Role(NamedTuple):
-    key: str  # stable, for JSON
-    label: str  # for people: "2 consumer poll threads"
-    matches: Callable[[Thread], bool]
-
-
-def _named(prefix: str) -> Callable[[Thread], bool]:
-    return lambda thread: thread.name.startswith(prefix)
-
-
-def _in_class(prefix: str) -> Callable[[Thread], bool]:
-    """A frame of a class (or package) under `prefix`: the thread is inside that client's code."""
-    return lambda thread: any(frame.function.startswith(prefix) for frame in thread.frames)
-
-
-def _consumer_poll(thread: Thread) -> bool:
-    # KafkaConsumer.poll of the Java client (any release) and of kafka-python.
-    return stacks.has_frame(thread, *newconsumer.KAFKA_CONSUMER_POLL, suffix=True)
-
-
-def _stream_thread(thread: Thread) -> bool:
-    return bool(_STREAM_THREAD_NAME.search(thread.name)) or stacks.has_frame(
-        thread, "org.apache.kafka.streams.processor.internals.StreamThread.run"
-    )
-
-
-def _python_sender(thread: Thread) -> bool:
-    return any(
-        frame.function == "Sender.run" and (frame.file or "").endswith("kafka/producer/sender.py")
-        for frame in thread.frames
-    )
-
-
-def _old_consumer_fetcher(thread: Thread) -> bool:
-    return bool(oldconsumer.FETCHER_NAME.match(thread.name)) or stacks.has_frame(
-        thread, "kafka.consumer.ConsumerFetcherThread.processPartitionData", *oldconsumer.FETCHER_RUNNABLE_RUN
-    )
-
-
-def _old_consumer_stream(thread: Thread) -> bool:
-    return stacks.has_frame(thread, *oldconsumer.ITERATOR_FRAMES, suffix=True)
-
-
-def _heartbeat(thread: Thread) -> bool:
-    return newconsumer.is_heartbeat(thread) or is_python_heartbeat(thread)
-
-
-def _producer_io(thread: Thread) -> bool:
-    return (
-        thread.name.startswith(SENDER_NAME) or stacks.has_frame(thread, SENDER_RUN) or _python_sender(thread)
-    )
-
-
-# "<client.id>-StreamThread-<n>" (Kafka Streams names its threads so).
-_STREAM_THREAD_NAME = re.compile(r"-StreamThread-\d+$")
-
-# In the order a thread is tried: the most specific first (a fetcher runs kafka.server code too).
-ROLES = (
-    Role("consumer-heartbeat", "consumer heartbeat", _heartbeat),
-    Role(
-        "consumer-background",
-        "consumer background (new group protocol)",
-        _named("consumer_background_thread"),
-    ),
-    Role("producer-io", "producer I/O", _producer_io),
-    Role("admin-client-io", "admin client I/O", _named("kafka-admin-client-thread")),
-    Role("streams", "Kafka Streams", _stream_thread),
-    Role("connect-task", "Kafka Connect task", _in_class("org.apache.kafka.connect.runtime.WorkerTask")),
-    Role("old-consumer-fetcher", "old consumer fetcher", _old_consumer_fetcher),
-    Role("old-consumer-stream", "old consumer stream", _old_consumer_stream),
-    # The connector's other threads: the leader finder, the rebalance watcher, the committer.
-    Role("old-consumer-other", "old consumer connector", _in_class("kafka.consumer.")),
-    Role("consumer-poll", "consumer poll", _consumer_poll),
-    Role("consumer-call", "in another KafkaConsumer call", _in_class(_CONSUMER)),
-    Role("producer-call", "in a KafkaProducer call", _in_class(_PRODUCER)),
-    Role("broker", "Kafka broker", _in_class("kafka.server.")),
+# Names the client libraries give their own threads, one alternative per role (the group's name
+# is the role key): Java's heartbeat thread "kafka-coordinator-heartbeat-thread | <group>" and
+# kafka-python's "<group>-heartbeat", the producer's "kafka-producer-network-thread | <client.id>",
+# Kafka Streams' "<client.id>-StreamThread-<n>", the old consumer's fetchers.
+_NAMED = re.compile(
+    r"^(?:(?P<consumer_heartbeat>kafka-coordinator-heartbeat-thread(?: \| .+)?$|.+-heartbeat$)"
+    r"|(?P<consumer_background>consumer_background_thread)"
+    rf"|(?P<producer_io>{re.escape(SENDER_NAME)})"
+    r"|(?P<admin_client_io>kafka-admin-client-thread)"
+    r"|(?P<streams>.+-StreamThread-\d+$)"
+    r"|(?P<old_consumer_fetcher>ConsumerFetcherThread-.+-\d+--?\d+$))"
 )
 
 
+# Words every name _NAMED accepts holds one of.
+_NAME_WORDS = re.compile("heartbeat|kafka-|consumer_background|StreamThread-|ConsumerFetcherThread-")
+
+
+def _has(text: str, *functions: str) -> bool:
+    """One of `functions` is a whole function of the joined stack (stacks.joined_functions)."""
+    return any(f"\n{function}\n" in text for function in functions)
+
+
+def _ends(text: str, *suffixes: str) -> bool:
+    """A function of the joined stack ends with one of `suffixes`."""
+    return any(f"{suffix}\n" in text for suffix in suffixes)
+
+
+def _in_package(text: str, prefix: str) -> bool:
+    return f"\n{prefix}" in text
+
+
+def _stack_role(frames: tuple[Frame, ...]) -> str | None:
+    """The role a stack shows, the most specific first (a fetcher runs kafka.server code too)."""
+    text = stacks.joined_functions(frames)
+    if "afka" not in text and "Heartbeat" not in text and "Sender" not in text:
+        return None  # nothing of a Kafka client's (org.apache.kafka, kafka., KafkaConsumer)
+    if _ends(text, *newconsumer.HEARTBEAT_RUN, *HEARTBEAT_CODE):
+        return "consumer-heartbeat"
+    if _has(text, SENDER_RUN) or _python_sender(frames):
+        return "producer-io"
+    if _has(text, "org.apache.kafka.streams.processor.internals.StreamThread.run"):
+        return "streams"
+    if _in_package(text, "org.apache.kafka.connect.runtime.WorkerTask"):
+        return "connect-task"
+    if _has(
+        text, "kafka.consumer.ConsumerFetcherThread.processPartitionData", *oldconsumer.FETCHER_RUNNABLE_RUN
+    ):
+        return "old-consumer-fetcher"
+    if _ends(text, *oldconsumer.ITERATOR_FRAMES):
+        return "old-consumer-stream"
+    if _in_package(text, "kafka.consumer."):
+        return "old-consumer-other"  # the connector's leader finder, rebalance watcher, committer
+    if _ends(text, *newconsumer.KAFKA_CONSUMER_POLL):
+        return "consumer-poll"  # the Java client's KafkaConsumer.poll, and kafka-python's
+    if _in_package(text, "org.apache.kafka.clients.consumer."):
+        return "consumer-call"
+    if _in_package(text, "org.apache.kafka.clients.producer."):
+        return "producer-call"
+    if _in_package(text, "kafka.server."):
+        return "broker"
+    return None
+
+
+def _python_sender(frames: tuple[Frame, ...]) -> bool:
+    """kafka-python's producer I/O thread."""
+    return any(
+        frame.function == "Sender.run" and (frame.file or "").endswith("kafka/producer/sender.py")
+        for frame in frames
+    )
+
+
 def client_threads(dump: ThreadDump) -> dict[str, int]:
-    """Threads per role key, in ROLES order, roles without a thread left out."""
-    counts = dict.fromkeys((role.key for role in ROLES), 0)
-    for thread in dump.threads:
-        role = next((role for role in ROLES if role.matches(thread)), None)
+    """Threads per role key, in LABELS order, roles without a thread left out."""
+    by_stack = dict(stackindex.stack_answers(dump, "client-thread-role", _stack_role))
+    counts = dict.fromkeys(LABELS, 0)
+    for position, thread in enumerate(dump.threads):
+        # Most threads carry none of these words: the pattern is tried only on those that do.
+        named = _NAMED.match(thread.name) if _NAME_WORDS.search(thread.name) else None
+        role = named.lastgroup.replace("_", "-") if named and named.lastgroup else by_stack.get(position)
         if role is not None:
-            counts[role.key] += 1
+            counts[role] += 1
     return {key: count for key, count in counts.items() if count}
-
-
-_LABELS = {role.key: role.label for role in ROLES}
 
 
 def describe(counts: dict[str, int]) -> str:
     """ "2 consumer poll, 2 consumer heartbeat, 1 producer I/O" (threads per role)."""
-    return ", ".join(f"{count} {_LABELS[key]}" for key, count in counts.items())
+    return ", ".join(f"{count} {LABELS[key]}" for key, count in counts.items())
 
 
 def kafka_client_seen(counts: dict[str, int]) -> bool:
