@@ -34,6 +34,7 @@ LABELS = {
     "consumer-poll": "consumer poll",
     "consumer-call": "in another KafkaConsumer call",
     "producer-call": "in a KafkaProducer call",
+    "librdkafka-call": "in a confluent-kafka (librdkafka) call",
     "broker": "Kafka broker",
 }
 
@@ -96,6 +97,11 @@ def _stack_role(frames: tuple[Frame, ...]) -> str | None:
         return "consumer-call"
     if _in_package(text, "org.apache.kafka.clients.producer."):
         return "producer-call"
+    # confluent-kafka's C extension and librdkafka, seen only in py-spy --native's frames
+    if _has(text, "Consumer_poll", "Consumer_consume"):
+        return "consumer-poll"
+    if _in_package(text, "rd_kafka_") or _in_package(text, "Producer_") or _in_package(text, "Consumer_"):
+        return "librdkafka-call"
     if _in_package(text, "kafka.server."):
         return "broker"
     return None

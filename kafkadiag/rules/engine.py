@@ -287,7 +287,8 @@ def compose_verdict(findings: Sequence[Finding], series: Sequence[SeriesSummary]
 # consumers and producers had nothing to look at, which is not the same as finding them healthy.
 _NO_CLIENT = (
     " No thread in it is a Kafka client's (by name or stack): if a consumer lags, this is not "
-    "its process, or its threads are not in the excerpt."
+    "its process, or its threads are not in the excerpt; a confluent-kafka client shows its calls "
+    "only in py-spy --native's frames."
 )
 
 
