@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -99,12 +100,12 @@ _EXCEPTION_HEADERS = (
 _FAULTHANDLER_FRAME = re.compile(r'^\s+File ".*", line (?:\d+|\?\?\?) in \S')
 
 
-def _faulthandler_frame_follows(sample: Sequence[str], header: str) -> bool:
+def _faulthandler_frame_follows(sample: Sequence[str], position: int) -> bool:
     """`Traceback (most recent call first):` heads gdb's py-bt, and also the one-thread dump of the
     faulthandler package for Python 2 (and of CPython 3.3): its frames tell which."""
-    if not header.startswith("Traceback"):
+    if not sample[position].startswith("Traceback"):
         return False
-    after = iter(sample[sample.index(header) + 1 :])
+    after = itertools.islice(sample, position + 1, None)
     following = next((line for line in after if line.strip()), "")
     return _FAULTHANDLER_FRAME.match(following) is not None
 
@@ -133,7 +134,7 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
     stack_traces = False
     previous = ""
     last_written = ""
-    for line in sample:
+    for position, line in enumerate(sample):
         stripped = line.lstrip()
         if not stripped:
             continue
@@ -146,7 +147,7 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         last_written = stripped
         for marker, python_format in _PYTHON_MARKERS:
             if marker.match(line):
-                if python_format is DumpFormat.GDB_PY_BT and _faulthandler_frame_follows(sample, line):
+                if python_format is DumpFormat.GDB_PY_BT and _faulthandler_frame_follows(sample, position):
                     return DumpFormat.FAULTHANDLER  # the faulthandler package's one-thread dump
                 return python_format
         if _TRACEBACK_FRAME.match(line):

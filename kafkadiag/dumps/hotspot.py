@@ -105,6 +105,7 @@ _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
 _TOOL_BANNER = re.compile(r"^Thread dump from (?P<tool>jcmd|jstack) (?P<pid>\d+)\b")
 # The serviceability agent (`jhsdb jstack`, JDK 8's `jstack -F`) prints no "Full thread dump"
 # banner but this preamble: attaching, the JVM's version, its own deadlock detection.
+AGENT_PRODUCER = "jhsdb"
 _AGENT_BANNER = re.compile(r"^Attaching to (?:process ID (?P<pid>\d+)|core .*), please wait\.\.\.")
 _AGENT_PREAMBLE = re.compile(
     r"^(?:Debugger attached successfully\.|(?:Server|Client) compiler detected\.|JVM version is |"
@@ -936,7 +937,7 @@ class HotspotParser:
         if agent_banner:
             self._start_dump(line_no, banner=line.strip())
             assert self.dump is not None
-            self.dump.producer = "jhsdb"
+            self.dump.producer = AGENT_PRODUCER
             self.dump.pid = int(agent_banner["pid"]) if agent_banner["pid"] else None
             return
         if lost_opening_quote(line):
@@ -975,7 +976,7 @@ class HotspotParser:
 
     def _agents_dump(self, thread: _ThreadBuilder) -> bool:
         """Frames in the serviceability agent's layout (`- pkg.C.m(args) @bci=N, line=L (...)`)."""
-        if self.dump is not None and self.dump.producer == "jhsdb":
+        if self.dump is not None and self.dump.producer == AGENT_PRODUCER:
             return True
         return any(" @bci=" in frame.text for frame in thread.frames)
 
@@ -1038,7 +1039,7 @@ class HotspotParser:
             return
         if _DEADLOCK_COUNT.match(line):
             return
-        if dump.producer == "jhsdb" and self._agent_line(line):
+        if dump.producer == AGENT_PRODUCER and self._agent_line(line):
             return
         if dump.report_only:
             if line.startswith(DEADLOCK_START):
@@ -1235,7 +1236,7 @@ class HotspotParser:
                 self.dump_format is DumpFormat.HOTSPOT
                 and input_ended
                 and not dump.footer_seen
-                and dump.producer != "jhsdb"  # the serviceability agent prints no footer
+                and dump.producer != AGENT_PRODUCER  # the serviceability agent prints no footer
                 and dump.banner is not None
                 and in_thread
             )

@@ -56,14 +56,10 @@ _NAMED = re.compile(
 _NAME_WORDS = re.compile("heartbeat|kafka-|consumer_background|StreamThread-|ConsumerFetcherThread-")
 
 
-def _has(text: str, *functions: str) -> bool:
-    """One of `functions` is a whole function of the joined stack (stacks.joined_functions)."""
-    return any(f"\n{function}\n" in text for function in functions)
-
-
-def _ends(text: str, *suffixes: str) -> bool:
-    """A function of the joined stack ends with one of `suffixes`."""
-    return any(f"{suffix}\n" in text for suffix in suffixes)
+def _has(text: str, *functions: str, suffix: bool = False) -> bool:
+    """stacks.has_frame on a joined stack: one of `functions` is a function of it (with `suffix`,
+    a function ends with one of them)."""
+    return any(map(text.__contains__, stacks.needles(functions, suffix)))
 
 
 def _in_package(text: str, prefix: str) -> bool:
@@ -75,7 +71,7 @@ def _stack_role(frames: tuple[Frame, ...]) -> str | None:
     text = stacks.joined_functions(frames)
     if "afka" not in text and "Heartbeat" not in text and "Sender" not in text:
         return None  # nothing of a Kafka client's (org.apache.kafka, kafka., KafkaConsumer)
-    if _ends(text, *newconsumer.HEARTBEAT_RUN, *HEARTBEAT_CODE):
+    if _has(text, *newconsumer.HEARTBEAT_RUN, *HEARTBEAT_CODE, suffix=True):
         return "consumer-heartbeat"
     if _has(text, SENDER_RUN) or _python_sender(frames):
         return "producer-io"
@@ -87,11 +83,11 @@ def _stack_role(frames: tuple[Frame, ...]) -> str | None:
         text, "kafka.consumer.ConsumerFetcherThread.processPartitionData", *oldconsumer.FETCHER_RUNNABLE_RUN
     ):
         return "old-consumer-fetcher"
-    if _ends(text, *oldconsumer.ITERATOR_FRAMES):
+    if _has(text, *oldconsumer.ITERATOR_FRAMES, suffix=True):
         return "old-consumer-stream"
     if _in_package(text, "kafka.consumer."):
         return "old-consumer-other"  # the connector's leader finder, rebalance watcher, committer
-    if _ends(text, *newconsumer.KAFKA_CONSUMER_POLL):
+    if _has(text, *newconsumer.KAFKA_CONSUMER_POLL, suffix=True):
         return "consumer-poll"  # the Java client's KafkaConsumer.poll, and kafka-python's
     if _in_package(text, "org.apache.kafka.clients.consumer."):
         return "consumer-call"
