@@ -644,7 +644,12 @@ def _metrics_source(options: dict[str, Any], timeout: float) -> Any:
 )
 @_sample_interval_option
 @_allowed_lag_option
-@click.option("--watch", is_flag=True, help="Live view: re-evaluate every --interval until Ctrl-C.")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Live view: re-evaluate every --interval until Ctrl-C "
+    "(into a pipe or file: every refresh, one after another).",
+)
 @click.option(
     "--record",
     "record_dir",

@@ -18,7 +18,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
 from kafkadiag.collect.gather import Collector, LagTarget
@@ -311,6 +311,37 @@ class _SampleProgress:
             self._progress.stop()  # type: ignore[attr-defined]
 
 
+class _WatchView:
+    """Where --watch shows each refresh: redrawn in place on a terminal; appended, one whole
+    view after another, when standard output is a pipe or a file (a log keeps every refresh,
+    where a live display would show only the last one, at the end)."""
+
+    def __init__(self, console: Any) -> None:
+        self.console = console
+        self._live: Any = None
+
+    def __enter__(self) -> _WatchView:
+        if self.console.is_terminal:
+            from rich.live import Live
+
+            self._live = Live(console=self.console, auto_refresh=False, screen=False)
+            self._live.start()
+        return self
+
+    def show(self, text: str) -> None:
+        from rich.text import Text
+
+        if self._live is not None:
+            self._live.update(Text(text), refresh=True)
+        else:
+            self.console.print(Text(text), end="")
+            self.console.file.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+
 def _watch(
     collector: Collector,
     output_format: str,
@@ -323,15 +354,13 @@ def _watch(
     """Re-evaluate every interval over a sliding window of snapshots until interrupted."""
     import io
 
-    from rich.live import Live
-    from rich.text import Text
-
     from kafkadiag.console import stdout_console
 
     snapshots: deque[Snapshot] = deque(maxlen=window)
     report: LagReport | None = None
+    console = stdout_console()
     try:
-        with Live(console=stdout_console(), auto_refresh=False, screen=False) as live:
+        with _WatchView(console) as view:
             while True:
                 started = time.monotonic()
                 snapshot = collector.snapshot()
@@ -344,8 +373,9 @@ def _watch(
                 write_report(buffer, report, shown, fetcher)
                 stamp = time.strftime("%H:%M:%S", time.localtime(snapshot.taken_at_ms / 1000))
                 header = f"kafkadiag lag --watch: {stamp}, every {interval_s:g}s, Ctrl-C to stop\n\n"
-                live.update(Text(header + buffer.getvalue()), refresh=True)
+                view.show(header + buffer.getvalue())
                 time.sleep(max(interval_s - (time.monotonic() - started), 0.0))
     except KeyboardInterrupt:
-        pass
-    return exit_code_of(report) if report is not None else int(ExitCode.OK)
+        if report is None:  # stopped before anything was shown: an interrupt, not a clean report
+            raise
+    return exit_code_of(report)

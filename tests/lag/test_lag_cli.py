@@ -10,6 +10,8 @@ import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import pytest
+
 from kafkadiag.exitcodes import ExitCode
 from tests.infra import workload
 from tests.infra.cli import group_of, partitions_of, run, run_json
@@ -284,7 +286,7 @@ def test_watch_redraws_until_interrupted(cluster: Cluster) -> None:
     import signal
     import subprocess
     import sys
-    import time
+    import threading
 
     topic, old, _ = old_and_new_groups(cluster)
     process = subprocess.Popen(
@@ -295,16 +297,31 @@ def test_watch_redraws_until_interrupted(cluster: Cluster) -> None:
         stderr=subprocess.PIPE,
         env={**os.environ, "KAFKADIAG_WIDTH": "200"},
     )  # fmt: skip
+    shown: list[bytes] = []
+    second_frame = threading.Event()
+
+    def read_frames() -> None:
+        assert process.stdout is not None
+        for line in iter(process.stdout.readline, b""):
+            shown.append(line)
+            if b"".join(shown).count(b"kafkadiag lag --watch") >= 2:
+                second_frame.set()
+
+    reader = threading.Thread(target=read_frames, daemon=True)
+    reader.start()
     try:
-        time.sleep(3)
+        # WHEN Ctrl-C comes after the view was redrawn (a loaded machine takes seconds to start)
+        assert second_frame.wait(60), b"".join(shown)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)  # a loaded machine: 20 s was seen to run out
+        process.wait(timeout=30)
+        reader.join(10)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == ExitCode.OK, err
-    text = out.decode()
-    assert "kafkadiag lag --watch" in text and f"Group {old}" in text and "STATUS" in text
+    # THEN the last view stays on screen and the exit code is that of its report
+    assert process.returncode == ExitCode.OK, process.stderr.read() if process.stderr else ""
+    text = b"".join(shown).decode()
+    assert f"Group {old}" in text and "STATUS" in text
 
 
 def test_a_malformed_metrics_source_is_refused_before_anything_is_read() -> None:
@@ -323,15 +340,17 @@ def test_a_malformed_metrics_source_is_refused_before_anything_is_read() -> None
         assert time.monotonic() - started < 10
 
 
-def test_ctrl_c_while_connecting_stops_at_once_with_the_interrupt_code() -> None:
+@pytest.mark.parametrize("mode", [[], ["--watch"]], ids=["once", "watch"])
+def test_ctrl_c_while_connecting_stops_at_once_with_the_interrupt_code(mode: list[str]) -> None:
     import signal
     import subprocess
     import sys
 
     # GIVEN a read of a broker and a ZooKeeper that never answer, with a long --timeout
+    # (under --watch: Ctrl-C before the first view is shown is an interrupt, not a clean report)
     process = subprocess.Popen(
         [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", "127.0.0.1:1",
-         "--zookeeper", "127.0.0.1:1", "--all-groups", "--timeout", "120"],
+         "--zookeeper", "127.0.0.1:1", "--all-groups", "--timeout", "120", *mode],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

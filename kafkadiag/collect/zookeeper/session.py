@@ -10,6 +10,7 @@ deletes a node, nor sets a watch.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
@@ -89,6 +90,9 @@ class KazooSession:
         except Exception as error:  # noqa: BLE001 - TLS and SASL set-up errors among others
             self.close()
             raise ZooKeeperSessionError(f"{type(error).__name__}: {error}") from None
+        except BaseException:  # Ctrl-C while connecting: the started threads must not outlive it
+            self.close()
+            raise
         if not self.client.connected:
             self.close()
             raise ZooKeeperSessionError(self._causes.last or "no session within the time given")
@@ -140,6 +144,10 @@ class KazooSession:
         closer = threading.Thread(target=stop, name="kafkadiag-zookeeper-close", daemon=True)
         closer.start()
         closer.join(wait_s)
+        if closer.is_alive():
+            # kazoo's handler registers an exit hook that joins its worker threads without a
+            # time limit; the close that gave up here would otherwise hold the process at exit.
+            atexit.unregister(self.client.handler.stop)
 
 
 class _ConnectionLog(logging.Handler):
