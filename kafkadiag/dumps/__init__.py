@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 
+from kafkadiag.dumps import marks
 from kafkadiag.dumps.detect import (
     PYTHON_HEADER_ANYWHERE,
     SNIFF_LINES,
@@ -77,6 +78,11 @@ def read_dumps(
         # A dump quoted in an e-mail reply ("> " before every line, "> > " for a reply to one).
         head = [_unquoted(batch) for batch in head]
         batches = map(_unquoted, batches)
+    if marks.holds_block_markup(text):
+        # "```\"main\" #1 ...", "...(Thread.java:750)```": a fence or {code} tag typed on the
+        # dump's first or last line, which would hide a header or spoil a frame.
+        head = [marks.unglued(batch) for batch in head]
+        batches = map(marks.unglued, batches)
     indent = _code_block_indent(head)
     if indent:
         # The dump as a Markdown indented code block: every line shifted by the same indent.

@@ -573,7 +573,7 @@ class HotspotParser:
 
     def _new_frame(self, frame_line: str) -> Frame:
         """Parse `\tat pkg.Class.method(...)` and remember it under the whole line."""
-        frame = parse_java_frame(frame_line[4:])
+        frame = parse_java_frame(marks.without_trailing_markup(frame_line[4:]))
         if len(self.frame_cache) >= MAX_FRAME_CACHE:
             self.frame_cache.clear()
         self.frame_cache[frame_line] = frame

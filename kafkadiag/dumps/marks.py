@@ -11,6 +11,9 @@ People point at the decisive line of an excerpt by writing an arrow or stars bef
 indented like a frame or lock line nor starts with a log prefix or a quote. A mark is only taken
 off when what follows it is a line of the dump, so a line of prose that happens to start with
 an arrow stays prose.
+
+The markup that opens or closes a pasted block hides a line the same way when it is typed on
+that line instead of its own: "```\"main\" #1 prio=5 ...", "...(Thread.java:748)```".
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ from collections.abc import Callable
 # Arrows (--->, ==>, >>>), stars, or arrows pointing back (<---), then a space or a tab. A single
 # ">" is an e-mail quote (read elsewhere) and a single "-" starts a lock line of its own.
 _MARK = re.compile(r"(?:-+>|=+>|>{2,}|\*+|<-+|<=+)(?=[ \t])")
-FIRST_CHARACTERS = frozenset("-=>*<")
+# The markup that opens a pasted block, typed straight before the first line of the block
+# ("```\"main\" #1 prio=5 ...", "{code}\tat ..."): no space need follow it.
+# Tildes are left out: pytest-timeout frames its stacks with rows of them ("~~~ Stack of ...").
+_GLUED_MARKUP = re.compile(r"(?:`{3,}|\{(?:code|noformat|quote)(?::[^}]*)?\})(?=\S)")
+FIRST_CHARACTERS = frozenset("-=>*<`{")
 # What a dump line starts with once the indentation is gone: a frame, a lock line, a header.
 _DUMP_LINE = ("at ", "- ", '"')
 
@@ -32,6 +39,14 @@ def unmarked(line: str, strip_prefix: Callable[[str], str]) -> str:
     `strip_prefix` removes the log prefix the dump's lines carry (after the mark, as in
     KAFKA-916), returning its argument when there is none.
     """
+    glued = _GLUED_MARKUP.match(line)
+    if glued is not None:
+        # Markup is never part of a dump: what follows it is the block's first line.
+        rest = line[glued.end() :]
+        if not rest.strip():
+            return line  # the markup line itself
+        body = rest.lstrip(" \t")
+        return "\t" + body if body.startswith(("at ", "- ")) else rest
     mark = _MARK.match(line)
     if mark is None:
         return line
@@ -49,6 +64,37 @@ def unmarked(line: str, strip_prefix: Callable[[str], str]) -> str:
 # tildes (with a language, also after a space), Jira's and
 # Confluence's {code}/{noformat}/{quote} tags (with options).
 _BLOCK_MARKUP = re.compile(r"^(?:(?:`{3,}|~{3,}) *[\w+-]*|\{(?:code|noformat|quote)(?::[^}]*)?\})$")
+
+
+# The markup that closes a pasted block, typed straight after its last line ("...java:748)```").
+_TRAILING_MARKUP = re.compile(r"(?<=\S)(?:`{3,}|\{(?:code|noformat|quote)\})\s*$")
+
+
+def without_trailing_markup(line: str) -> str:
+    """`line` without a block's closing markup glued to its end; else `line` unchanged."""
+    if line[-1:] not in "`}" and not line[-1:].isspace():
+        return line
+    closing = _TRAILING_MARKUP.search(line)
+    return line if closing is None else line[: closing.start()]
+
+
+def holds_block_markup(text: str) -> bool:
+    """`text` holds a fence or a tracker's code tag somewhere (a cheap test of a whole sample)."""
+    return any(markup in text for markup in ("```", "{code", "{noformat", "{quote"))
+
+
+def unglued(batch: list[str]) -> list[str]:
+    """`batch` with every block markup typed on a line of the dump taken off that line; markup on
+    a line of its own stays (every parser passes over it)."""
+    return [_unglued(line) if line[:1] in "`{" or line[-1:] in "`}" else line for line in batch]
+
+
+def _unglued(line: str) -> str:
+    opening = _GLUED_MARKUP.match(line)
+    if opening is not None and line[opening.end() :].strip():
+        line = line[opening.end() :]
+    trimmed = without_trailing_markup(line)
+    return trimmed if trimmed.strip() else line
 
 
 def is_block_markup(stripped: str) -> bool:

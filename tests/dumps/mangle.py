@@ -41,6 +41,16 @@ def markdown_fenced(text: str) -> str:
     )
 
 
+def markdown_fenced_glued(text: str) -> str:
+    """Fences typed on the dump's first and last lines, as GitHub's editor lets people paste."""
+    return "Here is the dump:\n```" + text.strip("\n") + "```\nIt happens every night.\n"
+
+
+def jira_code_glued(text: str) -> str:
+    """A Jira {code:java} tag typed on the dump's first line, {code} after its last."""
+    return "Stack of the stuck process:\n{code:java}" + text.strip("\n") + "{code}\n"
+
+
 def markdown_indented(text: str) -> str:
     """A Markdown code block by indentation (four spaces), as blogs and READMEs carry dumps."""
     return "".join("    " + line if line.strip() else line for line in text.splitlines(keepends=True))

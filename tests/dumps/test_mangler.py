@@ -2,7 +2,8 @@
 
 The forms come from tests/dumps/mangle.py: hard-wrapped at 72 to 132 columns (with and without
 the trailing spaces mail clients drop), quoted in an e-mail reply (also after wrapping), fenced in
-Markdown, copied from a rendered Jira page (HTML entities), saved as an HTML page's source (a
+Markdown (also with the fences typed on the dump's first and last lines, as a Jira {code:java} tag
+may be), copied from a rendered Jira page (HTML entities), saved as an HTML page's source (a
 blog's highlighted block on one line, also with its tabs dropped; a <pre> block; a <div> per line;
 an HTML mail's <br> per line), CRLF line ends,
 UTF-16 and UTF-8 with a byte-order mark. A repair that changes what was read must be said:
@@ -43,6 +44,8 @@ FORMS: dict[str, Form] = {
         mangle.hard_wrap(text, 76, strip_trailing=True)
     ),
     "markdown-fenced": mangle.markdown_fenced,
+    "markdown-fenced-glued": mangle.markdown_fenced_glued,
+    "jira-code-glued": mangle.jira_code_glued,
     "markdown-indented": mangle.markdown_indented,
     "markdown-indented-in-prose": mangle.markdown_indented_in_prose,
     "jira-code-rendered": mangle.jira_code_rendered,
