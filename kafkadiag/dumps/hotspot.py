@@ -324,6 +324,20 @@ _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
 _new_tuple = tuple.__new__
 
 
+def headerless_name(line_no: int) -> str:
+    """The name a thread gets whose header the excerpt left out: where its stack starts."""
+    return f"(no header, line {line_no})"
+
+
+def headerless_note(line_nos: list[int]) -> str:
+    lines = ", ".join(str(line_no) for line_no in line_nos[:5])
+    more = f" and {len(line_nos) - 5} more" if len(line_nos) > 5 else ""
+    return (
+        f"stack(s) without their thread header (state line {lines}{more}): read as threads named "
+        "'(no header, line N)'; their names and thread ids are not in the text"
+    )
+
+
 def _unwrapped(parts: list[str]) -> str:
     """The parts of a name cut by hard wrapping, joined back: a cut at a space keeps one space,
     a cut inside a word (a tracker's fixed column) glues the word together."""
@@ -385,6 +399,7 @@ class _DumpBuilder:
         self.report_only = False
         self.rejoined = 0  # lines cut by hard wrapping, joined back to the line before
         self.lost_quotes: list[int] = []  # lines of headers read without their opening quote
+        self.headerless: list[int] = []  # lines of state lines that no header came before
         # (waiter index, owner name, lock) for locks a state line names the owner of (VisualVM).
         self.stated_owners: list[tuple[int, str, LockRef]] = []
 
@@ -426,6 +441,8 @@ class _DumpBuilder:
                 f"thread header(s) without their opening quote (line {lines}{more}) were read as headers, "
                 "the name being everything before the closing quote"
             )
+        if self.headerless:
+            notes.append(headerless_note(self.headerless))
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
         threads = self.threads
@@ -541,7 +558,7 @@ class HotspotParser:
                             self._synchronizer(thread, line[1:], line, line_no)
                         continue
                 elif first == " ":
-                    if line.startswith(_STATE_LINE_INDENTED):
+                    if line.startswith(_STATE_LINE_INDENTED) and not thread.frames:
                         thread.state_text = line[len(_STATE_LINE_INDENTED) :]
                         thread.state_line_no = line_no
                         thread.stack_line_no = line_no + 1
@@ -629,6 +646,10 @@ class HotspotParser:
         if thread is not None and body.rstrip() == "-":
             self.lone_dash = line_no
             return
+        if body.startswith(STATE_LINE) and (thread is None or thread.frames):
+            # A state line with no header before it, or after another thread's stack: a thread
+            # whose header the excerpt left out.
+            thread = self._headerless_thread(body, line_no)
         if thread is None:
             if body.startswith(("0x", "_java_thread_list", "}")):
                 return  # SMR block of JDK 11+
@@ -862,6 +883,11 @@ class HotspotParser:
         """A banner or thread header indented as a Markdown code block (a blog post, a README):
         the indent is learned as a prefix and the dump read as if it were flush left."""
         body = line.lstrip()
+        if body.startswith(STATE_LINE):
+            # An excerpt that starts at the state line: its thread's header was not copied.
+            self._headerless_thread(body, line_no)
+            self._indented(line, body, line_no)
+            return
         if not (body.startswith(BANNER) or (body.startswith('"') and looks_like_hotspot_header(body))):
             return
         self.prefix.learn(line, len(line) - len(body))
@@ -882,6 +908,17 @@ class HotspotParser:
                 self.dump.signals.append(signal)
         elif len(self.pending_signals) < MAX_UNPARSED_KEPT:
             self.pending_signals.append(signal)
+
+    def _headerless_thread(self, state_line: str, line_no: int) -> _ThreadBuilder:
+        """Open a thread at a state line whose header is not in the text, named by its line; the
+        state line stands in for the header where a finding quotes it."""
+        if self.mode != IN_DUMP or self.dump is None or self.dump.footer_seen:
+            self._start_dump(line_no, banner=None)
+        assert self.dump is not None
+        self._finish_thread()
+        self.dump.headerless.append(line_no)
+        self.thread = _ThreadBuilder(headerless_name(line_no), line_no, state_line.strip())
+        return self.thread
 
     def _quoted(self, line: str, line_no: int) -> None:
         thread = self.thread
@@ -1213,6 +1250,18 @@ class HotspotParser:
     def _finish_thread(self) -> None:
         thread = self.thread
         dump = self.dump
+        if (
+            thread is not None
+            and dump is not None
+            and not thread.frames
+            and thread.header.startswith(STATE_LINE)
+        ):
+            # A state line with no stack after it opened no thread (a file stored line-reversed
+            # puts every state line after its stack): it stays a line that was not understood.
+            dump.headerless.remove(thread.line_no)
+            dump.unparsed_line(thread.line_no, thread.header)
+            self.thread = None
+            return
         if thread is not None and dump is not None:
             # The dump's end moves past its threads once, when it is built (they come in order).
             dump.threads.append(thread.build())

@@ -3,7 +3,8 @@
 A JVM's SIGQUIT dump goes to its stdout, and from there through whatever wraps it: a
 container runtime ("2024-05-01T10:11:12.123456789Z stdout F "), syslog/journald
 ("May  1 10:11:12 host java[123]: "), an application server logging stdout
-("10:11:12,345 INFO  [stdout] (Thread-9) "). Instead of a catalogue of such formats, the prefix
+("10:11:12,345 INFO  [stdout] (Thread-9) "), or grep's context output ("dump.txt-", "dump.txt:"
+before a matching line). Instead of a catalogue of such formats, the prefix
 is learned from the first line that must start at column 0 (the banner or a thread header): its
 digits may vary from line to line, bracketed parts may hold anything, runs of spaces may
 stretch; the rest must match literally. A prefix of only spaces (four or more) or a tab is a
@@ -37,6 +38,11 @@ def generalise(prefix: str) -> str:
             else:
                 pattern.append(re.escape(char) + "[^" + re.escape(closing) + "]*" + re.escape(closing))
                 position = end + 1
+        elif char in "-:":
+            # grep -A/-B/-C names the file before every line it prints, "file:" before a
+            # matching line and "file-" before a line of context (with -n, "file:12:").
+            pattern.append("[-:]")
+            position += 1
         elif char.isspace():
             while position < length and prefix[position].isspace():
                 position += 1

@@ -120,3 +120,24 @@ def test_fifty_dumps_appended_to_one_log_split_exactly(tmp_path: Path, corpus: P
     assert [len(d.jvm_deadlocks) for d in dumps[:10]] == [len(parse_one(p).jvm_deadlocks) for p in names]
     # and the application output between dumps is not counted as unparsed dump content
     assert all(not any("[app]" in u.text for u in d.unparsed) for d in dumps)
+
+
+@pytest.mark.parametrize("numbered", [False, True], ids=["grep-C", "grep-nC"])
+def test_grep_context_output_reads_as_the_dump(tmp_path: Path, original, numbered: bool) -> None:
+    # GIVEN a real dump as `grep -C` prints it from a file it names: "file:" before each line
+    # that matched (here every lock line), "file-" before the context lines around them
+    text, expected = original
+    lines = text.split("\n")
+
+    def prefixed(number: int, line: str) -> str:
+        separator = ":" if "- " in line and "<0x" in line else "-"
+        return (
+            f"12345.jstack{separator}{number}{separator}{line}"
+            if numbered
+            else f"12345.jstack{separator}{line}"
+        )
+
+    grepped = "\n".join(prefixed(number, line) for number, line in enumerate(lines, 1))
+    # WHEN it is parsed THEN the threads are exactly those of the clean dump, locks included
+    dump = parse_one(write(tmp_path, "grep.txt", grepped))
+    assert fingerprint(dump) == fingerprint(expected)
