@@ -328,6 +328,7 @@ class DumpFormat(str, enum.Enum):
     ANDROID_ANR = "android-anr"  # Android ANR traces (ART, Dalvik)
     ACTUATOR_JSON = "actuator-json"  # Spring Boot Actuator /actuator/threaddump, JSON
     STACK_TRACES = "stack-traces"  # Thread.getAllStackTraces() logged: "Thread[name,5,main]" + frames
+    JCONSOLE = "jconsole"  # JConsole's Threads tab: "Name:", "State:", "Stack trace:", frames
     FAULTHANDLER = "faulthandler"  # faulthandler.dump_traceback / register / a fatal error
     PY_TRACEBACK = "py-traceback"  # sys._current_frames() printed with the traceback module
     GDB_PY_BT = "gdb-py-bt"  # gdb `thread apply all py-bt`

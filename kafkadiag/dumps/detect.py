@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 from kafkadiag.dumps.actuatorjson import looks_like_actuator_json
 from kafkadiag.dumps.javaframes import bare_frame_text
+from kafkadiag.dumps.jconsole import NAME_LINE as JCONSOLE_NAME_LINE
+from kafkadiag.dumps.jconsole import state_line as jconsole_state_line
 from kafkadiag.dumps.stacktraces import THREAD_HEADER, VIRTUAL_HEADER
 from kafkadiag.model import DumpFormat
 from kafkadiag.threadheader import PYSPY_THREAD_ID
@@ -110,6 +112,13 @@ def _faulthandler_frame_follows(sample: Sequence[str], position: int) -> bool:
     return _FAULTHANDLER_FRAME.match(following) is not None
 
 
+def _jconsole_thread(stripped: str, sample: Sequence[str], position: int) -> bool:
+    """JConsole's "Name: x" line with its "State: WAITING ..." line right under it."""
+    if JCONSOLE_NAME_LINE.match(stripped) is None or position + 1 >= len(sample):
+        return False
+    return jconsole_state_line(sample[position + 1].strip()) is not None
+
+
 def detect_format(lines: Sequence[str]) -> DumpFormat:
     """Decide from a sample of lines. Falls back to HotSpot, which also reads plain logs."""
     return _detect(lines) or DumpFormat.HOTSPOT
@@ -161,6 +170,8 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         for pattern, other_jvm in _OTHER_JVMS:
             if pattern.match(stripped):
                 return other_jvm
+        if _jconsole_thread(stripped, sample, position):
+            return DumpFormat.JCONSOLE
         if _NETBEANS_HEADER.match(stripped):
             # VisualVM prints HotSpot's banner too; its thread headers decide.
             return DumpFormat.NETBEANS

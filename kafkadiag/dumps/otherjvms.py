@@ -34,6 +34,10 @@ def parser_for_other_jvm(fmt: DumpFormat) -> Parser:
         from kafkadiag.dumps.actuatorjson import parse_actuator_json
 
         return parse_actuator_json
+    if fmt is DumpFormat.JCONSOLE:
+        from kafkadiag.dumps.jconsole import parse_jconsole
+
+        return parse_jconsole
     if fmt is DumpFormat.STACK_TRACES:
         from kafkadiag.dumps.stacktraces import parse_stack_traces
 

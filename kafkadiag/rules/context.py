@@ -27,6 +27,7 @@ JAVA_FORMATS = frozenset(
         DumpFormat.JAVACORE,
         DumpFormat.ANDROID_ANR,
         DumpFormat.STACK_TRACES,
+        DumpFormat.JCONSOLE,
         DumpFormat.ACTUATOR_JSON,
     }
 )

@@ -53,6 +53,15 @@ PRODUCER_WAITS = {
 # sends the batches, frees their memory, completes the futures and runs the send callbacks.
 SENDER_RUN = "org.apache.kafka.clients.producer.internals.Sender.run"
 SENDER_NAME = "kafka-producer-network-thread"
+# Where the I/O thread calls the application's send callbacks and interceptors: 0.9 to 0.11 from
+# RecordBatch.done, 1.0 on from ProducerBatch.completeFutureAndFireCallbacks.
+CALLBACK_FIRING = (
+    "org.apache.kafka.clients.producer.internals.ProducerBatch.completeFutureAndFireCallbacks",
+    "org.apache.kafka.clients.producer.internals.RecordBatch.done",
+    "org.apache.kafka.clients.producer.KafkaProducer$InterceptorCallback.onCompletion",
+    "org.apache.kafka.clients.producer.internals.ProducerInterceptors.onAcknowledgement",
+)
+_PRODUCER_PACKAGE = "org.apache.kafka.clients.producer."
 # More waiting threads than this are summed up, not each named in the message.
 NAMED_WAITERS = 5
 
@@ -60,7 +69,7 @@ NAMED_WAITERS = 5
 class ProducerCallBlocked(Rule):
     code = "KD308"
     name = "producer-call-blocked"
-    title = "Threads blocked in a KafkaProducer call, and why the producer cannot complete it"
+    title = "Threads blocked in a KafkaProducer call, or its I/O thread held in a send callback"
     severity = Severity.WARNING
     requires = frozenset({Requirement.JAVA})
     explanation = """
@@ -76,7 +85,9 @@ slow, the topic does not exist (with automatic creation off) or the client may n
 When it is blocked itself - a send callback waiting on a lock, a logging appender that sends to
 Kafka - nothing completes any more. When it is not in a complete dump, the producer was closed or
 its thread ended (an Error thrown in it ends it silently), and the waits never end. A consumer's
-poll thread that produces is held with it: past max.poll.interval.ms it leaves the group.
+poll thread that produces is held with it: past max.poll.interval.ms it leaves the group. An I/O
+thread held in a send callback (waiting for a lock, a reply, a future) is named even when no
+thread waits in a producer call yet: every send of that producer is already stopped behind it.
 """
     remedy = """
 If the I/O thread is blocked, free it: send callbacks must not block or call flush(), and the
@@ -100,11 +111,34 @@ cannot keep up. Send from the poll loop without waiting on each record, and boun
             if wait is _CLOSE and all(frame.function != _JOIN for frame in thread.frames[:index]):
                 continue  # closing something else (metrics, interceptors), not waiting for the I/O thread
             waiting.setdefault(_SAME_CAUSE.get(wait, wait), []).append((thread, index, wait))
-        if not waiting:
-            return
         senders = _senders(dump)
+        if not waiting:
+            # Nobody waits on the producer in this dump, but its I/O thread may be held in a send
+            # callback: every send of the producer stops behind it all the same.
+            for sender in senders:
+                callback = _callback_index(sender)
+                if callback is not None and not _doing_network_io(sender):
+                    yield self._held_in_callback(context, sender, callback)
+            return
         for waiters in waiting.values():
             yield self._finding(context, waiters, senders)
+
+    def _held_in_callback(self, context: AnalysisContext, sender: Thread, callback: int) -> Finding:
+        label = context.label(sender)
+        callback_frame = sender.frames[callback].function
+        return self.finding(
+            f"{label}, the producer's I/O thread, is {stacks.doing(sender)}, inside a send callback "
+            f"({callback_frame}). Until the callback returns, the producer sends nothing, completes no "
+            "future and frees no buffer memory: flush() and Future.get() wait, and send() blocks once "
+            "buffer.memory is full. A callback that waits for something the producer must deliver "
+            "first never returns.",
+            [label],
+            [context.header(sender), context.frame(sender, 0), context.frame(sender, callback)],
+            story=f"The Kafka producer's I/O thread {label} is held inside a send callback "
+            f"({'.'.join(callback_frame.rsplit('.', 2)[-2:])}): no record of that producer is sent or "
+            "acknowledged",
+            details={"io_thread": label, "callback": callback_frame, "waiting": []},
+        )
 
     def _finding(
         self,
@@ -245,6 +279,20 @@ def _held_by_waiter(context: AnalysisContext, stuck: list[Thread], waiters: list
                     "producer: the two wait for each other, a deadlock the JVM's detector does not see."
                 )
     return ""
+
+
+def _callback_index(sender: Thread) -> int | None:
+    """The frame of the application's send callback (or interceptor) the I/O thread runs, when it
+    runs one: the frame right above the producer's own frame that fires the callbacks."""
+    firing = stacks.index_of(sender, *CALLBACK_FIRING)
+    if firing is None or firing == 0:
+        return None
+    callback = firing - 1
+    if sender.frames[callback].function.startswith(_PRODUCER_PACKAGE):
+        return None  # the producer's own completion code, not the application's callback
+    while callback > 0 and "$$Lambda" in sender.frames[callback].function:
+        callback -= 1  # a lambda's generated class: its body is the frame above
+    return callback
 
 
 def _doing_network_io(sender: Thread) -> bool:

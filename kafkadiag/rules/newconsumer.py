@@ -31,6 +31,13 @@ POLL_THREAD_NAME = re.compile(r"poll|consum|kafka|listener", re.IGNORECASE)
 APPLICATION_POLL_FRAME = re.compile(r"poll|consum", re.IGNORECASE)
 NAME_FAMILY = re.compile(r"^([A-Za-z0-9]+[-_.])")
 POOL_WORKER_FRAMES = ("ThreadPoolExecutor$Worker.run", "ForkJoinWorkerThread.run")
+# The clients' own I/O threads, named "kafka-..." but never a consumer's poll thread: the
+# producer's Sender and the admin client's.
+CLIENT_IO_THREAD_NAMES = ("kafka-producer-network-thread", "kafka-admin-client-thread")
+CLIENT_IO_THREAD_RUNS = (
+    "org.apache.kafka.clients.producer.internals.Sender.run",
+    "org.apache.kafka.clients.admin.KafkaAdminClient$AdminClientRunnable.run",
+)
 
 
 def is_heartbeat(thread: Thread) -> bool:
@@ -54,6 +61,8 @@ def looks_like_poll_thread(thread: Thread, polled: frozenset[tuple[str, int | No
     """A consumer's poll thread, judged by its stack history (`polled`: threads seen in
     KafkaConsumer.poll in any dump of the process), its name or its application code."""
     if is_heartbeat(thread) or stacks.has_frame(thread, *POOL_WORKER_FRAMES, suffix=True):
+        return False
+    if thread.name.startswith(CLIENT_IO_THREAD_NAMES) or stacks.has_frame(thread, *CLIENT_IO_THREAD_RUNS):
         return False
     if thread.identity in polled or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
         return True
