@@ -46,8 +46,9 @@ THREAD_HEADER = re.compile(
 TRACEBACK = "Traceback (most recent call first):"
 # gdb's prompt and commands ("(gdb) py-bt", gdb-dashboard's ">>> thread 1"), a C frame it stopped
 # in ("#0  PyException_GetContext (self=...) at Objects/exceptions.c:350") and the source line it
-# quotes under it ("350\t    PyObject *context = ..."): the C side, before the Python stack.
-GDB_OWN_LINE = re.compile(r"^(?:\(gdb\) |>>> )|^#\d+\s+(?:0x[0-9a-fA-F]+ in )?\w+ \(|^\d+\t")
+# quotes under it ("350\t    PyObject *context = ..."): the C side, before the Python stack. A
+# function gdb has no symbol for is "??" ("#1  0x00007fc6fbeb8aae in ?? () from librdkafka.so.1").
+GDB_OWN_LINE = re.compile(r"^(?:\(gdb\) |>>> )|^#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:\w+|\?\?) \(|^\d+\t")
 FRAME = re.compile(
     r'^\s+File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.+?)\s*$'
     r"|^#\d+ Frame 0x[0-9a-fA-F]+, for file (?P<full_file>.*?), line (?P<full_line>\d+), "

@@ -212,9 +212,13 @@ def test_gdb_c_stacks_alone_are_read_with_a_caveat_not_as_an_all_clear(tmp_path:
         'Thread 1 (Thread 0x7f32a6c6a740 (LWP 18277) "python"):\n'
         "#0  0x00007f32a6ced545 in __GI___clock_nanosleep (clock_id=1)"
         " at ../sysdeps/unix/sysv/linux/clock_nanosleep.c:48\n"
+        # a library without symbols (librdkafka in a confluent-kafka wheel): gdb names no function
+        "#1  0x00007fc6fbeb8aae in ?? () from /venv/lib/python3.8/site-packages/confluent_kafka.libs/"
+        "librdkafka-fe5c3862.so.1\n"
     )
     dump = only_dump(path)
     assert dump.format is DumpFormat.GDB_PY_BT
+    assert dump.unparsed_count == 0, dump.unparsed
     assert [t.name for t in dump.threads] == ["LWP 18296", "LWP 18277"]
     assert any("C stacks only" in note for note in dump.notes)
     with_python = only_dump(FIXTURES / "captured" / "pyfmt-poll-queue-full" / "gdb-py-bt.txt")
