@@ -86,6 +86,12 @@ MAX_FRAME_CACHE = 200_000
 
 BANNER = "Full thread dump"
 STATE_LINE = "java.lang.Thread.State: "
+GREP_SEPARATOR = "--"
+GREP_NOTE = (
+    "grep -A/-B/-C output (its '--' lines separate the groups grep printed): each group is a fixed "
+    "number of lines, so stacks may be cut and threads left out; a lock held, or the call a thread "
+    "is blocked in, further down a stack is not in the input"
+)
 _STATE_LINE_INDENTED = "   " + STATE_LINE
 _SYNCHRONIZERS_INDENTED = "   Locked ownable synchronizers:"
 SYNCHRONIZERS = "Locked ownable synchronizers:"
@@ -1069,6 +1075,12 @@ class HotspotParser:
         if is_annotation(line):
             # "..." where a reporter left threads out, "[t2]" where they numbered the next
             # excerpt: the excerpt goes on (KAFKA-1305, KAFKA-916), and it continues no wrapped line.
+            return
+        if line == GREP_SEPARATOR:
+            # Between the groups of lines `grep -A/-B/-C` printed ("jstack PID | grep -A 20 kafka"):
+            # one excerpt goes on, but every group was cut at a fixed number of lines.
+            if GREP_NOTE not in dump.notes:
+                dump.notes.append(GREP_NOTE)
             return
         if thread is not None and self._rejoin(thread, line, line_no):
             return

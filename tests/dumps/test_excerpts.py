@@ -222,3 +222,37 @@ def test_excerpts_of_two_jvms_stay_two_dumps(tmp_path: Path) -> None:
     without_main = tmp_path / "one-run.txt"
     without_main.write_text(first + "\n\n[snip]\n\n" + reports["reports-poll-0"] + "\n")
     assert len(list(read_dumps(str(without_main)))) == 1
+
+
+def grep_after_headers(text: str, after: int) -> str:
+    """What `grep -A AFTER '^"'` prints of a dump: each header and the lines after it, with a
+    '--' line where a group does not run on into the next."""
+    lines = text.split("\n")
+    keep = sorted({i + k for i, line in enumerate(lines) if line.startswith('"') for k in range(after + 1)})
+    keep = [i for i in keep if i < len(lines)]
+    out: list[str] = []
+    for previous, current in zip([None, *keep], keep):
+        if previous is not None and current != previous + 1:
+            out.append("--")
+        out.append(lines[current])
+    return "\n".join(out) + "\n"
+
+
+def test_grep_output_is_one_excerpt_that_says_stacks_may_be_cut(tmp_path: Path) -> None:
+    # GIVEN the stalled old consumer's dump as `jstack PID | grep -A N '^"'` prints it
+    original = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    (whole,) = list(read_dumps(str(original)))
+    text = original.read_text(encoding="utf-8")
+    for after, stall_seen in ((8, False), (40, True)):
+        grepped = tmp_path / f"grep-A{after}.txt"
+        output = grep_after_headers(text, after)
+        grepped.write_text(output, encoding="utf-8")
+        # WHEN it is read
+        (dump,) = list(read_dumps(str(grepped)))
+        # THEN every thread is there, one dump, and where grep cut groups the caveat says so
+        assert [t.name for t in dump.threads] == [t.name for t in whole.threads]
+        cut = "\n--\n" in output
+        assert any(note.startswith("grep -A/-B/-C output") for note in dump.notes) is cut, dump.notes
+        # and where grep kept the whole stacks, the stall is found as in the whole dump
+        rules = {finding.rule for finding in analyze([dump]).findings}
+        assert ("KD201" in rules) is stall_seen, (after, rules)
