@@ -1055,6 +1055,11 @@ class HotspotParser:
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
             return
+        if line.startswith(STATE_LINE):
+            # The state line lost its indent the same way (a README's code block indented less
+            # than the header's): the thread's state, or a thread whose header is not in the text.
+            self._indented(line, line, line_no)
+            return
         if thread is not None and line.startswith(SYNCHRONIZERS):
             self._synchronizers_start(thread)  # flush left in jhsdb jstack --locks
             return

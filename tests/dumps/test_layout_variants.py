@@ -141,3 +141,15 @@ def test_grep_context_output_reads_as_the_dump(tmp_path: Path, original, numbere
     # WHEN it is parsed THEN the threads are exactly those of the clean dump, locks included
     dump = parse_one(write(tmp_path, "grep.txt", grepped))
     assert fingerprint(dump) == fingerprint(expected)
+
+
+def test_state_lines_flush_left_keep_their_threads_stacks(tmp_path: Path, original) -> None:
+    # GIVEN a real dump whose state lines lost their indent (a code block in a README whose
+    # header and state lines sit at one indent, the frames deeper: zero-oclock/java-cpu-memory)
+    text, expected = original
+    flushed = "\n".join(
+        line.lstrip() if "java.lang.Thread.State:" in line else line for line in text.split("\n")
+    )
+    # WHEN it is parsed THEN every thread keeps its state, frames and locks
+    dump = parse_one(write(tmp_path, "flush-left-states.txt", flushed))
+    assert fingerprint(dump) == fingerprint(expected)
