@@ -98,6 +98,16 @@ def reading_caveats(source: str, stats: ReadStats) -> list[str]:
         caveats.append(f"{source}: {stats.replaced_characters} byte(s) that are not text were replaced")
     if stats.encoding != "utf-8":
         caveats.append(f"{source}: decoded as {stats.encoding}")
+    if stats.log_records_field is not None:
+        where = (
+            "line numbers count the lines of those fields, not of the file"
+            if stats.multi_line_records
+            else "one record per line, so line numbers hold"
+        )
+        caveats.append(
+            f"{source}: JSON log records (Docker's json-file, journalctl -o json, a log shipper's export), "
+            f'read as the text of each record\'s "{stats.log_records_field}" field; {where}'
+        )
     if stats.html_page:
         caveats.append(
             f"{source}: an HTML page, read as its text (tags dropped, entities decoded); "

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kafkadiag.dumps import marks
+from kafkadiag.dumps import jsonlogs, marks
 from kafkadiag.dumps.detect import (
     PYTHON_HEADER_ANYWHERE,
     SNIFF_LINES,
@@ -53,6 +53,12 @@ def read_dumps(
             break
     if head and head[0] and head[0][0].startswith("\ufeff"):
         head[0][0] = head[0][0][1:]  # the byte-order mark an editor wrote, not text
+    field = jsonlogs.text_field(head[0]) if head and head[0][:1] and head[0][0].lstrip()[:1] == "{" else None
+    if field is not None:
+        # A container's log file (Docker's json-file), journalctl -o json, a log shipper's export.
+        record_text = jsonlogs.RecordText(field, stats)
+        head = [record_text(batch) for batch in head]
+        batches = map(record_text, batches)
     # The sample as one text: the probes below run on every input, before any parser, and one
     # search of a joined text costs a fraction of a search per line. Joined again after a repair.
     text = _joined(head)

@@ -43,6 +43,10 @@ class ReadStats:
     encoding: str = "utf-8"
     # The input was an HTML page's source, read as its text (line numbers count the text's lines).
     html_page: bool = False
+    # The input was JSON log records, read as the text of this field of each (Docker's "log").
+    log_records_field: str | None = None
+    # Records whose text held several lines: line numbers then count the text's lines.
+    multi_line_records: int = 0
 
 
 def display_name(path: str) -> str:
