@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from kafkadiag.dumps import marks
 from kafkadiag.dumps.excerpts import is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
-from kafkadiag.dumps.jvmthreads import attach_synchronizers
+from kafkadiag.dumps.jvmthreads import attach_synchronizers, owned_by_name
 from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.rewrap import (
     address_rejoined,
@@ -414,22 +414,6 @@ class _DumpBuilder:
         if len(self.unparsed) < MAX_UNPARSED_KEPT:
             self.unparsed.append(UnparsedLine(line_no, text))
 
-    def _owned(self) -> dict[int, list[LockRef]]:
-        """The locks state lines say a thread owns, by that thread's index (a unique name only).
-
-        The owner need not list them itself: its "Locked ownable synchronizers" may be cut from
-        the excerpt. A name several threads share names none of them.
-        """
-        indexes: dict[str, int | None] = {}
-        for index, thread in enumerate(self.threads):
-            indexes[thread.name] = None if thread.name in indexes else index
-        owned: dict[int, list[LockRef]] = {}
-        for waiter, owner, lock in self.stated_owners:
-            holder = indexes.get(owner)
-            if holder is not None and holder != waiter:
-                owned.setdefault(holder, []).append(lock)
-        return owned
-
     def build(self, truncated: bool, dump_format: DumpFormat) -> ThreadDump:
         if self.threads and self.threads[-1].line_no > self.end_line_no:
             self.end_line_no = self.threads[-1].line_no
@@ -453,7 +437,7 @@ class _DumpBuilder:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
         threads = self.threads
         if self.stated_owners:
-            threads = attach_synchronizers(threads, self._owned())
+            threads = attach_synchronizers(threads, owned_by_name(threads, self.stated_owners))
         return ThreadDump(
             source=self.source,
             index=self.index,

@@ -29,7 +29,13 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import bare_frame_text, parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, attach_synchronizers, numbered_lines
+from kafkadiag.dumps.jvmthreads import (
+    DumpCollector,
+    OpenThread,
+    attach_synchronizers,
+    numbered_lines,
+    owned_by_name,
+)
 from kafkadiag.dumps.marks import is_block_markup
 from kafkadiag.dumps.states import parse_state_line, stated_wait, stated_wait_kind
 from kafkadiag.model import DumpFormat, LockEvent, LockEventKind, LockRef, ThreadDump, ThreadState
@@ -110,7 +116,6 @@ def parse_jconsole(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             thread.events.append(
                 LockEvent(LockEventKind.LOCKED, lock_id, locked["class"], index, line_no, stripped)
             )
-            dump.has_lock_data = True
             dump.end_line_no = line_no
             continue
         frame_text = bare_frame_text(stripped)
@@ -122,15 +127,7 @@ def parse_jconsole(batches: Iterable[list[str]], source: str) -> Iterator[Thread
         dump.unparsed_line(line_no, line)
     finish_thread()
     if dump is not None:
-        owned: dict[int, list[LockRef]] = {}
-        names: dict[str, int | None] = {}
-        for index, built in enumerate(dump.threads):
-            names[built.name] = None if built.name in names else index
-        for waiter, owner, lock in stated_owners:
-            holder = names.get(owner)
-            if holder is not None and holder != waiter:
-                owned.setdefault(holder, []).append(lock)
-        dump.threads = attach_synchronizers(dump.threads, owned)
+        dump.threads = attach_synchronizers(dump.threads, owned_by_name(dump.threads, stated_owners))
         yield dump.build()
 
 

@@ -188,6 +188,24 @@ class DumpCollector:
         )
 
 
+def owned_by_name(
+    threads: list[Thread], stated_owners: list[tuple[int, str, LockRef]]
+) -> dict[int, list[LockRef]]:
+    """The locks waiters' state lines say a thread owns ("owned by: name"), by that thread's index;
+    `stated_owners` holds (waiter index, owner name, lock). Only a unique name is credited: a name
+    several threads share names none of them. The owner need not list the lock itself: its
+    "Locked ownable synchronizers" may be cut from an excerpt, or never printed (JConsole)."""
+    indexes: dict[str, int | None] = {}
+    for index, thread in enumerate(threads):
+        indexes[thread.name] = None if thread.name in indexes else index
+    owned: dict[int, list[LockRef]] = {}
+    for waiter, owner, lock in stated_owners:
+        holder = indexes.get(owner)
+        if holder is not None and holder != waiter:
+            owned.setdefault(holder, []).append(lock)
+    return owned
+
+
 def attach_synchronizers(threads: list[Thread], owned: dict[int, list[LockRef]]) -> list[Thread]:
     """Give thread `i` the locks `owned[i]` that the dump names it the owner of elsewhere.
 

@@ -27,31 +27,46 @@ def only_dump(name: str):
 
 @pytest.mark.parametrize("name", JCONSOLE_FILES)
 def test_jconsole_threads_read_as_jstack_shows_them(name: str) -> None:
-    # GIVEN the I/O thread and the request thread as JConsole shows them, and jstack -l of the process
+    # GIVEN the I/O thread and the two request threads as JConsole shows them, and jstack -l
     dump = only_dump(name)
     jstack = {thread.name: thread for thread in only_dump("jstack-l.txt").threads}
-    # THEN the format is named, and each thread has jstack's status and frames
+    # THEN the format is named, and each thread has jstack's status, frames and lock classes
     assert dump.format is DumpFormat.JCONSOLE and dump.producer == "JConsole"
-    assert [thread.name for thread in dump.threads] == [IO_THREAD, "command-api-1"]
+    assert [thread.name for thread in dump.threads] == [IO_THREAD, "command-api-1", "command-api-2"]
     for thread in dump.threads:
-        assert thread.status is jstack[thread.name].status is ThreadStatus.PARKED
-        assert [f.function for f in thread.frames] == [f.function for f in jstack[thread.name].frames]
-        # the state line's lock is the parked-on lock jstack prints under the top frame
-        (waited,) = [event for event in thread.lock_events if event.kind is LockEventKind.PARKING]
-        (printed,) = [
-            event for event in jstack[thread.name].lock_events if event.kind is LockEventKind.PARKING
+        printed = jstack[thread.name]
+        assert thread.status is printed.status
+        assert [f.function for f in thread.frames] == [f.function for f in printed.frames]
+        # identity hashes in JConsole, addresses in jstack: the locks compare by class and place
+        assert [(e.kind, e.lock_class, e.frame_index) for e in thread.lock_events] == [
+            (e.kind, e.lock_class, e.frame_index) for e in printed.lock_events
         ]
-        assert waited.frame_index == printed.frame_index == 0
-        assert waited.lock_class == printed.lock_class == "java.util.concurrent.CompletableFuture$Signaller"
+    statuses = [thread.status for thread in dump.threads]
+    assert statuses == [ThreadStatus.PARKED, ThreadStatus.PARKED, ThreadStatus.BLOCKED]
+    # the state line's "owned by: command-api-1" and its "- locked" line agree on the holder
+    first, second = dump.threads[1], dump.threads[2]
+    waited = second.waits_for()
+    assert waited is not None and waited.kind is LockEventKind.WAITING_TO_LOCK
+    assert waited.lock_id in {held.lock_id for held in first.held_locks()}
     assert any("JConsole's Threads tab" in note for note in dump.notes)
 
 
-@pytest.mark.parametrize("name", [*JCONSOLE_FILES, "jstack-l.txt"])
-def test_the_io_thread_held_in_its_callback_is_named_and_nothing_else(name: str) -> None:
-    findings = analyze([only_dump(name)]).findings
-    named = {(finding.rule, thread) for finding in findings for thread in finding.threads}
-    assert ("KD308", IO_THREAD) in named, [(f.rule, f.threads) for f in findings]
-    # the producer's I/O thread is not a consumer's poll thread waiting for workers
-    assert not any(finding.rule == "KD301" for finding in findings)
-    callback = next(finding for finding in findings if finding.rule == "KD308")
-    assert callback.details["callback"] == "com.example.CommandSenderApp.lambda$handleRequest$2"
+@pytest.mark.parametrize("name", JCONSOLE_FILES)
+def test_jconsole_text_gives_the_findings_jstack_gives(name: str) -> None:
+    def named(dump_name: str) -> set[tuple[str, tuple[str, ...]]]:
+        return {
+            (finding.rule, tuple(finding.threads)) for finding in analyze([only_dump(dump_name)]).findings
+        }
+
+    found = named(name)
+    assert found == named("jstack-l.txt")
+    # the I/O thread held in its callback, and the request blocked behind the one waiting for it
+    assert ("KD308", (IO_THREAD,)) in found
+    assert ("KD103", ("command-api-1", "command-api-2")) in found
+    assert not any(rule == "KD301" for rule, _ in found)  # a producer's I/O thread polls no consumer
+
+
+def test_the_callback_is_named_by_the_application_frame_above_the_lambda() -> None:
+    callback = next(f for f in analyze([only_dump("jconsole-threads.txt")]).findings if f.rule == "KD308")
+    # "CommandSenderApp$$Lambda$7/0x....onCompletion" is generated; the lambda's body is above it
+    assert callback.details["callback"].startswith("com.example.CommandSenderApp.lambda$handleRequest$")
