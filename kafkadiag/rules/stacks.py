@@ -84,6 +84,11 @@ IDLE_WAIT_FRAMES = (
     "Net.accept",
     "ServerSocketChannelImpl.accept",
     "PlainSocketImpl.socketAccept",
+    # A datagram listener waiting for the next packet (JGroups, SNMP, syslog receivers): up to
+    # JDK 14 in PlainDatagramSocketImpl, from JDK 15 through a blocking DatagramChannel.
+    "PlainDatagramSocketImpl.receive0",
+    "PlainDatagramSocketImpl.peekData",
+    "DatagramChannelImpl.blockingReceive",
     "Thread.join",
     "Object.wait",  # unless it holds up others, which the lock rules report
 )

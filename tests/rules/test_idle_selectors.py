@@ -91,3 +91,18 @@ def test_a_selector_in_two_dumps_is_idle_and_a_blocked_thread_is_not(tmp_path: P
     }
     assert "ledger-writer" in not_moving
     assert "io-selector" not in not_moving
+
+
+def test_a_datagram_listener_waiting_for_a_packet_is_idle_and_a_socket_read_is_not(corpus: Path) -> None:
+    from kafkadiag.rules import stacks
+
+    # GIVEN a real Jenkins dump (JDK 7): its UDP monitoring thread RUNNABLE in the datagram
+    # receive, its AJP workers RUNNABLE in socket reads of their connections
+    (dump,) = list(read_dumps(str(corpus / "dumpling/factory/oraclejdk-1.7.0_51.log")))
+    threads = {thread.name: thread for thread in dump.threads}
+    listener = threads["Jenkins UDP 33848 monitoring thread"]
+    reader = threads["ajp-/127.0.0.1:8009-30"]
+    assert listener.frames[0].function == "java.net.PlainDatagramSocketImpl.receive0"
+    # THEN the listener waits for work by design; a worker reading its connection may be busy
+    assert stacks.is_idle_wait(listener)
+    assert not stacks.is_idle_wait(reader)
