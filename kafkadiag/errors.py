@@ -36,7 +36,8 @@ class NoDumpFoundError(InputUnreadableError):
         "logged ('Thread[name,5,main]' and frames), JConsole's Threads tab text, py-spy dump text "
         "or --json, and Python "
         "stacks printed by faulthandler, the traceback module, pytest-timeout, gdb's py-bt, pystack, "
-        "gevent's run info or asyncio's Task.print_stack. Capture one with `jstack -l PID > dump.txt` or "
+        "gevent's run info, asyncio's Task.print_stack or oslo.reports' Guru Meditation Report. Capture "
+        "one with `jstack -l PID > dump.txt` or "
         "`py-spy dump --pid PID > dump.txt`; if the file is one of those, name its format with "
         "--input-format."
     )

@@ -334,6 +334,7 @@ class DumpFormat(str, enum.Enum):
     GDB_PY_BT = "gdb-py-bt"  # gdb `thread apply all py-bt`
     GEVENT = "gevent"  # gevent.util.format_run_info()
     ASYNCIO = "asyncio"  # Task.print_stack() for every asyncio.all_tasks()
+    GURU_MEDITATION = "guru-meditation"  # oslo.reports' Guru Meditation Report (OpenStack, eventlet)
 
 
 @dataclass(frozen=True)

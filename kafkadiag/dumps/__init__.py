@@ -245,6 +245,7 @@ _PYTHON_FORMATS = frozenset(
         DumpFormat.GDB_PY_BT,
         DumpFormat.GEVENT,
         DumpFormat.ASYNCIO,
+        DumpFormat.GURU_MEDITATION,
     }
 )
 
@@ -271,6 +272,10 @@ def _python_parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
         from kafkadiag.dumps.asynciotasks import parse_asyncio_tasks
 
         return parse_asyncio_tasks
+    if fmt is DumpFormat.GURU_MEDITATION:
+        from kafkadiag.dumps.gurumeditation import parse_guru_meditation
+
+        return parse_guru_meditation
     from kafkadiag.dumps.pytraceback import parse_py_traceback
 
     return parse_py_traceback

@@ -67,6 +67,11 @@ _PYTHON_MARKERS = (
     ),
     (re.compile(r"^\* (?:Threads|Greenlets)\s*$"), DumpFormat.GEVENT),
     (re.compile(rf"^{_ASYNCIO_TASK}"), DumpFormat.ASYNCIO),
+    # oslo.reports' Guru Meditation Report: its banner, or a thread's rule if only the stacks were kept
+    (
+        re.compile(r"^====\s+Guru Meditation\s+====\s*$|^------\s+(?:Thread #\d+|Green Thread)\s+------\s*$"),
+        DumpFormat.GURU_MEDITATION,
+    ),
     (
         re.compile(rf'^(?:{_RECIPE_THREAD})|^File: ".*", line \d+, in |^{_PYSTACK_THREAD}'),
         DumpFormat.PY_TRACEBACK,

@@ -40,6 +40,7 @@ PYTHON_FORMATS = frozenset(
         DumpFormat.GDB_PY_BT,
         DumpFormat.GEVENT,
         DumpFormat.ASYNCIO,
+        DumpFormat.GURU_MEDITATION,
     }
 )
 

@@ -43,6 +43,7 @@ FORMAT_OF_FILE = {
     "pystack-remote-native.txt": DumpFormat.PY_TRACEBACK,
     "gevent-run-info.txt": DumpFormat.GEVENT,
     "asyncio-task-stacks.txt": DumpFormat.ASYNCIO,
+    "guru-meditation-report.txt": DumpFormat.GURU_MEDITATION,
     "py-spy-core.txt": DumpFormat.PYSPY,  # py-spy dump --core of the same process's core file
 }
 CAPTURES = sorted(path for path in CAPTURED.glob("pyfmt-*/*.txt"))
