@@ -59,6 +59,8 @@ HOTSPOT_TAIL = re.compile(
 # Jenkins' thread dump page adds the thread group: "main" Id=1 Group=main WAITING on ...
 THREADINFO = re.compile(
     r'"(?P<name>.*?)"(?P<daemon> daemon)?(?: prio=(?P<prio>\d+))? Id=(?P<java_id>\d+)(?: Group=.*?)? '
+    # Arthas' `thread` command adds its CPU sampling: "Id=76 cpuUsage=98.54% deltaTime=203ms time=1012ms"
+    r"(?:(?:cpuUsage|deltaTime|time)=\S+ )*"
     r"(?P<state>[A-Z][A-Z_]+)\b(?P<rest>.*)$"
 )
 AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")

@@ -177,6 +177,11 @@ def parse_lock_line(body: str) -> tuple[LockEventKind | None, int | None, str | 
     """`- waiting to lock <0x..> (a java.lang.Object)` -> (kind, id, class)."""
     if _MARKDOWN_ESCAPED_ANGLE[0] in body:
         body = body.replace(_MARKDOWN_ESCAPED_ANGLE[0], "<").replace(_MARKDOWN_ESCAPED_ANGLE[1], ">")
+    arrow = body.find(" <-")
+    if arrow > 0:
+        # An arrow after the lock: a person's "<--- here", Arthas' `thread -b` "<---- but blocks
+        # 4 other threads!". A lock's own "<" is followed by its address or a word, never "-".
+        body = body[:arrow]
     words, angle, rest = body[2:].partition("<")
     words = words.strip()
     if not angle:

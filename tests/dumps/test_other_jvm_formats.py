@@ -530,3 +530,22 @@ def test_thread_mxbean_dumps_taken_over_jmx_read_as_dumps(tmp_path: Path) -> Non
     assert [ref.lock_id for ref in reader.held_synchronizers or ()] == [0x166FBA]
     assert (waiter.state, waiter.status) == (ThreadState.TIMED_WAITING, ThreadStatus.IN_OBJECT_WAIT_TIMED)
     assert waiter.frames[0].function == "java.lang.Object.wait"
+
+
+# -- Arthas' `thread` command, as its own documentation shows it ----------------------------------
+
+ARTHAS = PUBLIC / "arthas-thread-command-doc.md"
+
+
+def test_arthas_thread_output_reads_its_cpu_sampled_headers_and_its_blocking_arrow() -> None:
+    # GIVEN Arthas' documentation of `thread`, its outputs in fences between prose
+    threads = {thread.name: thread for dump in read_dumps(str(ARTHAS)) for thread in dump.threads}
+    # THEN a header with Arthas' CPU sampling fields keeps its state ("... time=401ms RUNNABLE")
+    assert threads["arthas-command-execute"].status is ThreadStatus.RUNNABLE
+    assert len(threads["arthas-command-execute"].frames) == 15
+    assert threads["main"].status is ThreadStatus.PARKED
+    # and thread -b's "<---- but blocks 4 other threads!" does not hide the lock it points at
+    blocker = threads["http-bio-8080-exec-4"]
+    assert blocker.status is ThreadStatus.SLEEPING
+    assert 0x725BE470 in {held.lock_id for held in blocker.held_locks()}
+    assert blocker.held_synchronizers and blocker.held_synchronizers[0].lock_id == 0x31A6493E
