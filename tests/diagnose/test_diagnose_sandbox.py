@@ -147,7 +147,7 @@ def run_demo(scenario: str) -> tuple[int, dict[str, Any], str]:
 def test_demo_tells_the_old_consumer_story_and_stops_everything() -> None:
     code, diagnosis, progress = run_demo("old-consumer")
     assert code == ExitCode.OK, progress
-    assert "Before the incident: Healthy" in progress
+    assert "Before the incident: Healthy" in progress, progress  # the whole progress, not a cut
     (story,) = by_rule(diagnosis)["KD801"]
     assert story["facts"]["stalled_stream"]["topic"] == HUNG_TOPIC
     assert story["facts"]["starving_topics"] == sorted(set(ORDER_TOPICS) - {HUNG_TOPIC})
