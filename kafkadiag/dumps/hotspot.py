@@ -333,6 +333,7 @@ _STATE_LINES: dict[str, tuple[ThreadState, str, tuple[ThreadStatus, LockEventKin
 _RUNNABLE_STATE = ThreadState.RUNNABLE
 _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
 _new_tuple = tuple.__new__
+_MARKUP_ENDS = frozenset("`}")
 
 
 def headerless_name(line_no: int) -> str:
@@ -585,7 +586,10 @@ class HotspotParser:
 
     def _new_frame(self, frame_line: str) -> Frame:
         """Parse `\tat pkg.Class.method(...)` and remember it under the whole line."""
-        frame = parse_java_frame(marks.without_trailing_markup(frame_line[4:]))
+        text = frame_line[4:]
+        if text[-1:] in _MARKUP_ENDS:
+            text = marks.without_trailing_markup(text)  # "...(Thread.java:748)```"
+        frame = parse_java_frame(text)
         if len(self.frame_cache) >= MAX_FRAME_CACHE:
             self.frame_cache.clear()
         self.frame_cache[frame_line] = frame

@@ -78,9 +78,15 @@ def without_trailing_markup(line: str) -> str:
     return line if closing is None else line[: closing.start()]
 
 
+# Where a paste's opening fence or tag is looked for: its first lines, not a whole sample.
+MARKUP_SEARCHED_CHARS = 65_536
+
+
 def holds_block_markup(text: str) -> bool:
-    """`text` holds a fence or a tracker's code tag somewhere (a cheap test of a whole sample)."""
-    return any(markup in text for markup in ("```", "{code", "{noformat", "{quote"))
+    """The start of `text` holds a fence or a tracker's code tag."""
+    return any(
+        text.find(markup, 0, MARKUP_SEARCHED_CHARS) >= 0 for markup in ("```", "{code", "{noformat", "{quote")
+    )
 
 
 def unglued(batch: list[str]) -> list[str]:
