@@ -53,7 +53,7 @@ def read_dumps(
             break
     if head and head[0] and head[0][0].startswith("\ufeff"):
         head[0][0] = head[0][0][1:]  # the byte-order mark an editor wrote, not text
-    field = jsonlogs.text_field(head[0]) if head and head[0][:1] and head[0][0].lstrip()[:1] == "{" else None
+    field = jsonlogs.text_field(head[0]) if head and head[0] and head[0][0].lstrip().startswith("{") else None
     if field is not None:
         # A container's log file (Docker's json-file), journalctl -o json, a log shipper's export.
         record_text = jsonlogs.RecordText(field, stats)

@@ -342,12 +342,16 @@ def headerless_name(line_no: int) -> str:
 
 
 def headerless_note(line_nos: list[int]) -> str:
-    lines = ", ".join(str(line_no) for line_no in line_nos[:5])
-    more = f" and {len(line_nos) - 5} more" if len(line_nos) > 5 else ""
     return (
-        f"stack(s) without their thread header (state line {lines}{more}): read as threads named "
-        "'(no header, line N)'; their names and thread ids are not in the text"
+        f"stack(s) without their thread header (state line {_some_lines(line_nos)}): read as threads "
+        "named '(no header, line N)'; their names and thread ids are not in the text"
     )
+
+
+def _some_lines(line_nos: list[int]) -> str:
+    """ "12, 40, 77" - the first five line numbers, then how many more."""
+    shown = ", ".join(str(line_no) for line_no in line_nos[:5])
+    return shown + (f" and {len(line_nos) - 5} more" if len(line_nos) > 5 else "")
 
 
 def _unwrapped(parts: list[str]) -> str:
@@ -431,10 +435,9 @@ class _DumpBuilder:
         if self.rejoined:
             notes.append(rejoined_note(self.rejoined))
         if self.lost_quotes:
-            lines = ", ".join(str(line_no) for line_no in self.lost_quotes[:5])
-            more = f" and {len(self.lost_quotes) - 5} more" if len(self.lost_quotes) > 5 else ""
             notes.append(
-                f"thread header(s) without their opening quote (line {lines}{more}) were read as headers, "
+                f"thread header(s) without their opening quote (line {_some_lines(self.lost_quotes)}) were "
+                "read as headers, "
                 "the name being everything before the closing quote"
             )
         if self.headerless:

@@ -46,7 +46,7 @@ _NAMED = re.compile(
     r"^(?:(?P<consumer_heartbeat>kafka-coordinator-heartbeat-thread(?: \| .+)?$|.+-heartbeat$)"
     r"|(?P<consumer_background>consumer_background_thread)"
     rf"|(?P<producer_io>{re.escape(SENDER_NAME)})"
-    r"|(?P<admin_client_io>kafka-admin-client-thread)"
+    rf"|(?P<admin_client_io>{re.escape(newconsumer.ADMIN_IO_THREAD_NAME)})"
     r"|(?P<streams>.+-StreamThread-\d+$)"
     r"|(?P<old_consumer_fetcher>ConsumerFetcherThread-.+-\d+--?\d+$))"
 )

@@ -51,8 +51,8 @@ PRODUCER_WAITS = {
 }
 # The producer's I/O thread, "kafka-producer-network-thread | <client.id>": it fetches metadata,
 # sends the batches, frees their memory, completes the futures and runs the send callbacks.
-SENDER_RUN = "org.apache.kafka.clients.producer.internals.Sender.run"
-SENDER_NAME = "kafka-producer-network-thread"
+SENDER_RUN = newconsumer.PRODUCER_IO_RUN
+SENDER_NAME = newconsumer.PRODUCER_IO_THREAD_NAME
 # Where the I/O thread calls the application's send callbacks and interceptors: 0.9 to 0.11 from
 # RecordBatch.done, 1.0 on from ProducerBatch.completeFutureAndFireCallbacks.
 CALLBACK_FIRING = (

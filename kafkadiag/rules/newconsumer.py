@@ -32,12 +32,13 @@ APPLICATION_POLL_FRAME = re.compile(r"poll|consum", re.IGNORECASE)
 NAME_FAMILY = re.compile(r"^([A-Za-z0-9]+[-_.])")
 POOL_WORKER_FRAMES = ("ThreadPoolExecutor$Worker.run", "ForkJoinWorkerThread.run")
 # The clients' own I/O threads, named "kafka-..." but never a consumer's poll thread: the
-# producer's Sender and the admin client's.
-CLIENT_IO_THREAD_NAMES = ("kafka-producer-network-thread", "kafka-admin-client-thread")
-CLIENT_IO_THREAD_RUNS = (
-    "org.apache.kafka.clients.producer.internals.Sender.run",
-    "org.apache.kafka.clients.admin.KafkaAdminClient$AdminClientRunnable.run",
-)
+# producer's ("kafka-producer-network-thread | <client.id>", the Sender) and the admin client's.
+PRODUCER_IO_THREAD_NAME = "kafka-producer-network-thread"
+PRODUCER_IO_RUN = "org.apache.kafka.clients.producer.internals.Sender.run"
+ADMIN_IO_THREAD_NAME = "kafka-admin-client-thread"
+ADMIN_IO_RUN = "org.apache.kafka.clients.admin.KafkaAdminClient$AdminClientRunnable.run"
+CLIENT_IO_THREAD_NAMES = (PRODUCER_IO_THREAD_NAME, ADMIN_IO_THREAD_NAME)
+CLIENT_IO_THREAD_RUNS = (PRODUCER_IO_RUN, ADMIN_IO_RUN)
 
 
 def is_heartbeat(thread: Thread) -> bool:
