@@ -31,6 +31,7 @@ from kafkadiag.dumps.jvmthreads import (
     lock_event,
     numbered_lines,
 )
+from kafkadiag.dumps.rewrap import rejoined_note
 from kafkadiag.model import (
     DeadlockLink,
     DumpFormat,
@@ -53,6 +54,11 @@ _ENTERED = re.compile(r"^5XESTACKTRACE\s+\(entered lock: (?P<lock>[^,]+), entry 
 _DEADLOCK_THREAD = re.compile(r'^2LKDEADLOCKTHR\s+Thread "(?P<name>.*)" \((?P<vm>0x[0-9A-Fa-f]+)\)')
 _DEADLOCK_OBJECT = re.compile(r"^4LKDEADLOCKOBJ\s+(?P<lock>\S+)")
 _SECTION = re.compile(r"^0SECTION\s+(?P<name>\S+)")
+# Every javacore line starts with its tag: a digit (the nesting level) and capitals.
+_TAG = re.compile(r"^\d[A-Z0-9]{3,}$")
+EXCERPT_NOTE = (
+    "threads pasted from a javacore without its section headings: only the THREADS lines given are read"
+)
 _FRAME_NOTE = re.compile(r"\((?:Compiled Code|Bytecode PC:\s*\d+|JIT compiled code)\)")
 _STATES = {
     "R": (ThreadState.RUNNABLE, ""),
@@ -117,6 +123,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     vm_index: dict[int, int] = {}  # J9VMThread address -> thread index
     owners: list[tuple[int, LockRef]] = []  # (owner's J9VMThread, lock it owns)
     deadlock: list[tuple[str, str]] = []  # (thread, the lock it waits for), in report order
+    rejoined = 0  # header lines joined back after hard wrapping
 
     def close() -> None:
         nonlocal thread
@@ -126,10 +133,32 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             dump.threads.append(thread.build())
         thread = None
 
+    cut_header: tuple[int, str] | None = None  # a header line wrapped before its J9VMThread
     for line_no, line in numbered_lines(batches):
         tag, _, body = line.partition(" ")
+        # A line that starts with no javacore tag continues the line before: hard wrapping cut it.
+        continues = bool(line.strip()) and not _TAG.match(line.lstrip().partition(" ")[0])
+        if cut_header is not None:
+            header_no, header = cut_header
+            cut_header = None
+            if header_no == line_no - 1 and continues:
+                # A thread's header line wrapped before its J9VMThread: one line again.
+                line_no, line = header_no, _joined(header, line)
+                tag, _, body = line.partition(" ")
+                rejoined += 1
+            else:
+                dump.unparsed_line(header_no, header)
+        elif section == "THREADS" and thread is not None and thread.line_no == line_no - 1 and continues:
+            # Wrapped after the J9VMThread: the rest of the header (its state).
+            _rewrapped_header(thread, line)
+            rejoined += 1
+            continue
         if not tag:
             continue
+        if section == "" and tag == "3XMTHREADINFO":
+            # Threads pasted from a javacore without its section headings: an excerpt of THREADS.
+            section = "THREADS"
+            dump.note(EXCERPT_NOTE)
         section_match = _SECTION.match(line)
         if section_match:
             close()
@@ -156,6 +185,9 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
                 thread = OpenThread(info["name"], state, line_no, line, detail, key=int(info["vmthread"], 16))
             elif tag == "3XMTHREADINFO" and "Anonymous native thread" in body:
                 close()  # a native thread the VM knows nothing Java about: its stack is native only
+            elif tag == "3XMTHREADINFO" and "J9VMThread:" not in body:
+                close()
+                cut_header = (line_no, line)
             elif thread is not None and tag == "4XESTACKTRACE":
                 if not thread.frames:
                     thread.stack_line_no = line_no
@@ -187,9 +219,26 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     dump.has_lock_data = True  # owners of monitors and parked-on synchronizers are named
     if deadlock:
         dump.deadlocks.append(_deadlock_links(deadlock))
+    if rejoined:
+        dump.note(rejoined_note(rejoined))
     if not dump.threads and section != "":
         dump.note("the javacore has no THREADS section")
     yield dump.build()
+
+
+def _joined(first: str, rest: str) -> str:
+    """A header line and its wrapped rest: a space kept on either side of the break stays one
+    space; with none, the break was inside a word (an address: `Thread:0x00000` + `00001FB8C60`)."""
+    if first.endswith((" ", "\t")) or rest[:1] in (" ", "\t"):
+        return first.rstrip() + " " + rest.strip()
+    return first + rest.strip()
+
+
+def _rewrapped_header(thread: OpenThread, rest: str) -> None:
+    thread.header = _joined(thread.header, rest)
+    state_match = _STATE.search(thread.header)
+    if state_match:
+        thread.state, thread.detail = _STATES.get(state_match["state"], (ThreadState.UNKNOWN, ""))
 
 
 def _deadlock_line(line: str, deadlock: list[tuple[str, str]]) -> None:

@@ -21,6 +21,19 @@ def bare_frame_text(text: str) -> str | None:
     return text if BARE_FRAME.match(text) else None
 
 
+# Kafka's client relocated into another jar by a shading plugin, as agents and connectors ship it:
+# "org.apache.skywalking.apm.dependencies.org.apache.kafka.clients.producer.KafkaProducer.send",
+# "org.apache.flink.kafka.shaded.org.apache.kafka.clients.consumer.KafkaConsumer.poll". The rules
+# know the client by its own names; the frame's text keeps the relocated one for quoting.
+_RELOCATED_KAFKA = ".org.apache.kafka."
+
+
+def unshaded(function: str) -> str:
+    """`shaded.prefix.org.apache.kafka.X.m` -> `org.apache.kafka.X.m`; any other name as it is."""
+    at = function.find(_RELOCATED_KAFKA)
+    return function[at + 1 :] if at > 0 else function
+
+
 def parse_java_frame(text: str) -> Frame:
     """Parse `pkg.Class.method(module@ver/File.java:123)` (the part after "at ").
 
@@ -55,6 +68,7 @@ def parse_java_frame(text: str) -> Frame:
         # prints it: "app//com.x.Y.run", "java.base@17.0.2/java.lang.Thread.run".
         module = function[:slash].rstrip("/") or None
         function = function[slash + 1 :]
+    function = unshaded(function)
     slash = location.rfind("/")
     if slash >= 0:
         module = location[:slash]
@@ -76,7 +90,7 @@ def parse_agent_frame(text: str) -> Frame:
     """
     head, _, tail = text.partition(" @bci=")
     open_paren = head.find("(")
-    function = head[:open_paren] if open_paren >= 0 else head
+    function = unshaded(head[:open_paren] if open_paren >= 0 else head)
     line: int | None = None
     marker = tail.find("line=")
     if marker >= 0:

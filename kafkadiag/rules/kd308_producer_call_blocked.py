@@ -62,6 +62,7 @@ CALLBACK_FIRING = (
     "org.apache.kafka.clients.producer.internals.ProducerInterceptors.onAcknowledgement",
 )
 _PRODUCER_PACKAGE = "org.apache.kafka.clients.producer."
+_KAFKA_PACKAGE = "org.apache.kafka."
 # More waiting threads than this are summed up, not each named in the message.
 NAMED_WAITERS = 5
 
@@ -116,24 +117,41 @@ cannot keep up. Send from the poll loop without waiting on each record, and boun
             # Nobody waits on the producer in this dump, but its I/O thread may be held in a send
             # callback: every send of the producer stops behind it all the same.
             for sender in senders:
+                if _doing_network_io(sender):
+                    continue
                 callback = _callback_index(sender)
-                if callback is not None and not _doing_network_io(sender):
+                if callback is not None:
                     yield self._held_in_callback(context, sender, callback)
+                    continue
+                application = _application_frame_of_cut_stack(sender)
+                if application is not None:
+                    yield self._held_in_callback(context, sender, application, cut=True)
             return
         for waiters in waiting.values():
             yield self._finding(context, waiters, senders)
 
-    def _held_in_callback(self, context: AnalysisContext, sender: Thread, callback: int) -> Finding:
+    def _held_in_callback(
+        self, context: AnalysisContext, sender: Thread, callback: int, cut: bool = False
+    ) -> Finding:
         label = context.label(sender)
         callback_frame = sender.frames[callback].function
+        where = (
+            "in code that is not the client's own, which this thread runs only from a send callback, an "
+            "interceptor or the client's logging (the stack ends before the producer's frames)"
+            if cut
+            else f"inside a send callback ({callback_frame})"
+        )
         return self.finding(
-            f"{label}, the producer's I/O thread, is {stacks.doing(sender)}, inside a send callback "
-            f"({callback_frame}). Until the callback returns, the producer sends nothing, completes no "
+            f"{label}, the producer's I/O thread, is {stacks.doing(sender)}, {where}. Until the callback "
+            "returns, the producer sends nothing, completes no "
             "future and frees no buffer memory: flush() and Future.get() wait, and send() blocks once "
             "buffer.memory is full. A callback that waits for something the producer must deliver "
             "first never returns.",
             [label],
-            [context.header(sender), context.frame(sender, 0), context.frame(sender, callback)],
+            [
+                context.header(sender),
+                *(context.frame(sender, index) for index in dict.fromkeys((0, callback))),
+            ],
             story=f"The Kafka producer's I/O thread {label} is held inside a send callback "
             f"({'.'.join(callback_frame.rsplit('.', 2)[-2:])}): no record of that producer is sent or "
             "acknowledged",
@@ -293,6 +311,15 @@ def _callback_index(sender: Thread) -> int | None:
     while callback > 0 and "$$Lambda" in sender.frames[callback].function:
         callback -= 1  # a lambda's generated class: its body is the frame above
     return callback
+
+
+def _application_frame_of_cut_stack(sender: Thread) -> int | None:
+    """An I/O thread, known by its name, whose pasted stack ends before any of the producer's
+    frames: its innermost frame outside the JDK is application code, which that thread runs only
+    from a send callback or an interceptor."""
+    if stacks.index_where(sender, lambda frame: frame.function.startswith(_KAFKA_PACKAGE)) is not None:
+        return None  # the stack reaches the producer: _callback_index decides
+    return stacks.first_application_frame(sender)
 
 
 def _doing_network_io(sender: Thread) -> bool:

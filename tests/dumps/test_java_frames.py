@@ -58,3 +58,29 @@ def test_frame_forms(text, function, file, line, native, module) -> None:
         module,
     )
     assert frame.text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "function"),
+    [
+        (
+            "org.apache.skywalking.apm.dependencies.org.apache.kafka.clients.producer.internals."
+            "BufferPool.allocate(BufferPool.java:143)",
+            "org.apache.kafka.clients.producer.internals.BufferPool.allocate",
+        ),
+        (
+            "org.apache.flink.kafka.shaded.org.apache.kafka.clients.consumer.KafkaConsumer.poll(KafkaConsumer.java:1)",
+            "org.apache.kafka.clients.consumer.KafkaConsumer.poll",
+        ),
+        # Kafka's own classes, and a name that merely contains the words, stay as they are.
+        (
+            "org.apache.kafka.common.network.Selector.poll(Selector.java:1)",
+            "org.apache.kafka.common.network.Selector.poll",
+        ),
+        ("com.example.orgapache.kafka.Reader.run(Reader.java:1)", "com.example.orgapache.kafka.Reader.run"),
+    ],
+)
+def test_a_relocated_kafka_client_is_named_as_kafka_names_it(text: str, function: str) -> None:
+    frame = parse_java_frame(text)
+    assert frame.function == function
+    assert frame.text == text  # quoted as the dump printed it

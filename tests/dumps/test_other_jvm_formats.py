@@ -254,6 +254,31 @@ def test_javacore_owned_by_credits_the_owner_and_closes_the_mixed_deadlock() -> 
     assert report[0].lock_id == parked.lock_id and report[1].lock_id == waiting.lock_id
 
 
+def test_javacore_threads_pasted_without_sections_and_wrapped_read_the_same(tmp_path: Path) -> None:
+    # GIVEN the THREADS lines of a javacore pasted into an issue: no section headings, and every
+    # thread's header line hard-wrapped at 100 columns (kafka-rest #97 was pasted that way)
+    text = gzip.decompress(JAVACORE.read_bytes()).decode("utf-8", errors="replace")
+    lines = text.replace("\r\n", "\n").split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("0SECTION") and "THREADS" in line)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("0SECTION"))
+    pasted: list[str] = []
+    for line in lines[start + 1 : end]:
+        if line.startswith("3XMTHREADINFO ") and len(line) > 100 and "J9VMThread:" in line:
+            pasted += [line[:100], line[100:]]
+        else:
+            pasted.append(line)
+    excerpt = tmp_path / "javacore-threads-excerpt.txt"
+    excerpt.write_text("\n".join(pasted))
+    # WHEN it is read THEN every thread comes back with its state and frames, with caveats
+    original = only_dump(JAVACORE)
+    dump = only_dump(excerpt)
+    assert [(t.name, t.state, t.frames) for t in dump.threads] == [
+        (t.name, t.state, t.frames) for t in original.threads
+    ]
+    assert any("without its section headings" in note for note in dump.notes)
+    assert any("joined back" in note for note in dump.notes)
+
+
 # -- Android ANR traces --------------------------------------------------------------------------
 
 

@@ -91,3 +91,47 @@ def test_a_close_waits_for_the_io_thread_only_while_it_joins_it(tmp_path: Path) 
     # WHEN KD308 runs THEN only the join is a wait for the I/O thread
     assert closing_threads(CAPTURE) == ["ledger-shutdown"]
     assert closing_threads(elsewhere) == []
+
+
+def _io_thread_excerpt(frames_kept: int) -> str:
+    """The captured I/O thread alone, its stack cut after `frames_kept` frames, as an issue
+    excerpt often ends (spring-kafka #2744, log4j2 #2893 pasted only the top of the stack)."""
+    block = SENDER_BLOCK.search(CAPTURE.read_text())
+    assert block is not None
+    lines = block.group(0).split("\n")
+    return "\n".join(lines[: 2 + frames_kept]) + "\n"
+
+
+def _kd308_on(tmp_path: Path, text: str) -> list:  # type: ignore[type-arg]
+    path = tmp_path / "excerpt.txt"
+    path.write_text(text)
+    return [f for f in analyze(list(read_dumps(str(path)))).findings if f.rule == "KD308"]
+
+
+def test_an_io_thread_cut_before_the_producer_frames_is_named_in_its_callback(tmp_path: Path) -> None:
+    # GIVEN only the I/O thread, its stack ending in the application's callback (the lock line kept)
+    findings = _kd308_on(tmp_path, _io_thread_excerpt(frames_kept=3))
+    # THEN it is named as held in code that only a callback (or logging) runs on that thread
+    assert len(findings) == 1, findings
+    assert list(findings[0].threads) == ["kafka-producer-network-thread | ledger-producer"]
+    assert "stack ends before the producer's frames" in findings[0].message
+
+
+def test_an_io_thread_cut_inside_the_jdk_or_in_the_producer_is_not_named(tmp_path: Path) -> None:
+    # GIVEN the same thread with no frame of its own code in view: the header and state line only
+    assert _kd308_on(tmp_path, _io_thread_excerpt(frames_kept=0)) == []
+    # AND the whole thread selecting on its sockets, as a healthy sender does
+    assert _kd308_on(tmp_path, SELECTING) == []
+
+
+def test_a_producer_relocated_by_a_shading_plugin_is_read_as_the_producer(tmp_path: Path) -> None:
+    # GIVEN the capture with Kafka's client relocated, as an agent or a connector jar ships it
+    shaded = CAPTURE.read_text().replace(
+        "org.apache.kafka.", "org.apache.skywalking.apm.dependencies.org.apache.kafka."
+    )
+    path = tmp_path / "shaded.txt"
+    path.write_text(shaded)
+    # WHEN KD308 runs THEN it says what it says of the original: the two wait for each other
+    finding = kd308(path)
+    assert finding.severity is Severity.ERROR
+    assert "the two wait for each other" in finding.message
