@@ -60,8 +60,10 @@ _PYTHON_MARKERS = (
     (
         # `thread apply all py-bt`; `thread N` then `py-bt`; a lone `py-bt` (Python's own
         # tracebacks say "most recent call last")
+        # (py-bt of Python 2.7, and py-bt-full, number each frame: "#7 Frame 0x..., for file ...")
         re.compile(
-            rf"^(?:\[Switching to thread \d+ \()?{_GDB_THREAD}|^Traceback \(most recent call first\):"
+            rf"^{_GDB_THREAD}|^\[Switching to thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)\)\]"
+            r"|^Traceback \(most recent call first\):|^#\d+ Frame 0x[0-9a-fA-F]+, for file "
         ),
         DumpFormat.GDB_PY_BT,
     ),

@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from kafkadiag.dumps.hotspot import headerless_name
 from kafkadiag.dumps.pythreads import PythonDump, native_frame, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
@@ -66,17 +67,41 @@ KNOWN_EXTRA = re.compile(
 
 
 C_FRAME = re.compile(r"^#\d+\s+")
+# A py-bt-full (or Python 2.7 py-bt) frame, numbered from the innermost: an excerpt pasted without
+# its thread line starts with one, and a number lower than the one before (or any frame after a
+# thread's outermost one) starts the next stack.
+NUMBERED_FRAME = re.compile(r"^#(?P<number>\d+) (?:Frame 0x|<built-in )")
+NOTE_HEADERLESS = (
+    "py-bt frames without a thread line before them (from line {lines}): each run of frames read "
+    "as a thread named '(no header, line N)'; which thread ran them is not in the text"
+)
 NOTE_C_ONLY = (
     "gdb printed C stacks only (`bt`, not `py-bt`): no thread has a Python frame to analyse; run "
     "`thread apply all py-bt` with CPython's gdb extension loaded (python3.X-gdb.py), or py-spy dump"
 )
 
 
-def _finished(dump: PythonDump, c_frames: int) -> ThreadDump:
-    """The dump, saying so when gdb showed C frames and no thread got a Python one."""
+def _ends_a_thread(frames: list[Frame]) -> bool:
+    """The outermost frame of every thread the threading module started: nothing runs below it."""
+    return (
+        bool(frames)
+        and frames[-1].function.rpartition(".")[2] == "_bootstrap"
+        and ((frames[-1].file or "").endswith("threading.py"))
+    )
+
+
+def _finished(dump: PythonDump, c_frames: int, headerless: list[int]) -> ThreadDump:
+    """The dump, saying so when gdb showed C frames and no thread got a Python one, and where
+    stacks had no thread line."""
     if c_frames and not any(thread.frames for thread in dump.threads):
         dump.notes.append(NOTE_C_ONLY)
+    starts = [line_no for line_no in headerless if dump.line_no <= line_no <= dump.end_line_no]
+    if starts:
+        dump.notes.append(NOTE_HEADERLESS.format(lines=", ".join(map(str, starts[:5]))))
     return dump.build()
+
+
+_HEADERLESS = "no header: "
 
 
 class _Header(NamedTuple):
@@ -123,25 +148,40 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             dump.end_line_no = line_no
         header, frames, sources, frame_line_nos = None, [], {}, []
 
+    headerless: list[int] = []  # where stacks pasted without their thread line start
+    last_number = -1  # the number of the last numbered frame of the thread being read
+
     for batch in batches:
         for line in batch:
             line_no += 1
             if not line.strip():
                 continue
             thread_header = read_header(line)
+            numbered = NUMBERED_FRAME.match(line) if thread_header is None else None
+            if numbered is not None:
+                number = int(numbered["number"])
+                next_stack = number < last_number or _ends_a_thread(frames)
+                if header is None or (header.key.startswith(_HEADERLESS) and next_stack):
+                    name = headerless_name(line_no)
+                    thread_header = _Header(f"{_HEADERLESS}{line_no}", name, line.rstrip())
+                    headerless.append(line_no)
+                last_number = number
             if thread_header is None and line.startswith(TRACEBACK) and header is None:
                 # A lone `py-bt` of the thread gdb stopped in, no thread line before it.
                 thread_header = _Header("current", "current thread", line.rstrip())
             if thread_header:
                 close_thread()
+                if numbered is None:
+                    last_number = -1
                 if dump is None or thread_header.key in dump.seen:
                     if dump is not None:
-                        yield _finished(dump, c_frames)
+                        yield _finished(dump, c_frames, headerless)
                     dump = PythonDump(source, count, line_no, DumpFormat.GDB_PY_BT, "gdb")
                     count += 1
                     c_frames = 0
                 header, header_line_no = thread_header, line_no
-                continue
+                if numbered is None:
+                    continue
             if header is None or dump is None:
                 continue  # gdb's own lines before the first thread
             if line.startswith(TRACEBACK) or KNOWN_EXTRA.match(line) or GDB_OWN_LINE.match(line):
@@ -168,4 +208,4 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             dump.unparsed.add(line_no, line)
     close_thread()
     if dump is not None:
-        yield _finished(dump, c_frames)
+        yield _finished(dump, c_frames, headerless)

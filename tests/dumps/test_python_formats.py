@@ -642,6 +642,38 @@ def test_py_bt_full_reads_as_py_bt_of_the_same_process() -> None:
     assert "Queue.put" in [f.function for t in full.threads for f in t.frames]
 
 
+@pytest.mark.parametrize("switch_lines", [False, True])
+def test_py_bt_full_pasted_without_its_thread_lines(tmp_path: Path, switch_lines: bool) -> None:
+    """py-bt-full stacks pasted without gdb's thread lines (kafka-python #1461 quoted only the
+    frames), or a session whose `thread N` answers gdb printed: each run of frames is a thread, a
+    frame numbered lower than the one before starting the next; nothing is lost."""
+    capture = POLL / "gdb-py-bt-full.txt"
+    full = only_dump(capture)
+    lines = []
+    for line in capture.read_text().splitlines():
+        header = re.match(r"^Thread (\d+) \((Thread 0x[0-9a-f]+ \(LWP \d+\))", line)
+        if header and switch_lines:
+            lines += [
+                "(gdb) thread " + header[1],
+                f"[Switching to thread {header[1]} ({header[2]})]",
+                "(gdb) py-bt",
+            ]
+        elif not header and (line.startswith("#") or line.startswith("    ")):
+            lines.append(line)
+    pasted = tmp_path / "frames-only.txt"
+    pasted.write_text("\n".join(lines) + "\n")
+    dump = only_dump(pasted)
+    assert dump.format is DumpFormat.GDB_PY_BT
+    assert [[(f.function, f.line) for f in t.frames] for t in dump.threads] == [
+        [(f.function, f.line) for f in t.frames] for t in full.threads
+    ]
+    if switch_lines:
+        assert [t.name for t in dump.threads] == [t.name for t in full.threads]
+    else:
+        assert all(t.name.startswith("(no header, line ") for t in dump.threads)
+        assert any("without a thread line" in note for note in dump.notes)
+
+
 def test_a_py_spy_dump_in_a_markdown_page_as_an_indented_code_block(tmp_path: Path) -> None:
     """A page quoting a py-spy dump as an indented code block (four spaces before every line of
     it, prose around): the dump reads as it was printed."""
