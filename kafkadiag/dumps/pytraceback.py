@@ -85,6 +85,27 @@ def thread_identity(header: str) -> tuple[str, str | None]:
     return text.rstrip(":").strip() or "(unnamed)", None
 
 
+def names_a_thread(header: str) -> bool:
+    """The header has one of the known shapes (a thread's repr, `# Thread:`, pystack's...)."""
+    text = header.strip()
+    return any(
+        pattern.search(text)
+        for pattern in (
+            PYSTACK_THREAD,
+            RECIPE_THREAD,
+            RECIPE_THREAD_ID,
+            THREAD_REPR,
+            THREAD_ID_LINE,
+            PYTEST_TIMEOUT,
+        )
+    )
+
+
+def _not_a_header(line: str) -> bool:
+    """An indented line, or a run of dots: never a line that names a thread."""
+    return line[:1] in (" ", "\t") or not line.strip(". \u2026")
+
+
 def read_frame(line: str) -> tuple[Frame, int] | None:
     """A frame line of either shape, and its indentation (0 for the recipe's `File:`)."""
     match = RECIPE_FRAME.match(line)
@@ -127,6 +148,8 @@ class StackReader:
 
     def feed(self, line: str, line_no: int) -> bool:
         """Take `line` if it is a frame or indented under the last frame; False otherwise."""
+        if self._rejoined(line, line_no):
+            return True
         read = read_frame(line)
         if read is not None:
             frame, indent = read
@@ -148,6 +171,24 @@ class StackReader:
                 self.sources[-1] = line.strip()
             return True
         return False
+
+    def _rejoined(self, line: str, line_no: int) -> bool:
+        """The end of a frame line that hard wrapping cut inside its function's name
+        (`..., in _wait_for_slot_avai` / `lable`): one word, on the line right after the frame and
+        no deeper than it (its source line is indented under it)."""
+        if not self.frames or self.line_nos[-1] != line_no - 1 or self.sources[-1]:
+            return False
+        rest = line.strip()
+        if len(line) - len(line.lstrip()) > self.indent:
+            return False  # indented under the frame: its source line
+        if not rest or " " in rest or rest.startswith(("File", "[")):
+            return False
+        read = read_frame(self.frames[-1].text + rest)
+        if read is None:
+            return False
+        self.frames[-1] = read[0]
+        self.line_nos[-1] = line_no  # the source line, if any, follows this one
+        return True
 
     def has_python_frames(self) -> bool:
         """Read past the C frames a native stack starts with (pystack --native)."""
@@ -196,6 +237,7 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
     header_line_no = 0
     stack = StackReader()
     line_no = 0
+    between: list[tuple[int, str]] = []  # lines not understood before the dump they belong to
 
     def close_thread() -> Iterator[ThreadDump]:
         """Add the thread being read; yields the previous dump when its ident repeats."""
@@ -209,12 +251,17 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
                     yield dump.build()
                 dump = PythonDump(source, count, header_line_no, DumpFormat.PY_TRACEBACK, "traceback")
                 count += 1
+            for number, text in between:
+                dump.unparsed.add(number, text)
+            between.clear()
             dump.threads.append(_pystack_status(header, stack.thread(name, header, header_line_no)))
             if key is not None:
                 dump.seen.add(key)
             dump.end_line_no = line_no - 1
-        elif header is not None and dump is not None:
+        elif header and dump is not None:
             dump.unparsed.add(header_line_no, header)
+        elif header:
+            between.append((header_line_no, header))  # before the first thread: kept for its dump
         header, stack = None, StackReader()
 
     for batch in batches:
@@ -223,10 +270,20 @@ def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[Th
             if not line.strip():
                 if header == "" and stack.frames:
                     yield from close_thread()  # a blank line ends a bare stack
+                elif header and not stack.frames and not names_a_thread(header):
+                    # Prose a blank line parts from the frames ("This bug still exists."): a
+                    # line that names a thread in none of the known ways is its name only
+                    # when the frames follow it directly.
+                    yield from close_thread()
                 continue
             if header is not None and stack.has_python_frames() and _outermost(line):
                 yield from close_thread()  # the next stack, with no line naming it
             if header is not None and stack.feed(line, line_no):
+                continue
+            if header and not stack.frames and names_a_thread(header) and _not_a_header(line):
+                # Between a thread's header and its first frame, what a person put there: "...."
+                # where frames were left out, the source line of a frame cut away above it.
+                between.append((line_no, line))
                 continue
             yield from close_thread()
             if read_frame(line) is not None:

@@ -255,6 +255,28 @@ def test_traceback_dumps_name_threads_and_read_blocking_source_lines(name: str) 
         assert (thread_identity(thread.header)[1] or "").isdigit()  # the ident, from the header
 
 
+def _stacks(dump: ThreadDump) -> list[tuple[str, list[tuple[str, int | None]]]]:
+    return [(thread.name, [(f.function, f.line) for f in thread.frames]) for thread in dump.threads]
+
+
+def test_print_stack_output_as_people_paste_it(tmp_path: Path) -> None:
+    """print_stack's threads pasted into an issue (kafka-python #2459, pykafka #633): frames left
+    out after a thread's repr ("...." and the source line of a frame cut above), a frame line
+    hard-wrapped inside its function's name, and prose before the dump: the same threads."""
+    capture = POLL / "print-stack.txt"
+    lines = capture.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("<HeartbeatThread("))
+    lines[header + 1 : header + 1] = ["." * 40, "    self._bootstrap_inner()"]
+    framed = next(i for i, line in enumerate(lines) if line.endswith("in _wait_for_tstate_lock"))
+    lines[framed : framed + 1] = [lines[framed][:-9], lines[framed][-9:]]  # "..._wait_for_" / "tstate_lock"
+    pasted = tmp_path / "pasted.txt"
+    pasted.write_text("This hangs for ever, see below.\n\n" + "\n".join(lines) + "\n")
+    original, dump = only_dump(capture), only_dump(pasted)
+    assert _stacks(dump) == _stacks(original)
+    # the prose, the dots and the stray source line are kept as lines not understood
+    assert dump.unparsed_count == original.unparsed_count + 3
+
+
 def test_the_recipe_older_copy_names_threads_by_ident_with_the_source_on_the_frame_line() -> None:
     dump = only_dump(POLL / "current-frames-threadid.txt")
     assert len(dump.threads) == 5 and all(thread.name.isdigit() for thread in dump.threads)
