@@ -843,7 +843,14 @@ class HotspotParser:
         rest = body[2:].strip()
         if rest == "None":
             return
-        _, lock_id, lock_class = parse_lock_line("- " + rest)
+        # Pool threads hold the same synchronizers dump after dump: parsed once per distinct line.
+        key = "- " + rest
+        parsed = self.lock_line_cache.get(key)
+        if parsed is None:
+            if len(self.lock_line_cache) >= MAX_FRAME_CACHE:
+                self.lock_line_cache.clear()
+            parsed = self.lock_line_cache[key] = parse_lock_line(key)
+        _, lock_id, lock_class = parsed
         if lock_id is None:
             assert self.dump is not None
             self._unparsed(line_no, line)
@@ -1337,6 +1344,14 @@ class CyclicGcPause:
     def resume(self) -> None:
         if self._found is not None:
             if self._found:
+                if gc.get_freeze_count() == 0:
+                    # What the paused parse built is the dump: long-lived by nature. Moved to
+                    # the oldest generation in one step (freeze, then unfreeze, splice lists),
+                    # the first young collection after the pause does not walk every thread,
+                    # frame tuple and lock event of it. A process that froze objects itself (a
+                    # pre-fork server) keeps its freeze.
+                    gc.freeze()
+                    gc.unfreeze()
                 gc.enable()
             self._found = None
 

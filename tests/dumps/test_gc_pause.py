@@ -72,3 +72,21 @@ def test_an_analysis_gives_back_the_objects_it_froze_and_no_others() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_a_parse_leaves_nothing_frozen_and_a_callers_freeze_as_it_was() -> None:
+    # GIVEN a real dump and no object frozen
+    gc.enable()
+    assert gc.get_freeze_count() == 0
+    # WHEN it is read THEN what the parse built is in the collector's generations, none frozen
+    dumps = list(read_dumps(str(ONE_DUMP)))
+    assert dumps and gc.get_freeze_count() == 0
+    assert gc.is_tracked(dumps[0].threads[0].frames)
+    # AND a caller's own frozen objects stay frozen, and only those, through a parse
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert list(read_dumps(str(ONE_DUMP)))
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
