@@ -159,13 +159,13 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             thread_header = read_header(line)
             numbered = NUMBERED_FRAME.match(line) if thread_header is None else None
             if numbered is not None:
-                number = int(numbered["number"])
-                next_stack = number < last_number or _ends_a_thread(frames)
+                frame_number = int(numbered["number"])
+                next_stack = frame_number < last_number or _ends_a_thread(frames)
                 if header is None or (header.key.startswith(_HEADERLESS) and next_stack):
                     name = headerless_name(line_no)
                     thread_header = _Header(f"{_HEADERLESS}{line_no}", name, line.rstrip())
                     headerless.append(line_no)
-                last_number = number
+                last_number = frame_number
             if thread_header is None and line.startswith(TRACEBACK) and header is None:
                 # A lone `py-bt` of the thread gdb stopped in, no thread line before it.
                 thread_header = _Header("current", "current thread", line.rstrip())
