@@ -268,24 +268,41 @@ class _ThreadBuilder:
         # The owner a state line names for the lock it waits on, with that lock (see build).
         self.stated_owner: tuple[str, LockRef] | None = None
 
+    def reopen(self, name: str, line_no: int, header: str) -> None:
+        """The next thread, read into this builder once it is built (its lists were copied)."""
+        self.name = name
+        self.line_no = line_no
+        self.header = header
+        self.state_text = None
+        self.carried = None
+        self.frames.clear()
+        self.events.clear()
+        self.synchronizers = None
+        self.in_synchronizers = False
+        self.stack_line_no = line_no + 1
+        self.state_line_no = 0
+        self.stated_owner = None
+
     def build(self) -> Thread:
         frames = tuple(self.frames)
         state_text = self.state_text
         if state_text is not None:
             parsed = _STATE_LINES.get(state_text)
             if parsed is None:
-                if len(_STATE_LINES) > 1024:  # garbage input: keep the cache small
-                    _STATE_LINES.clear()
-                state, detail = parse_state_line(state_text)
-                parsed = _STATE_LINES[state_text] = (state, detail, consistent_status(state, detail))
-            state, detail, consistent = parsed
+                parsed = _parsed_state_line(state_text)
+            state, detail, consistent, states_a_wait = parsed
         else:
-            state, detail, consistent = state_from_header(state_words(self.header)), "", None
+            state, detail, consistent, states_a_wait = (
+                state_from_header(state_words(self.header)),
+                "",
+                None,
+                False,
+            )
         events = self.events
         if state is _RUNNABLE_STATE:
             status = _RUNNABLE_STATUS
         else:
-            if detail[:3] == "on " and "@" in detail:
+            if states_a_wait:
                 self._stated_wait(state, detail, frames)
             if consistent is not None and (
                 consistent[1] is None
@@ -329,7 +346,22 @@ class _ThreadBuilder:
 
 
 # State lines repeat ("WAITING (parking)", ...): parse each once. Bounded by the few spellings.
-_STATE_LINES: dict[str, tuple[ThreadState, str, tuple[ThreadStatus, LockEventKind | None] | None]] = {}
+_STATE_LINES: dict[str, tuple[ThreadState, str, tuple[ThreadStatus, LockEventKind | None] | None, bool]] = {}
+
+
+def _parsed_state_line(
+    state_text: str,
+) -> tuple[ThreadState, str, tuple[ThreadStatus, LockEventKind | None] | None, bool]:
+    """A state line's state, detail, the status it gives when the lock lines agree, and whether
+    it names the lock it waits on (`WAITING on pkg.Lock@4836840 owned by: x`); kept per text."""
+    if len(_STATE_LINES) > 1024:  # garbage input: keep the cache small
+        _STATE_LINES.clear()
+    state, detail = parse_state_line(state_text)
+    states_a_wait = detail[:3] == "on " and "@" in detail
+    parsed = _STATE_LINES[state_text] = (state, detail, consistent_status(state, detail), states_a_wait)
+    return parsed
+
+
 _RUNNABLE_STATE = ThreadState.RUNNABLE
 _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
 _new_tuple = tuple.__new__
@@ -576,8 +608,10 @@ class HotspotParser:
                         and not (" id=" in line and JMX_HEADER.match(line))
                     ):
                         self._finish_thread()
-                        thread = self.thread = _ThreadBuilder(line[1:end], line_no, line)
-                        add_frame = thread.frames.append
+                        # Built and copied: the builder reads the next thread (no builder and no
+                        # lists allocated per thread; add_frame still appends to its frames).
+                        thread.reopen(line[1:end], line_no, line)
+                        self.thread = thread
                         continue
                 self._dispatch(line, line_no)
             else:
