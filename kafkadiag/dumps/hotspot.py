@@ -569,10 +569,18 @@ class HotspotParser:
                 parsed = lock_lines.get(line)  # the line's hash is kept from the look-up above
                 if parsed is not None and parsed[0] is not None and not thread.in_synchronizers:
                     frame_index = len(thread.frames) - 1
+                    kind, lock_id, lock_class = parsed  # unpacked: `(*parsed, ...)` builds a list first
                     thread.events.append(
                         _new_tuple(
                             LockEvent,
-                            (*parsed, frame_index if frame_index > 0 else 0, line_no, line.strip()),
+                            (
+                                kind,
+                                lock_id,
+                                lock_class,
+                                frame_index if frame_index > 0 else 0,
+                                line_no,
+                                line.strip(),
+                            ),
                         )
                     )
                     continue
