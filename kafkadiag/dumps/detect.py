@@ -67,7 +67,14 @@ _PYTHON_MARKERS = (
         ),
         DumpFormat.GDB_PY_BT,
     ),
-    (re.compile(r"^\* (?:Threads|Greenlets)\s*$"), DumpFormat.GEVENT),
+    # its section heading; from an excerpt of it, the tree's drawing before a greenlet or a frame
+    (
+        re.compile(
+            r"^\* (?:Threads|Greenlets)\s*$"
+            r'|^ *[:|]? *\+--- <(?:Greenlet|Hub) |^ *[:|][ :|]*File ".*", line \d+, in '
+        ),
+        DumpFormat.GEVENT,
+    ),
     (re.compile(rf"^{_ASYNCIO_TASK}"), DumpFormat.ASYNCIO),
     # oslo.reports' Guru Meditation Report: its banner, or a thread's rule if only the stacks were kept
     (

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps.hotspot import headerless_name
 from kafkadiag.dumps.pythreads import PythonDump
 from kafkadiag.dumps.pytraceback import StackReader
 from kafkadiag.model import DumpFormat, ThreadDump, ThreadState, ThreadStatus, UnparsedLine
@@ -56,6 +57,11 @@ REPORTING_FUNCTIONS = frozenset({"format_run_info", "print_run_info"})
 # running, above the run info it prints: the report and the blocked greenlet's stack are kept.
 BLOCKED_REPORT = re.compile(r"^.* : Greenlet <.*> appears to be blocked\s*$")
 BLOCKED_STACK = re.compile(r"^Blocked Stack \(for thread id (?:0x[0-9a-fA-F]+|\d+)\):\s*$")
+# A frame under the tree's drawing (" :      File ..."): no other format prints one.
+TREE_FRAME = re.compile(r'^ *[:|][ :|]*File ".*", line \d+, in ')
+EXCERPT_NOTE = (
+    "an excerpt of gevent's run report, without its '* Greenlets' heading: only the greenlets pasted are read"
+)
 DETAIL = re.compile(
     r"^(?:Parent|Spawned Greenlets|Spawning parent|Spawn Tree Locals|Greenlet Locals):|^---- Thread boundary"
 )
@@ -124,12 +130,21 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
                     dump.signals, report = report, []
                     count += 1
                 continue
-            if dump is None:
-                continue
-            dump.end_line_no = line_no
             os_thread = OS_THREAD.match(line)
             text = TREE.sub("", line, count=1)
             greenlet = None if os_thread else _greenlet_name(text)
+            if dump is None:
+                if not (greenlet or TREE_FRAME.match(line)):
+                    continue
+                # Pasted from the middle of the report: no "* Greenlets" heading before it.
+                dump = PythonDump(source, count, line_no, DumpFormat.GEVENT, "gevent")
+                dump.notes.append(EXCERPT_NOTE)
+                dump.signals, report = report, []
+                count += 1
+                if not greenlet:
+                    # Its first frames' greenlet line was left out: a thread named by where they start.
+                    name, header, header_line_no, collecting = headerless_name(line_no), "", line_no, True
+            dump.end_line_no = line_no
             if os_thread or greenlet:
                 close_thread()
                 name = os_thread["name"] if os_thread else greenlet

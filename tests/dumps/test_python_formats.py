@@ -332,6 +332,31 @@ def test_gevent_report_reads_greenlets_by_name_without_their_spawn_site() -> Non
         assert by_name[name].status is ThreadStatus.IDLE, name
 
 
+def test_gevent_report_pasted_from_its_middle(tmp_path: Path) -> None:
+    """gevent's run report pasted from its middle (kafka-python #2077): from a greenlet's line, the
+    greenlets read as in the whole report; from inside a greenlet's frames, those frames are a
+    thread named by where they start. A caveat says it is an excerpt."""
+    capture = CAPTURED / "pyfmt-gevent-poll-queue-full/gevent-run-info.txt"
+    whole = {thread.name: thread for thread in only_dump(capture).threads}
+    lines = capture.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if '+--- <Greenlet "worker-0"' in line)
+    from_greenlet = tmp_path / "from-greenlet.txt"
+    from_greenlet.write_text("\n".join(lines[start:]) + "\n")
+    dump = only_dump(from_greenlet)
+    assert dump.format is DumpFormat.GEVENT
+    assert {"worker-0", "kafka-poll-loop", "worker-1"} <= {thread.name for thread in dump.threads}
+    for thread in dump.threads:
+        if thread.name in whole:
+            assert thread.frames == whole[thread.name].frames, thread.name
+    assert any("without its '* Greenlets' heading" in note for note in dump.notes)
+    running = next(i for i in range(start, len(lines)) if lines[i].strip().endswith("Running:"))
+    inside = tmp_path / "inside-frames.txt"
+    inside.write_text("\n".join(lines[running + 1 : running + 5]) + "\n")
+    (headerless,) = only_dump(inside).threads
+    assert headerless.name.startswith("(no header, line 1")
+    assert [f.function for f in headerless.frames] == [f.function for f in whole["worker-0"].frames][-2:]
+
+
 def test_asyncio_tasks_show_their_own_coroutine_frame() -> None:
     script = "asyncio_poll_queue_full.py"
     dump = only_dump(CAPTURED / "pyfmt-asyncio-poll-queue-full/asyncio-task-stacks.txt")
