@@ -31,6 +31,8 @@ _PYSPY_PROCESS_LINE = r"Process \d+:"
 _GDB_THREAD = r"Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
 _RECIPE_THREAD = r"# Thread: .*\(\d+\)\s*$|# ThreadID: \d+"
 _PYSTACK_THREAD = r"Traceback for thread \d+ \([^)]*\) \["
+# A frame under the drawing of gevent's greenlet tree (" :      File ..."): no other format prints one.
+GEVENT_TREE_FRAME = r'^ *[:|][ :|]*File ".*", line \d+, in '
 _ASYNCIO_TASK = r"(?:No stack|Stack) for <\w*Task "
 
 # Also when hard wrapping moved the thread's name or the command line to the next line.
@@ -69,10 +71,7 @@ _PYTHON_MARKERS = (
     ),
     # its section heading; from an excerpt of it, the tree's drawing before a greenlet or a frame
     (
-        re.compile(
-            r"^\* (?:Threads|Greenlets)\s*$"
-            r'|^ *[:|]? *\+--- <(?:Greenlet|Hub) |^ *[:|][ :|]*File ".*", line \d+, in '
-        ),
+        re.compile(rf"^\* (?:Threads|Greenlets)\s*$|^ *[:|]? *\+--- <(?:Greenlet|Hub) |{GEVENT_TREE_FRAME}"),
         DumpFormat.GEVENT,
     ),
     (re.compile(rf"^{_ASYNCIO_TASK}"), DumpFormat.ASYNCIO),

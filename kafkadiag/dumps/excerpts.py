@@ -37,6 +37,11 @@ def is_annotation(line: str) -> bool:
     return stripped in _ELISIONS or (stripped[:1] == "[" and _LABEL.match(stripped) is not None)
 
 
+def headerless_name(line_no: int) -> str:
+    """The name a thread gets whose header the excerpt left out: where its stack starts."""
+    return f"(no header, line {line_no})"
+
+
 _FRAGMENT_NOTE = "fragment: no 'Full thread dump' banner before the first thread"
 # Unparsed lines kept for display, as for any one dump; all of them are counted.
 _UNPARSED_KEPT = 200

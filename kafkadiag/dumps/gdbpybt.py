@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from kafkadiag.dumps.hotspot import headerless_name
+from kafkadiag.dumps.excerpts import headerless_name
 from kafkadiag.dumps.pythreads import PythonDump, native_frame, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
 

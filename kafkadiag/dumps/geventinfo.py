@@ -39,7 +39,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps.hotspot import headerless_name
+from kafkadiag.dumps.detect import GEVENT_TREE_FRAME
+from kafkadiag.dumps.excerpts import headerless_name
 from kafkadiag.dumps.pythreads import PythonDump
 from kafkadiag.dumps.pytraceback import StackReader
 from kafkadiag.model import DumpFormat, ThreadDump, ThreadState, ThreadStatus, UnparsedLine
@@ -57,8 +58,7 @@ REPORTING_FUNCTIONS = frozenset({"format_run_info", "print_run_info"})
 # running, above the run info it prints: the report and the blocked greenlet's stack are kept.
 BLOCKED_REPORT = re.compile(r"^.* : Greenlet <.*> appears to be blocked\s*$")
 BLOCKED_STACK = re.compile(r"^Blocked Stack \(for thread id (?:0x[0-9a-fA-F]+|\d+)\):\s*$")
-# A frame under the tree's drawing (" :      File ..."): no other format prints one.
-TREE_FRAME = re.compile(r'^ *[:|][ :|]*File ".*", line \d+, in ')
+TREE_FRAME = re.compile(GEVENT_TREE_FRAME)
 EXCERPT_NOTE = (
     "an excerpt of gevent's run report, without its '* Greenlets' heading: only the greenlets pasted are read"
 )

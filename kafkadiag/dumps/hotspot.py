@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps import marks
-from kafkadiag.dumps.excerpts import is_annotation, join_excerpts
+from kafkadiag.dumps.excerpts import headerless_name, is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
 from kafkadiag.dumps.jvmthreads import attach_synchronizers, owned_by_name
 from kafkadiag.dumps.logprefix import PrefixStripper
@@ -366,11 +366,6 @@ _RUNNABLE_STATE = ThreadState.RUNNABLE
 _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
 _new_tuple = tuple.__new__
 _MARKUP_ENDS = frozenset("`}")
-
-
-def headerless_name(line_no: int) -> str:
-    """The name a thread gets whose header the excerpt left out: where its stack starts."""
-    return f"(no header, line {line_no})"
 
 
 def headerless_note(line_nos: list[int]) -> str:
@@ -866,14 +861,19 @@ class HotspotParser:
         assert self.dump is not None
         self.dump.has_lock_data = True
 
-    def _lock_event(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
-        # Keyed by the line as read (the hot loop looks it up the same way before calling here).
-        parsed = self.lock_line_cache.get(line)
+    def _parsed_lock_line(self, key: str, body: str) -> tuple[LockEventKind | None, int | None, str | None]:
+        """`body` (`- waiting to lock <0x..> (a pkg.Lock)`) parsed once per distinct `key`: pool
+        threads wait on and hold the same locks, dump after dump."""
+        parsed = self.lock_line_cache.get(key)
         if parsed is None:
             if len(self.lock_line_cache) >= MAX_FRAME_CACHE:
                 self.lock_line_cache.clear()
-            parsed = self.lock_line_cache[line] = parse_lock_line(body)
-        kind, lock_id, lock_class = parsed
+            parsed = self.lock_line_cache[key] = parse_lock_line(body)
+        return parsed
+
+    def _lock_event(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
+        # Keyed by the line as read (the hot loop looks it up the same way before calling here).
+        kind, lock_id, lock_class = self._parsed_lock_line(line, body)
         if kind is None:
             assert self.dump is not None
             self._unparsed(line_no, line)
@@ -885,14 +885,8 @@ class HotspotParser:
         rest = body[2:].strip()
         if rest == "None":
             return
-        # Pool threads hold the same synchronizers dump after dump: parsed once per distinct line.
         key = "- " + rest
-        parsed = self.lock_line_cache.get(key)
-        if parsed is None:
-            if len(self.lock_line_cache) >= MAX_FRAME_CACHE:
-                self.lock_line_cache.clear()
-            parsed = self.lock_line_cache[key] = parse_lock_line(key)
-        _, lock_id, lock_class = parsed
+        _, lock_id, lock_class = self._parsed_lock_line(key, key)
         if lock_id is None:
             assert self.dump is not None
             self._unparsed(line_no, line)
@@ -1118,8 +1112,7 @@ class HotspotParser:
             # Its lock lines lost the indent the same way (a PR body pasted flush left: the
             # Netflix/suro #233 producer-close dump): read as lock lines, not as the end of the
             # fragment. Any other "- " text is left to the fragment rule below.
-            parsed = self.lock_line_cache.get(line) or parse_lock_line(line)
-            if parsed[0] is not None:
+            if self._parsed_lock_line(line, line)[0] is not None:
                 self._lock_event(thread, line, line, line_no)
                 return
         if is_annotation(line):

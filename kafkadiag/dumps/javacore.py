@@ -136,19 +136,19 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     cut_header: tuple[int, str] | None = None  # a header line wrapped before its J9VMThread
     for line_no, line in numbered_lines(batches):
         tag, _, body = line.partition(" ")
-        # A line that starts with no javacore tag continues the line before: hard wrapping cut it.
-        continues = bool(line.strip()) and not _TAG.match(line.lstrip().partition(" ")[0])
         if cut_header is not None:
             header_no, header = cut_header
             cut_header = None
-            if header_no == line_no - 1 and continues:
+            if header_no == line_no - 1 and _continues(line):
                 # A thread's header line wrapped before its J9VMThread: one line again.
                 line_no, line = header_no, _joined(header, line)
                 tag, _, body = line.partition(" ")
                 rejoined += 1
             else:
                 dump.unparsed_line(header_no, header)
-        elif section == "THREADS" and thread is not None and thread.line_no == line_no - 1 and continues:
+        elif (
+            section == "THREADS" and thread is not None and thread.line_no == line_no - 1 and _continues(line)
+        ):
             # Wrapped after the J9VMThread: the rest of the header (its state).
             _rewrapped_header(thread, line)
             rejoined += 1
@@ -224,6 +224,11 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     if not dump.threads and section != "":
         dump.note("the javacore has no THREADS section")
     yield dump.build()
+
+
+def _continues(line: str) -> bool:
+    """A line that starts with no javacore tag continues the line before: hard wrapping cut it."""
+    return bool(line.strip()) and not _TAG.match(line.lstrip().partition(" ")[0])
 
 
 def _joined(first: str, rest: str) -> str:

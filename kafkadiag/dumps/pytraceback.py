@@ -67,6 +67,8 @@ PYTEST_TIMEOUT = re.compile(r"^~+ Stack of (?P<name>.*) \((?P<ident>\d+)\) ~+$")
 # pystack: "Traceback for thread 20506 (python) [Has the GIL] (most recent call last):", the OS
 # thread id, its OS name (the program's, for every thread before Python 3.14) and the GIL.
 PYSTACK_THREAD = re.compile(r"^Traceback for thread (?P<ident>\d+) \((?P<name>[^)]*)\) \[(?P<gil>[^\]]*)\]")
+# The shapes that name a thread by its name or ident, in the order they are tried (pystack's aside).
+_NAMING_SHAPES = (RECIPE_THREAD, RECIPE_THREAD_ID, THREAD_REPR, THREAD_ID_LINE, PYTEST_TIMEOUT)
 
 
 def thread_identity(header: str) -> tuple[str, str | None]:
@@ -75,7 +77,7 @@ def thread_identity(header: str) -> tuple[str, str | None]:
     pystack = PYSTACK_THREAD.match(text)
     if pystack:
         return f"LWP {pystack['ident']}", pystack["ident"]
-    for pattern in (RECIPE_THREAD, RECIPE_THREAD_ID, THREAD_REPR, THREAD_ID_LINE, PYTEST_TIMEOUT):
+    for pattern in _NAMING_SHAPES:
         match = pattern.search(text)
         if match:
             groups = match.groupdict()
@@ -88,17 +90,7 @@ def thread_identity(header: str) -> tuple[str, str | None]:
 def names_a_thread(header: str) -> bool:
     """The header has one of the known shapes (a thread's repr, `# Thread:`, pystack's...)."""
     text = header.strip()
-    return any(
-        pattern.search(text)
-        for pattern in (
-            PYSTACK_THREAD,
-            RECIPE_THREAD,
-            RECIPE_THREAD_ID,
-            THREAD_REPR,
-            THREAD_ID_LINE,
-            PYTEST_TIMEOUT,
-        )
-    )
+    return PYSTACK_THREAD.match(text) is not None or any(pattern.search(text) for pattern in _NAMING_SHAPES)
 
 
 def _not_a_header(line: str) -> bool:

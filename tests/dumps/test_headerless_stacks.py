@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkadiag.dumps import read_dumps
-from kafkadiag.dumps.hotspot import headerless_name
+from kafkadiag.dumps.excerpts import headerless_name
 from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
