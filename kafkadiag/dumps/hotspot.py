@@ -362,6 +362,12 @@ def _parsed_state_line(
     return parsed
 
 
+# The two lines of the synchronizer section that every thread of a `jstack -l` dump prints, told
+# apart by identity in the lock-line cache: one look-up serves them and lock lines alike.
+# (Built at run time: equal constant tuples would be one object.)
+_SYNCHRONIZERS_HEADING: tuple[LockEventKind | None, int | None, str | None] = tuple([None, None, None])  # type: ignore[assignment]
+_NO_SYNCHRONIZER: tuple[LockEventKind | None, int | None, str | None] = tuple([None, None, None])  # type: ignore[assignment]
+_STRUCTURE_LINES = {_SYNCHRONIZERS_INDENTED: _SYNCHRONIZERS_HEADING, "\t- None": _NO_SYNCHRONIZER}
 _RUNNABLE_STATE = ThreadState.RUNNABLE
 _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
 _new_tuple = tuple.__new__
@@ -510,7 +516,9 @@ class HotspotParser:
         self.dump_count = 0
         self.frame_cache: dict[str, Frame] = {}
         # Pool threads wait on the same lock, and dumps of one process repeat their lock lines.
-        self.lock_line_cache: dict[str, tuple[LockEventKind | None, int | None, str | None]] = {}
+        self.lock_line_cache: dict[str, tuple[LockEventKind | None, int | None, str | None]] = dict(
+            _STRUCTURE_LINES
+        )
         self.prefix = PrefixStripper()
         self.previous_line = ""
         self.previous_previous_line = ""
@@ -562,23 +570,32 @@ class HotspotParser:
                     thread.in_synchronizers = False
                     continue
                 parsed = lock_lines.get(line)  # the line's hash is kept from the look-up above
-                if parsed is not None and parsed[0] is not None and not thread.in_synchronizers:
-                    frame_index = len(thread.frames) - 1
-                    kind, lock_id, lock_class = parsed  # unpacked: `(*parsed, ...)` builds a list first
-                    thread.events.append(
-                        _new_tuple(
-                            LockEvent,
-                            (
-                                kind,
-                                lock_id,
-                                lock_class,
-                                frame_index if frame_index > 0 else 0,
-                                line_no,
-                                line.strip(),
-                            ),
+                if parsed is not None:
+                    kind = parsed[0]
+                    if kind is not None and not thread.in_synchronizers:
+                        frame_index = len(thread.frames) - 1
+                        thread.events.append(
+                            _new_tuple(
+                                LockEvent,
+                                # unpacked by hand: `(*parsed, ...)` builds a list first
+                                (
+                                    kind,
+                                    parsed[1],
+                                    parsed[2],
+                                    frame_index if frame_index > 0 else 0,
+                                    line_no,
+                                    line.strip(),
+                                ),
+                            )
                         )
-                    )
-                    continue
+                        continue
+                    if parsed is _SYNCHRONIZERS_HEADING:
+                        thread.in_synchronizers = True
+                        thread.synchronizers = []
+                        self.dump.has_lock_data = True  # type: ignore[union-attr]
+                        continue
+                    if parsed is _NO_SYNCHRONIZER and thread.in_synchronizers:
+                        continue
                 # The first character sorts the rest: a test of a line's start costs more.
                 first = line[0]
                 if first == "\t":
@@ -597,18 +614,18 @@ class HotspotParser:
                         thread.state_line_no = line_no
                         thread.stack_line_no = line_no + 1
                         continue
-                    if line == _SYNCHRONIZERS_INDENTED:
-                        self._synchronizers_start(thread)
-                        continue
                 elif first == '"':
                     # The next thread of the same dump: a header with a thread pointer after the
                     # name, as every HotSpot prints, without detours. Any other quoted line (a
                     # ThreadInfo or JMX header, a deadlock report's `"name":`) takes _dispatch.
                     end = line.rfind('"')
+                    tid = line.find(" tid=", end)
+                    # A ThreadInfo "Id=" or a JRockit/JMX "id=" comes before any "tid=": only
+                    # the fields in between are searched (a search costs per character).
                     if (
-                        line.find(" tid=", end) > 0
-                        and " Id=" not in line
-                        and not (" id=" in line and JMX_HEADER.match(line))
+                        tid > 0
+                        and line.find(" Id=", end, tid) < 0
+                        and not (line.find(" id=", end, tid) > 0 and JMX_HEADER.match(line))
                     ):
                         self._finish_thread()
                         # Built and copied: the builder reads the next thread (no builder and no
@@ -868,6 +885,7 @@ class HotspotParser:
         if parsed is None:
             if len(self.lock_line_cache) >= MAX_FRAME_CACHE:
                 self.lock_line_cache.clear()
+                self.lock_line_cache.update(_STRUCTURE_LINES)
             parsed = self.lock_line_cache[key] = parse_lock_line(body)
         return parsed
 
