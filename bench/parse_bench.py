@@ -2,10 +2,17 @@
 
     python bench/parse_bench.py [--threads 10000] [--repeat 5]
 
-Inputs are built from real thread blocks: every thread of the dumps in ../shared/corpus (JDK 6
-to 25, jstack and jcmd) and fixtures/captured (JDK 17), repeated until the dump holds the asked
-number of threads. A share of the blocks has its `java.lang.Thread.State:` line dropped, which is
-exactly how a JDK 5 dump differs. The many-dumps input is a real kill -3 log from fixtures/.
+The large dump is built from real thread blocks: every thread of the other projects' dumps in
+../shared/corpus (JDK 6 to 25, jstack and jcmd, from production systems and test suites),
+repeated until the dump holds the asked number of threads: about 12 MB for 10,000 threads, the
+size the throughput target is stated for. A share of the blocks has its `java.lang.Thread.State:`
+line dropped, which is exactly how a JDK 5 dump differs.
+
+A second figure adds the blocks of fixtures/captured: each reproducer is a JVM of about twenty
+threads, mostly idle JDK service threads with short stacks, captured three ways (jstack,
+jstack -l, jcmd). They would make a third of the blocks and shrink the dump to about 9 MB, and
+the dump would change with every new reproducer; they are measured apart, for the per-thread cost
+of small stacks. The many-dumps input is a real kill -3 log from fixtures/.
 """
 
 from __future__ import annotations
@@ -34,10 +41,11 @@ CORPUS = REPO.parent / "shared" / "corpus"
 CAPTURED = REPO / "fixtures" / "captured"
 
 
-def real_thread_blocks() -> list[str]:
+def real_thread_blocks(with_reproducers: bool = False) -> list[str]:
     """Every thread block (header to the line before the next thread) of the real dumps."""
     sources = sorted(CORPUS.glob("*/*.txt")) + sorted(CORPUS.glob("dumpling/*/*.log"))
-    sources += sorted(CAPTURED.glob("*/jstack*.txt")) + sorted(CAPTURED.glob("*/jcmd*.txt"))
+    if with_reproducers:
+        sources += sorted(CAPTURED.glob("*/jstack*.txt")) + sorted(CAPTURED.glob("*/jcmd*.txt"))
     blocks: list[str] = []
     for source in sources:
         if source.name in ("thread-dump-jstack.txt",) or "jrockit" in source.name:
@@ -63,8 +71,8 @@ def real_thread_blocks() -> list[str]:
     return blocks
 
 
-def build_large_dump(path: Path, thread_count: int) -> None:
-    blocks = real_thread_blocks()
+def build_large_dump(path: Path, thread_count: int, with_reproducers: bool = False) -> None:
+    blocks = real_thread_blocks(with_reproducers)
     with path.open("w", encoding="utf-8") as out:
         out.write(
             "2026-11-22 08:00:00\n"
@@ -128,7 +136,7 @@ def main() -> None:
         size = large.stat().st_size
         seconds, threads, _ = in_process(large, args.repeat)
         peak = peak_memory(large)
-        print(f"large dump: {size / 1e6:.1f} MB, {threads} threads")
+        print(f"large dump (corpus thread blocks): {size / 1e6:.1f} MB, {threads} threads")
         print(
             f"  parse in-process: {seconds * 1000:.0f} ms = {size / 1e6 / seconds:.1f} MB/s, "
             f"{threads / seconds:,.0f} threads/s"
@@ -139,6 +147,16 @@ def main() -> None:
             [executable, "dump", "parse", "--format", "json", "-o", os.devnull, str(large)], args.repeat
         )
         print(f"  kafkadiag dump parse end to end: {table:.3f} s (table), {as_json:.3f} s (json)")
+
+        mixed = Path(work) / "with-reproducers.txt"
+        build_large_dump(mixed, args.threads, with_reproducers=True)
+        mixed_size = mixed.stat().st_size
+        seconds, threads, _ = in_process(mixed, args.repeat)
+        print(f"large dump with the reproducers' blocks: {mixed_size / 1e6:.1f} MB, {threads} threads")
+        print(
+            f"  parse in-process: {seconds * 1000:.0f} ms = {mixed_size / 1e6 / seconds:.1f} MB/s, "
+            f"{threads / seconds:,.0f} threads/s"
+        )
 
         log_source = next(iter(sorted(CAPTURED.glob("*/kill3-50-dumps.log*"))), None)
         if log_source is not None:

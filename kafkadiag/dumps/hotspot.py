@@ -83,6 +83,7 @@ MAX_UNPARSED_KEPT = 200
 # Frame texts are interned so that identical frames across threads and dumps share one Frame;
 # the cache is dropped when it grows past this, which keeps memory bounded on huge logs.
 MAX_FRAME_CACHE = 200_000
+MAX_STATE_TEXTS = 1024
 
 BANNER = "Full thread dump"
 STATE_LINE = "java.lang.Thread.State: "
@@ -519,6 +520,9 @@ class HotspotParser:
         self.lock_line_cache: dict[str, tuple[LockEventKind | None, int | None, str | None]] = dict(
             _STRUCTURE_LINES
         )
+        # State lines as read -> their text after "java.lang.Thread.State: ": a dump has a few
+        # dozen spellings.
+        self.state_text_cache: dict[str, str] = {}
         self.prefix = PrefixStripper()
         self.previous_line = ""
         self.previous_previous_line = ""
@@ -556,6 +560,7 @@ class HotspotParser:
         line_no = first_line_no - 1
         lookup = self.frame_cache.get
         lock_lines = self.lock_line_cache
+        state_texts = self.state_text_cache
         thread = self._fast_path_thread()
         add_frame = thread.frames.append if thread is not None else None
         for line_no, line in enumerate(lines, first_line_no):
@@ -609,8 +614,14 @@ class HotspotParser:
                             self._synchronizer(thread, line[1:], line, line_no)
                         continue
                 elif first == " ":
-                    if line.startswith(_STATE_LINE_INDENTED) and not thread.frames:
-                        thread.state_text = line[len(_STATE_LINE_INDENTED) :]
+                    # A state line: one of a few texts, repeated by every thread in that state.
+                    state_text = state_texts.get(line)
+                    if state_text is None and line.startswith(_STATE_LINE_INDENTED):
+                        if len(state_texts) >= MAX_STATE_TEXTS:
+                            state_texts.clear()  # state lines that name a lock (JMX) can all differ
+                        state_text = state_texts[line] = line[len(_STATE_LINE_INDENTED) :]
+                    if state_text is not None and not thread.frames:
+                        thread.state_text = state_text
                         thread.state_line_no = line_no
                         thread.stack_line_no = line_no + 1
                         continue
