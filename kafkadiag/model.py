@@ -298,9 +298,10 @@ class DeadlockLink(NamedTuple):
 
 
 class OsThreadCpu(NamedTuple):
-    """One row of a `top -H` / `ps -L` table given with a dump: an OS thread's CPU use."""
+    """One thread's CPU use as given with a dump: a row of a `top -H` / `ps -L` table, a busy-thread
+    script's line above the thread's stack, or Arthas' sampling in its header."""
 
-    tid: int  # Linux thread id: HotSpot's nid, py-spy's thread number
+    tid: int  # Linux thread id: HotSpot's nid, py-spy's thread number; 0 when not given
     cpu_percent: float
     cpu_time: str | None  # cumulative, as printed ("10:01.23", "00:03:12")
     command: str | None
@@ -309,6 +310,10 @@ class OsThreadCpu(NamedTuple):
     # The process's first thread (PID = thread id, when the table has both columns): ps and top
     # print the whole process's CPU on its row, so it says nothing about that one thread.
     process_leader: bool = False
+    # A figure printed with a thread's stack rather than in a table (Arthas' `cpuUsage=` in the
+    # header): that thread's header line. A figure with neither this nor a tid (a script's
+    # "高CPU线程(99.9%):" above a stack) counts for the thread whose header follows it.
+    thread_line_no: int = 0
 
 
 class UnparsedLine(NamedTuple):

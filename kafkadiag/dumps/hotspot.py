@@ -53,7 +53,7 @@ from kafkadiag.dumps.states import (
     stated_wait,
     stated_wait_kind,
 )
-from kafkadiag.dumps.threadcpu import ThreadCpuReader
+from kafkadiag.dumps.threadcpu import ThreadCpuReader, header_cpu
 from kafkadiag.model import (
     DeadlockLink,
     DumpFormat,
@@ -1026,6 +1026,11 @@ class HotspotParser:
             self._start_dump(line_no, banner=None)
         self._finish_thread()
         self.thread = builder
+        if "cpuUsage=" in line:
+            sampled = header_cpu(line, line_no)  # Arthas' `thread -n`: the busiest threads
+            if sampled is not None:
+                assert self.dump is not None
+                self.dump.os_threads.append(sampled)
 
     def _unindented(self, line: str, line_no: int) -> None:
         if BANNER in line:

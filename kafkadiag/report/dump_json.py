@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
-from kafkadiag.dumps.threadcpu import latest_rows
+from kafkadiag.dumps.threadcpu import rows_with_threads
 from kafkadiag.model import Frame, LockEvent, LockRef, Thread, ThreadDump
 
 SCHEMA = "kafkadiag.dumps"
@@ -171,20 +171,14 @@ class JsonDumpWriter:
 
 
 def _os_threads(dump: ThreadDump) -> list[dict[str, Any]]:
-    """The top -H / ps -L rows, each joined to the dump's thread of the same OS id, if any."""
-    if not dump.os_threads:
-        return []
-    names: dict[int, str] = {}
-    for thread in dump.threads:
-        if thread.nid is not None:
-            names.setdefault(thread.nid, thread.name)  # the first of a repeated nid, as printed
+    """The per-thread CPU figures given with the dump, each with the dump's thread it is of, if any."""
     return [
         {
-            "tid": row.tid,
+            "tid": row.tid or None,
             "cpu_percent": row.cpu_percent,
             "cpu_time": row.cpu_time,
-            "thread": names.get(row.tid),
+            "thread": thread.name if thread is not None else None,
             "line": row.line_no,
         }
-        for row in latest_rows(dump.os_threads).values()
+        for row, thread in rows_with_threads(dump.os_threads, dump.threads)
     ]

@@ -49,7 +49,10 @@ class Requirement(str, enum.Enum):
     PYSPY_NATIVE = "py-spy --native"
     SEVERAL_DUMPS = "several dumps of the same process"
     CPU_TIMES = "per-thread cpu= times (JDK 11+)"
-    OS_THREAD_CPU = "a top -H / ps -L table of the process's threads beside the dump"
+    OS_THREAD_CPU = (
+        "per-thread CPU figures beside the dump (a top -H / ps -L table, a busy-thread script's lines, "
+        "Arthas' thread -n)"
+    )
     LAG = "committed offsets and high watermarks (--zookeeper / --bootstrap-server)"
     CONSUMER_METRICS = "the consumer's fetcher metrics (--pid of the JVM, --jmx, --jolokia, --prometheus)"
 

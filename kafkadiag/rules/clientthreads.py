@@ -41,19 +41,23 @@ LABELS = {
 # Names the client libraries give their own threads, one alternative per role (the group's name
 # is the role key): Java's heartbeat thread "kafka-coordinator-heartbeat-thread | <group>" and
 # kafka-python's "<group>-heartbeat", the producer's "kafka-producer-network-thread | <client.id>",
-# Kafka Streams' "<client.id>-StreamThread-<n>", the old consumer's fetchers.
+# Kafka Streams' "<client.id>-StreamThread-<n>", Kafka Connect's task threads ("task-thread-<connector>-<n>",
+# "WorkerSinkTask-<connector>-<n>" and "WorkerSourceTask-..." in older releases), the old consumer's fetchers.
 _NAMED = re.compile(
     r"^(?:(?P<consumer_heartbeat>kafka-coordinator-heartbeat-thread(?: \| .+)?$|.+-heartbeat$)"
     r"|(?P<consumer_background>consumer_background_thread)"
     rf"|(?P<producer_io>{re.escape(SENDER_NAME)})"
     rf"|(?P<admin_client_io>{re.escape(newconsumer.ADMIN_IO_THREAD_NAME)})"
     r"|(?P<streams>.+-StreamThread-\d+$)"
+    r"|(?P<connect_task>(?:task-thread-|WorkerSinkTask-|WorkerSourceTask-).+-\d+$)"
     r"|(?P<old_consumer_fetcher>ConsumerFetcherThread-.+-\d+--?\d+$))"
 )
 
 
 # Words every name _NAMED accepts holds one of.
-_NAME_WORDS = re.compile("heartbeat|kafka-|consumer_background|StreamThread-|ConsumerFetcherThread-")
+_NAME_WORDS = re.compile(
+    "heartbeat|kafka-|consumer_background|StreamThread-|task-thread-|WorkerS|ConsumerFetcherThread-"
+)
 
 
 def _has(text: str, *functions: str, suffix: bool = False) -> bool:
