@@ -7,6 +7,7 @@ threads by role, and "No stall found" on a dump without any says that no rule ha
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -69,3 +70,22 @@ def test_no_stall_with_client_threads_lists_them() -> None:
     assert roles == client_threads(list(read_dumps(str(path)))[-1]) and roles
     assert "No thread in it is a Kafka client's" not in report["verdict"]
     assert describe({"consumer-poll": 2, "producer-io": 1}) == "2 consumer poll, 1 producer I/O"
+
+
+@pytest.mark.parametrize(
+    "name, role",
+    [
+        ("task-thread-orders-sink-0", "connect-task"),  # Kafka Connect's WorkerTask
+        ("WorkerSinkTask-http_request-connector-2", "connect-task"),  # older Connect releases
+        ("WorkerSourceTask-jdbc-source-1", "connect-task"),
+        ("task-thread", None),  # no connector and task number: not Connect's
+        ("pool-1-thread-1", None),
+    ],
+)
+def test_connect_task_threads_are_known_by_name(name: str, role: str | None) -> None:
+    # GIVEN a pasted excerpt cut above the task's Kafka frames WHEN its threads are counted THEN the
+    # name Connect gives a task's thread is enough (the healthy capture's stacks, renamed)
+    dump = list(read_dumps(str(CAPTURED / "healthy" / "jstack-l.txt")))[-1]
+    worker = next(thread for thread in dump.threads if thread.name.startswith("pool-"))
+    renamed = dataclasses.replace(dump, threads=[worker._replace(name=name)])
+    assert client_threads(renamed) == ({role: 1} if role else {})
