@@ -87,5 +87,5 @@ def test_connect_task_threads_are_known_by_name(name: str, role: str | None) -> 
     # name Connect gives a task's thread is enough (the healthy capture's stacks, renamed)
     dump = list(read_dumps(str(CAPTURED / "healthy" / "jstack-l.txt")))[-1]
     worker = next(thread for thread in dump.threads if thread.name.startswith("pool-"))
-    renamed = dataclasses.replace(dump, threads=[worker._replace(name=name)])
+    renamed = dataclasses.replace(dump, threads=(worker._replace(name=name),))
     assert client_threads(renamed) == ({role: 1} if role else {})
