@@ -74,6 +74,7 @@ _KINDS = {
     "Parked on": LockEventKind.PARKING,
 }
 # Thread-section tags that carry nothing the model keeps (ids, CPU, native stacks, heap).
+ANONYMOUS_NATIVE_THREAD = "Anonymous native thread"
 _SKIPPED_TAGS = (
     "NULL",
     "1XMTHDINFO",
@@ -184,7 +185,11 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
                 )
                 thread = OpenThread(info["name"], state, line_no, line, detail, key=int(info["vmthread"], 16))
             elif tag == "3XMTHREADINFO" and "Anonymous native thread" in body:
-                close()  # a native thread the VM knows nothing Java about: its stack is native only
+                # A thread of the process not attached to the VM (a native library's, the OS's
+                # thread pool): listed like HotSpot's GC and compiler threads, without Java frames
+                # (its native call stack is not read) and without a state of the VM's.
+                close()
+                thread = OpenThread(ANONYMOUS_NATIVE_THREAD, ThreadState.UNKNOWN, line_no, line)
             elif tag == "3XMTHREADINFO" and "J9VMThread:" not in body:
                 close()
                 cut_header = (line_no, line)

@@ -65,7 +65,7 @@ def test_dump_to_file_caveat_is_in_the_table_too(captured: Path) -> None:
 @pytest.mark.parametrize(
     ("path", "input_format", "threads"),
     [
-        (JAVACORE, "javacore", 194),
+        (JAVACORE, "javacore", 201),  # 194 Java threads and 7 anonymous native threads
         (INTELLIJ, "intellij", 2),
         (BUGREPORT, "android-anr", 424),
     ],

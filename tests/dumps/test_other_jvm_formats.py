@@ -215,13 +215,18 @@ def test_json_threads_point_at_their_tid_member(captured: Path, renderings: dict
 
 def test_javacore_threads_states_and_frames() -> None:
     dump = only_dump(JAVACORE)
-    assert (len(dump.threads), dump.pid) == (194, 32888)
+    # Every 3XMTHREADINFO record, as javacore-analyser counts them: 194 Java threads and 7
+    # anonymous native threads (attached to no VM thread: no state, no Java frames).
+    assert (len(dump.threads), dump.pid) == (201, 32888)
     assert dump.banner is not None and dump.banner.startswith("JRE 1.8.0 Windows 10 amd64-64")
     assert Counter(t.state for t in dump.threads) == {
         ThreadState.WAITING: 160,
         ThreadState.RUNNABLE: 33,
         ThreadState.BLOCKED: 1,
+        ThreadState.UNKNOWN: 7,
     }
+    anonymous = [t for t in dump.threads if t.name == "Anonymous native thread"]
+    assert len(anonymous) == 7 and not any(t.frames for t in anonymous)
     status = thread(dump, "JTS Status check")
     assert status.status is ThreadStatus.BLOCKED
     assert (
@@ -229,6 +234,17 @@ def test_javacore_threads_states_and_frames() -> None:
         == "org.eclipse.soda.sat.core.internal.record.ImportServiceRecord.handleModifiedService"
     )
     assert "/" not in status.frames[0].function
+
+
+def test_javacore_every_record_is_a_thread_and_a_quote_inside_a_name_is_kept() -> None:
+    """javacore-analyser's test javacore: one snapshot per 3XMTHREADINFO record (36), the current
+    thread's name holding a quotation mark."""
+    dump = only_dump(PUBLIC / "javacore.20230830.134339.30220.0001.txt.gz")
+    assert len(dump.threads) == 36
+    assert dump.threads[0].name == 'thread name with " quotation'
+    assert sum(t.name == "Anonymous native thread" for t in dump.threads) == 7
+    assert sum(t.state is not ThreadState.UNKNOWN for t in dump.threads) == 29  # 2XMPOOLLIVE
+    assert dump.unparsed_count == 0
 
 
 def test_javacore_owned_by_credits_the_owner_and_closes_the_mixed_deadlock() -> None:
