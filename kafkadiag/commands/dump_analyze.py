@@ -108,6 +108,11 @@ def reading_caveats(source: str, stats: ReadStats) -> list[str]:
             f"{source}: JSON log records (Docker's json-file, journalctl -o json, a log shipper's export), "
             f'read as the text of each record\'s "{stats.log_records_field}" field; {where}'
         )
+    if stats.http_header_lines:
+        caveats.append(
+            f"{source}: an HTTP response saved whole (curl -i): its status line and headers "
+            f"(lines 1-{stats.http_header_lines}) were skipped"
+        )
     if stats.html_page:
         caveats.append(
             f"{source}: an HTML page, read as its text (tags dropped, entities decoded); "

@@ -53,6 +53,10 @@ def read_dumps(
             break
     if head and head[0] and head[0][0].startswith("\ufeff"):
         head[0][0] = head[0][0][1:]  # the byte-order mark an editor wrote, not text
+    if head and head[0] and _HTTP_STATUS.match(head[0][0]):
+        # `curl -i .../actuator/threaddump > dump.json`: the response's status line and headers
+        # come first. Blanked, not removed, so that line numbers hold.
+        stats.http_header_lines = _blank_http_headers(head[0])
     field = jsonlogs.text_field(head[0]) if head and head[0] and head[0][0].lstrip().startswith("{") else None
     if field is not None:
         # A container's log file (Docker's json-file), journalctl -o json, a log shipper's export.
@@ -170,6 +174,22 @@ def _uncoloured(batch: list[str]) -> list[str]:
 _QUOTE_MARKERS = re.compile(r"^(?:> ?)+")
 # A line that starts with ">": the regex engine finds it in half the time `"\n>" in text` takes.
 _QUOTED_LINE = re.compile(r"\n>")
+
+
+_HTTP_STATUS = re.compile(r"^HTTP/\d(?:\.\d)? \d{3}\b")
+_HTTP_HEADER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:")
+
+
+def _blank_http_headers(batch: list[str]) -> int:
+    """Blank an HTTP response's status line and headers, up to the blank line that ends them; how
+    many lines that was (none when what follows the status line is not headers)."""
+    end = 1
+    while end < len(batch) and batch[end].strip() and _HTTP_HEADER.match(batch[end]):
+        end += 1
+    if end < len(batch) and batch[end].strip():
+        return 0  # no blank line after the headers: not an HTTP response's head
+    batch[:end] = [""] * end
+    return end
 
 
 def _quoted_reply(text: str, head: list[list[str]]) -> bool:

@@ -47,6 +47,8 @@ class ReadStats:
     log_records_field: str | None = None
     # Records whose text held several lines: line numbers then count the text's lines.
     multi_line_records: int = 0
+    # An HTTP response saved whole (`curl -i`): its status line and headers, skipped.
+    http_header_lines: int = 0
 
 
 def display_name(path: str) -> str:

@@ -102,3 +102,31 @@ def test_json_that_is_not_a_thread_dump_is_refused_with_a_reason(tmp_path: Path)
     code, _, err = run(["dump", "analyze", str(other)])
     assert code == ExitCode.INPUT_UNREADABLE
     assert "not a Spring Boot Actuator thread dump" in err
+
+
+SAMURAI_CURL = Path(__file__).parent / "public" / "samurai-spring-boot-2.5.4-java8.dmp"
+
+
+def test_actuator_dump_saved_with_curl_i_keeps_its_threads_and_its_deadlock() -> None:
+    # GIVEN samurai's test file: `curl -i` output (status line, headers, blank line) and the compact
+    # JSON whose serving thread calls ThreadDumpEndpoint.threadDump
+    assert '"methodName":"threadDump"' in SAMURAI_CURL.read_text()
+    # WHEN it is read THEN it is the Actuator's JSON (not jcmd's, whose root key is "threadDump")
+    (dump,) = read_dumps(str(SAMURAI_CURL))
+    assert dump.format is DumpFormat.ACTUATOR_JSON
+    assert len(dump.threads) == 22
+    by_name = {thread.name: thread for thread in dump.threads}
+    assert (
+        by_name["sleepingThread"].java_id == 19
+        and by_name["sleepingThread"].frames[0].function == "java.lang.Thread.sleep"
+    )
+    dead = by_name["deadLock1"]
+    assert [(e.kind, e.lock_id) for e in dead.lock_events[:2]] == [
+        (LockEventKind.WAITING_TO_LOCK, 1598621278),
+        (LockEventKind.LOCKED, 325888395),
+    ]
+    # AND the analysis names the deadlock, and says the HTTP head was skipped
+    code, out, _ = run(["dump", "analyze", str(SAMURAI_CURL)])
+    assert code == ExitCode.FINDINGS
+    assert "deadLock1" in out and "deadLock2" in out
+    assert "curl -i" in " ".join(out.split())
