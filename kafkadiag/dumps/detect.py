@@ -132,9 +132,10 @@ def _jconsole_thread(stripped: str, sample: Sequence[str], position: int) -> boo
     return jconsole_state_line(sample[position + 1].strip()) is not None
 
 
-# jcmd Thread.dump_to_file -format=json: {"threadDump": {...}}. The key, not the word: a compact
-# Actuator dump holds "methodName":"threadDump" (the endpoint's own frame) in its first line.
-_JCMD_JSON_ROOT = re.compile(r'"threadDump"\s*:')
+def _jcmd_json_root(line: str) -> bool:
+    """jcmd Thread.dump_to_file -format=json: {"threadDump": {...}}. The key, not the word: a compact
+    Actuator dump holds "methodName":"threadDump" (the endpoint's own frame) in its first line."""
+    return '"threadDump":' in line or '"threadDump" :' in line
 
 
 def detect_format(lines: Sequence[str]) -> DumpFormat:
@@ -152,7 +153,7 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
     first = next((line.strip() for line in sample if line.strip()), "")
     if first[:1] in ("[", "{") and any('"thread_name"' in line for line in sample[:2000]):
         return DumpFormat.PYSPY_JSON
-    if first[:1] == "{" and any(map(_JCMD_JSON_ROOT.search, sample[:20])):
+    if first[:1] == "{" and any(map(_jcmd_json_root, sample[:20])):
         return DumpFormat.JCMD_JSON
     if first[:1] == "{" and looks_like_actuator_json(sample):
         return DumpFormat.ACTUATOR_JSON
