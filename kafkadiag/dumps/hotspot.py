@@ -125,6 +125,8 @@ MIXED_NOTE = "jhsdb jstack --mixed: its native frames (by address) are left out;
 _JCMD_PID = re.compile(r"^(\d+):$")
 _DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
 _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
+# The heading of a class histogram (jmap -histo, -XX:+PrintClassHistogram on kill -3).
+_CLASS_HISTOGRAM = re.compile(r"^\s*num\s+#instances\s+#bytes\s+class name")
 _NAME_ONLY = re.compile(r'^"[^"]*"\s*$')
 _HEADER_FIELDS = re.compile(r"^\s*(?:#\d+ |daemon |prio=|os_prio=|tid=|nid=)")
 _HELD_BY = re.compile(r'which is held by "(?P<name>.*)"')
@@ -1166,6 +1168,15 @@ class HotspotParser:
         if _DEADLOCK_COUNT.match(line):
             return
         if dump.producer == AGENT_PRODUCER and self._agent_line(line):
+            return
+        if _CLASS_HISTOGRAM.match(line):
+            # -XX:+PrintClassHistogram prints the heap's classes after the threads: the dump is
+            # complete (a JDK 5 dump has no footer to say so), the histogram is not a dump's.
+            self._finish_thread()
+            dump.end_line_no = line_no - 1
+            dump.footer_seen = True
+            self._finish_dump()
+            self.mode = OUTSIDE
             return
         if dump.report_only:
             if line.startswith(DEADLOCK_START):

@@ -27,3 +27,17 @@ def test_a_dump_followed_by_the_next_is_whole_without_a_footer(tmp_path: Path) -
     assert [len(dump.threads) for dump in dumps] == [
         len(dump.threads) for dump in read_dumps(str(CAPTURED / "healthy" / "kill3-stdout.log"))
     ]
+
+
+def test_a_class_histogram_after_a_dump_without_footer_ends_it_whole() -> None:
+    # GIVEN TDA's test log: a Java 5 dump (no footer) and -XX:+PrintClassHistogram's table after it
+    path = Path(__file__).parent / "public" / "tda-testwithhistogram.log"
+    text = path.read_text()
+    heading = text.splitlines().index(next(line for line in text.splitlines() if "#instances" in line)) + 1
+    # WHEN it is read THEN the dump ends before the histogram, whole, with its 14 threads, and
+    # none of the histogram's 1,087 lines is taken for a line of the dump
+    (dump,) = read_dumps(str(path))
+    assert len(dump.threads) == 14
+    assert not dump.truncated
+    assert dump.end_line_no < heading
+    assert dump.unparsed_count == 0
