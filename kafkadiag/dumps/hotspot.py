@@ -28,7 +28,7 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag.dumps import marks
+from kafkadiag.dumps import jrockit, marks
 from kafkadiag.dumps.excerpts import headerless_name, is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
 from kafkadiag.dumps.jvmthreads import attach_synchronizers, owned_by_name
@@ -151,7 +151,8 @@ _EVENT_WORDS = {
     "eliminated": LockEventKind.ELIMINATED,
 }
 
-OUTSIDE, IN_DUMP, IN_REPORT = 0, 1, 2
+# IN_LOCK_CHAINS: JRockit's lock chains after the threads, up to the end of its dump.
+OUTSIDE, IN_DUMP, IN_REPORT, IN_LOCK_CHAINS = 0, 1, 2, 3
 
 # Log lines (outside the dumps) that tell what a dump cannot show; rules read them.
 SIGNALS = (
@@ -673,6 +674,10 @@ class HotspotParser:
     def _dispatch(self, line: str, line_no: int) -> None:
         if self.prefix.active:
             line = self.prefix.strip(line)
+        if self.mode == IN_LOCK_CHAINS:
+            if not line.startswith((jrockit.END, jrockit.BANNER)) and BANNER not in line:
+                return  # they restate what the threads' lock lines tie together
+            self.mode = IN_DUMP
         if line[:1] in marks.FIRST_CHARACTERS:
             line = marks.unmarked(line, self.prefix.strip)
         if self.name_only is not None and self._header_after_name(line, line_no):
@@ -758,9 +763,27 @@ class HotspotParser:
             if not thread.frames:
                 thread.stack_line_no = line_no + 1
             return
+        if body[:3] == "-- " or body[:4] == "^-- " or body.startswith(jrockit.TRACE_ENDS):
+            if self._jrockit_lock_line(thread, body, line_no):
+                return
         if self._rejoin(thread, line, line_no):
             return
         self._unparsed(line_no, line)
+
+    def _jrockit_lock_line(self, thread: _ThreadBuilder, body: str, line_no: int) -> bool:
+        if body.startswith(jrockit.TRACE_ENDS):
+            return True
+        parsed = jrockit.lock_line(body)
+        if parsed is None:
+            return False
+        kind, lock_id, lock_class = parsed
+        if not thread.frames:
+            # JRockit names what a thread waits for above its first frame, where HotSpot's layout
+            # has none: the frames' line numbers no longer follow from the stack's first line.
+            thread.stack_line_no = 0
+        frame_index = max(len(thread.frames) - 1, 0)
+        thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no, body.strip()))
+        return True
 
     def _thread_cpu_line(self, line: str, line_no: int) -> bool:
         if not self.thread_cpu.feed(line, line_no):
@@ -1043,6 +1066,12 @@ class HotspotParser:
                 line = line[line.index(BANNER) :]
             self._start_dump(line_no, banner=line.rstrip(":").strip())
             return
+        if line.startswith(jrockit.BANNER):
+            self._start_dump(line_no, banner=line.strip("= \t"))
+            return
+        if line.startswith(jrockit.END):
+            self._footer(line, line_no, jni=False)
+            return
         tool_banner = _TOOL_BANNER.match(line)
         if tool_banner:
             # Wrappers that announce the tool instead of printing the JVM's banner.
@@ -1121,6 +1150,10 @@ class HotspotParser:
         assert dump is not None
         if self._thread_cpu_line(line, line_no):
             return
+        if line.startswith(jrockit.LOCK_CHAINS):
+            self._finish_thread()
+            self.mode = IN_LOCK_CHAINS
+            return
         thread = self.thread
         if thread is None and not dump.threads and dump.banner and unbalanced(dump.banner):
             # "Full thread dump OpenJDK ... (17.0.15+6-Debian-1deb12u1" | "mixed mode, sharing):"
@@ -1168,6 +1201,15 @@ class HotspotParser:
         if _DEADLOCK_COUNT.match(line):
             return
         if dump.producer == AGENT_PRODUCER and self._agent_line(line):
+            return
+        if thread is None and not dump.threads and dump.banner == jrockit.BANNER.strip("= "):
+            # The date and the VM's line under JRockit's banner.
+            if jrockit.VM_LINE.match(line):
+                dump.banner = line.strip()
+            elif dump.timestamp is None:
+                dump.timestamp = line.strip()
+            else:
+                self._unparsed(line_no, line)
             return
         if _CLASS_HISTOGRAM.match(line):
             # -XX:+PrintClassHistogram prints the heap's classes after the threads: the dump is

@@ -42,6 +42,9 @@ def parse_java_frame(text: str) -> Frame:
     loader name, from exception traces pasted into dumps), `(Compiled Code)` (JDK 1.4 and IBM).
     """
     open_paren = text.find("(")
+    if text[-1:] != ")" and _CODE_ADDRESS.search(text):
+        # JRockit R24 ends a frame with its code's address: "...(Unknown Source)@0x00CCC763".
+        return parse_java_frame(_CODE_ADDRESS.sub(")", text))._replace(text=text)
     if open_paren < 0 or not text.endswith(")"):
         stripped = text.rstrip()
         if stripped != text and stripped.endswith(")"):
@@ -53,6 +56,17 @@ def parse_java_frame(text: str) -> Frame:
             return parse_java_frame(text[: close + 1])
         return Frame(text=text, function=text.strip(), file=None, line=None)
     function = text[:open_paren]
+    if "/" in function and "@" not in function and "//" not in function:
+        descriptor = _JVM_DESCRIPTOR.match(text, open_paren)
+        if descriptor is not None:
+            # JRockit: `jrockit/vm/Locks.monitorEnter(Ljava/lang/Object;)Ljava/lang/Object;(Unknown Source)`
+            open_paren = descriptor.end() - 1
+        method = function[function.rfind("/") + 1 :]
+        if method.count(".") == 1 and not method.startswith("0x"):
+            # A class named the JVM's way (JRockit, `java/lang/Object.wait`): slashes between
+            # packages, not a module or class loader before a dotted class name.
+            located = parse_java_frame("Class.method" + text[open_paren:])  # the location alone
+            return located._replace(text=text, function=unshaded(function.replace("/", ".")), module=None)
     if "\\" in function:
         # "BigInteger.\<init\>", "do\_work": a Markdown renderer's escapes (the Apache Yetus
         # release notes of JIRA issues); the function is named as the JVM names it.
@@ -80,6 +94,11 @@ def parse_java_frame(text: str) -> Frame:
         return Frame(text, function, file, int(line_text), False, module)
     file_name = location if location.endswith((".java", ".kt", ".scala", ".groovy")) else None
     return Frame(text, function, file_name, None, False, module)
+
+
+_CODE_ADDRESS = re.compile(r"\)@0x[0-9a-fA-F]+$")
+# A method descriptor between the name and the location: `(JLjava/lang/Object;)Z` then `(`.
+_JVM_DESCRIPTOR = re.compile(r"\([\w/$;\[]*\)[\w/$;\[]+\(")
 
 
 def parse_agent_frame(text: str) -> Frame:

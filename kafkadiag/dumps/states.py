@@ -24,9 +24,17 @@ _HEADER_WORDS_TO_STATE = (
     ("waiting for monitor entry", ThreadState.BLOCKED),
     ("in Object.wait", ThreadState.WAITING),
     ("waiting on condition", ThreadState.WAITING),
+    ("waiting on monitor", ThreadState.WAITING),  # HP-UX's JDK 1.4: in Object.wait()
     ("sleeping", ThreadState.TIMED_WAITING),
     ("runnable", ThreadState.RUNNABLE),
+    # JRockit: "alive, in native, native_waiting, daemon" is a VM-internal wait, not a Java one
+    ("native_waiting", ThreadState.RUNNABLE),
+    ("native_blocked", ThreadState.RUNNABLE),
     ("blocked", ThreadState.BLOCKED),
+    ("parked", ThreadState.WAITING),  # JRockit
+    ("waiting", ThreadState.WAITING),  # JRockit's word for Object.wait()
+    ("alive", ThreadState.RUNNABLE),  # JRockit: alive and none of the above
+    ("active", ThreadState.RUNNABLE),  # JRockit 1.4
 )
 
 _SLEEP_FUNCTIONS = frozenset(
@@ -37,7 +45,13 @@ _SLEEP_FUNCTIONS = frozenset(
         "java.lang.Thread.sleepNanos0",
     }
 )
-OBJECT_WAIT_FUNCTIONS = frozenset({"java.lang.Object.wait", "java.lang.Object.wait0"})
+OBJECT_WAIT_FUNCTIONS = frozenset(
+    {
+        "java.lang.Object.wait",
+        "java.lang.Object.wait0",
+        "jrockit.vm.Threads.waitForNotifySignal",  # JRockit R26+, under Object.wait
+    }
+)
 
 
 # A park, as the top frame shows it: sun.misc.Unsafe (JDK 8), jdk.internal.misc.Unsafe (JDK 9+).

@@ -590,3 +590,43 @@ def test_arthas_thread_output_reads_its_cpu_sampled_headers_and_its_blocking_arr
     assert blocker.status is ThreadStatus.SLEEPING
     assert 0x725BE470 in {held.lock_id for held in blocker.held_locks()}
     assert blocker.held_synchronizers and blocker.held_synchronizers[0].lock_id == 0x31A6493E
+
+
+# -- JRockit ------------------------------------------------------------------------------------
+
+
+def test_jrockit_dumps_read_with_their_locks_and_the_deadlock_between_them() -> None:
+    """samurai's JRockit R25 test file: three dumps of 11 threads with one deadlock each (its
+    .expected), the lock chains after the threads not taken for threads or dumps."""
+    dumps = list(read_dumps(str(PUBLIC / "samurai-jrockit-1.5.0_03-stacked.dmp")))
+    assert [len(dump.threads) for dump in dumps] == [11, 11, 11]
+    first = dumps[0]
+    assert first.banner == "BEA JRockit(R) R25.2.0-28 dra-45238-20050523-2021-win-ia32"
+    assert first.timestamp == "Wed Aug 17 12:05:14 2005"
+    assert first.unparsed_count == 0 and not first.truncated
+    blocked = thread(first, "Thread-0")
+    assert blocked.state is ThreadState.BLOCKED
+    assert [(e.kind, e.lock_id, e.lock_class) for e in blocked.lock_events] == [
+        (LockEventKind.WAITING_TO_LOCK, 0x0095C8D0, "java.lang.Object"),
+        (LockEventKind.LOCKED, 0x0095C8C8, "java.lang.Object"),
+    ]
+    # Frames named the JVM's way (slashes, a method descriptor) carry Java's dotted names.
+    assert "net.homeip.yusuke.samurai.test.AThread.run" in [f.function for f in blocked.frames]
+    for dump in dumps:
+        assert cycles(dump) == [{"Thread-0", "Thread-1"}]
+
+
+def test_jrockit_states_from_header_words() -> None:
+    """dumpling's JRockit R27 dump (the corpus): 'alive, in native, waiting' is a thread in
+    Object.wait() on the monitor its lock line names; 'native_waiting' is the VM's own wait."""
+    corpus = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dumpling" / "factory"
+    (dump,) = read_dumps(str(corpus / "jrockit-1.5.log"))
+    main = thread(dump, "Main Thread")
+    assert main.state is ThreadState.WAITING
+    assert (main.lock_events[0].kind, main.lock_events[0].lock_class) == (
+        LockEventKind.WAITING_ON,
+        "java.lang.UNIXProcess",
+    )
+    assert "java.lang.Object.wait" in [f.function for f in main.frames]
+    assert thread(dump, "(GC Main Thread)").state is ThreadState.RUNNABLE
+    assert dump.unparsed_count == 0

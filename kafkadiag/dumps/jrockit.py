@@ -1,0 +1,57 @@
+"""What JRockit (R24 to R28) prints around and inside the threads the HotSpot parser reads.
+
+    ===== FULL THREAD DUMP ===============
+    Wed Aug 17 12:05:15 2005
+    BEA JRockit(R) R25.2.0-28 dra-45238-20050523-2021-win-ia32
+
+    "Thread-0" id=10 idx=0x14 tid=5628 prio=5 alive, in native, blocked
+        -- Blocked trying to get lock: java/lang/Object@0x0095C8D0[thin lock]
+        at net/homeip/yusuke/samurai/test/AThread.run()V(StackSample.java:25)
+        ^-- Holding lock: java/lang/Object@0x0095C8C8[thin lock]
+        -- end of trace
+
+    Circular (deadlocked) lock chains
+    ...
+    ===== END OF THREAD DUMP ===============
+
+A thread's header is HotSpot's shape (a quoted name, `tid=`), its state is in the header's words
+(see kafkadiag.dumps.states), its frames name classes the JVM's way (`java/lang/Object`, read by
+kafkadiag.dumps.javaframes). Lock lines say in words what HotSpot's say; the lock chains after the
+threads restate what the lock lines already tie together, so they are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kafkadiag.model import LockEventKind
+
+BANNER = "===== FULL THREAD DUMP"
+END = "===== END OF THREAD DUMP"
+# The VM's line under the banner ("BEA JRockit(R) R27.6.5-32_o-...", "Oracle JRockit(R) R28...").
+VM_LINE = re.compile(r"^(?:BEA|Oracle) JRockit\(R\)")
+LOCK_CHAINS = ("Circular (deadlocked) lock chains", "Blocked lock chains", "Open lock chains")
+TRACE_ENDS = ("-- end of trace", "--- End of stack trace")
+
+_LOCK_LINE = re.compile(
+    r"^\^?-- (?P<words>[A-Za-z ]+): (?P<class>[^@\s]+)@0x(?P<id>[0-9a-fA-F]+)(?:\[[^\]]*\])?"
+)
+_KINDS = {
+    "Waiting for notification on": LockEventKind.WAITING_ON,
+    # The monitor Object.wait() gave up, printed where it was taken: HotSpot's "- locked" there.
+    "Lock released while waiting": LockEventKind.LOCKED,
+    "Blocked trying to get lock": LockEventKind.WAITING_TO_LOCK,
+    "Holding lock": LockEventKind.LOCKED,
+    "Parking to wait for": LockEventKind.PARKING,
+}
+
+
+def lock_line(body: str) -> tuple[LockEventKind, int, str] | None:
+    """`-- Blocked trying to get lock: java/lang/Object@0x0095C8D0[thin lock]` -> (kind, id, class)."""
+    match = _LOCK_LINE.match(body)
+    if match is None:
+        return None
+    kind = _KINDS.get(match["words"].strip())
+    if kind is None:
+        return None
+    return kind, int(match["id"], 16), match["class"].replace("/", ".")
