@@ -400,10 +400,10 @@ def _unwrapped(parts: list[str]) -> str:
     return joined
 
 
-def _cut_name(line: str) -> bool:
-    """A quoted name that runs to the end of a line as long as a hard-wrapped one: the rest of the
-    header is on the next line."""
-    return line.count('"') == 1 and len(line.rstrip()) >= WRAPPED_NAME_CHARS
+def _opens_name(line: str) -> bool:
+    """Outside a dump, a line that opens a quoted name and does not close it: a long name cut by
+    hard wrapping, or the first line of a name with a line break in it (a dump's first thread)."""
+    return line.count('"') == 1
 
 
 def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
@@ -1039,9 +1039,13 @@ class HotspotParser:
                 # A long name pushed the header's fields to the next line (hard wrapping)?
                 self.name_only = (line, line_no)
                 return
-            if len(line) < MAX_NAME_CHARS and '" ' not in line and (self.mode == IN_DUMP or _cut_name(line)):
+            if (
+                len(line) < MAX_NAME_CHARS
+                and '" ' not in line
+                and (self.mode == IN_DUMP or _opens_name(line))
+            ):
                 # A name that goes on on the next line: the header is complete further down.
-                # Outside a dump only a long name cut by hard wrapping is waited for (one line).
+                # Outside a dump only the next line is waited for.
                 self.open_name = [(line, line_no)]
                 return
             if self.dump is not None:

@@ -51,6 +51,14 @@ def test_names_over_several_lines_are_one_header_each(tmp_path: Path) -> None:
     assert waiter_index is not None
     assert [dump.threads[i].name for i in graph.blockers(waiter_index)] == [HOLDER]
 
+    # AND an excerpt that starts with that thread (no banner before the name's first line, as
+    # spotify's threaddump-analyzer tests it) reads the whole name too
+    lines = dump_text.splitlines()
+    excerpt = tmp_path / "excerpt.txt"
+    excerpt.write_text("\n".join(lines[lines.index('"holder') :]))
+    (cut,) = read_dumps(str(excerpt))
+    assert cut.threads[0].name == HOLDER
+
 
 @pytest.mark.parametrize("width", [50, 60])
 @pytest.mark.parametrize("strip_trailing", [False, True])
