@@ -99,6 +99,17 @@ def parse_number(text: str | None) -> int | None:
         return None
 
 
+def parse_pointer(text: str | None) -> int | None:
+    """A `tid=`: the JVM's thread pointer, always hex; Apple's JDK 6 prints it without `0x`, also
+    when no digit of it is a letter (`tid=105002800`)."""
+    if not text or text.startswith(("0x", "0X")):
+        return parse_number(text)
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
 def name_end(header: str) -> int:
     """Index of the quote closing a HotSpot thread name (the last quote on the line)."""
     return header.rfind('"')
@@ -163,7 +174,7 @@ def _quoted_header(header: str) -> HeaderFields:
         os_priority=int(os_prio) if os_prio else None,
         cpu_ms=float(cpu) if cpu else None,
         elapsed_s=float(elapsed) if elapsed else None,
-        tid=parse_number(tid),
+        tid=parse_pointer(tid),
         # Carrier threads of virtual threads print [ostid] but no nid=.
         nid=parse_number(nid) if nid else (int(ostid) if ostid else None),
         # IntelliJ's export puts the word after nid=NA: "@960" tid=0x19 nid=NA virtual runnable

@@ -40,6 +40,7 @@ from kafkadiag.model import (
     ThreadState,
     ThreadStatus,
 )
+from kafkadiag.threadheader import header_fields
 
 # --------------------------------------------------------------------------------------------
 # Where the corpus lives. Absent corpus = loud failure of the whole module, never a skip.
@@ -1656,3 +1657,12 @@ def test_appended_jthreaddump_files_split_into_one_dump_each(tmp_path: Path) -> 
     )
     assert (len(appended_dumps), sum(got)) == (len(files), sum(per_file)), first_difference
     assert got == per_file, first_difference
+
+
+def test_thread_pointer_without_prefix_is_hex_when_all_digits() -> None:
+    """A `tid=` is the JVM's thread pointer, hex: Apple's JDK 6 prints it without `0x` also when
+    none of its digits is a letter (spotify/threaddump-analyzer asserts `105002800` for this header
+    of its sample dump)."""
+    header = '"Gang worker#1 (Parallel GC Threads)" prio=9 tid=105002800 nid=0x10bc88000 runnable'
+    fields = header_fields(header)
+    assert (fields.tid, fields.nid) == (0x105002800, 0x10BC88000)
