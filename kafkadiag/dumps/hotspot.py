@@ -805,6 +805,13 @@ class HotspotParser:
             if self.dump is not None:
                 self.dump.rejoined += 1
             return True
+        if name_line_no == line_no - 1 and self.mode == IN_DUMP and line.lstrip().startswith(STATE_LINE):
+            # A header that is the name alone, its state line under it: Spring Boot's text thread
+            # dump prints the Finalizer so. The state line is this thread's.
+            self._finish_thread()
+            name = name_line.strip()
+            self.thread = _ThreadBuilder(name[1:-1], name_line_no, name)
+            return False
         if self.dump is not None:
             self._unparsed(name_line_no, name_line)
         return False

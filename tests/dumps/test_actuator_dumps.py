@@ -130,3 +130,16 @@ def test_actuator_dump_saved_with_curl_i_keeps_its_threads_and_its_deadlock() ->
     assert code == ExitCode.FINDINGS
     assert "deadLock1" in out and "deadLock2" in out
     assert "curl -i" in " ".join(out.split())
+
+
+def test_actuator_text_dump_with_a_header_that_is_the_name_alone() -> None:
+    # GIVEN samurai's text rendering of the same endpoint, whose Finalizer header is `"Finalizer"`
+    path = Path(__file__).parent / "public" / "samurai-spring-boot-2.5.4-java8-text.dmp"
+    assert '\n"Finalizer"\n   java.lang.Thread.State: WAITING' in path.read_text()
+    # WHEN it is read THEN the Finalizer is a thread of its name, in Object.wait(), and no line is
+    # left unread
+    (dump,) = read_dumps(str(path))
+    assert len(dump.threads) == 25 and dump.unparsed_count == 0
+    finalizer = dump.thread_named("Finalizer")
+    assert finalizer is not None and finalizer.frames[0].function == "java.lang.Object.wait"
+    assert not any(thread.name.startswith("(no header") for thread in dump.threads)
