@@ -45,6 +45,12 @@ from kafkadiag.model import (
 _THREADINFO = re.compile(
     r'^3XMTHREADINFO\s+"(?P<name>.*)" J9VMThread:(?P<vmthread>0x[0-9A-Fa-f]+)(?P<rest>.*)$'
 )
+# IBM's Classic VM (Java 1.4 and before), its threads in section XM: `"name" (TID:0x2BDE718,
+# sys_thread_t:0x10DD9048, state:CW, native ID:0xCD0) prio=5`.
+_CLASSIC_THREADINFO = re.compile(
+    r'^3XMTHREADINFO\s+"(?P<name>.*)" \(TID:(?P<tid>0x[0-9A-Fa-f]+),(?P<rest>.*)$'
+)
+_THREAD_SECTIONS = ("THREADS", "XM")
 _STATE = re.compile(r"\bstate:(?P<state>[A-Z]+)")
 _BLOCK = re.compile(
     r"^3XMTHREADBLOCK\s+(?P<how>Blocked on|Waiting on|Parked on): (?P<lock>\S+)"
@@ -63,6 +69,7 @@ _FRAME_NOTE = re.compile(r"\((?:Compiled Code|Bytecode PC:\s*\d+|JIT compiled co
 _STATES = {
     "R": (ThreadState.RUNNABLE, ""),
     "B": (ThreadState.BLOCKED, ""),
+    "MW": (ThreadState.BLOCKED, ""),  # Classic VM: waiting to enter a monitor
     "CW": (ThreadState.WAITING, ""),
     "P": (ThreadState.WAITING, "parking"),
     "S": (ThreadState.UNKNOWN, ""),
@@ -99,6 +106,8 @@ _SKIPPED_TAGS = (
     "2XMPOOL",
     "1XECTHTYPE",
     "3XEHSTTYPE",
+    "1XMEXCPINFO",  # the Classic VM's exception info, and its "Not available"
+    "2XMDUMPINFONA",
 )
 
 
@@ -125,6 +134,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     owners: list[tuple[int, LockRef]] = []  # (owner's J9VMThread, lock it owns)
     deadlock: list[tuple[str, str]] = []  # (thread, the lock it waits for), in report order
     rejoined = 0  # header lines joined back after hard wrapping
+    current_thread_block = False  # between 1XMCURTHDINFO and 1XMTHDINFO
 
     def close() -> None:
         nonlocal thread
@@ -148,7 +158,10 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             else:
                 dump.unparsed_line(header_no, header)
         elif (
-            section == "THREADS" and thread is not None and thread.line_no == line_no - 1 and _continues(line)
+            section in _THREAD_SECTIONS
+            and thread is not None
+            and thread.line_no == line_no - 1
+            and _continues(line)
         ):
             # Wrapped after the J9VMThread: the rest of the header (its state).
             _rewrapped_header(thread, line)
@@ -169,14 +182,20 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             dump.timestamp = body.strip().removeprefix("Date:").strip()
         elif tag == "1CIJAVAVERSION":
             dump.banner = body.strip()
+        elif tag == "2XMFULLTHDDUMP":
+            # "Full thread dump Classic VM (J2RE 1.4.2 IBM Windows 32 build ...)"
+            dump.banner = dump.banner or body.strip()
         elif tag == "1CIPROCESSID":
             digits = body.strip().removeprefix("Process ID:").split()
             dump.pid = int(digits[0]) if digits and digits[0].isdigit() else None
         elif section == "LOCKS":
             _deadlock_line(line, deadlock)
-        elif section == "THREADS":
+        elif section in _THREAD_SECTIONS:
             dump.end_line_no = line_no
+            if tag in ("1XMCURTHDINFO", "1XMTHDINFO"):
+                current_thread_block = tag == "1XMCURTHDINFO"
             info = _THREADINFO.match(line)
+            classic = None if info else _CLASSIC_THREADINFO.match(line)
             if info:
                 close()
                 state_match = _STATE.search(info["rest"])
@@ -184,6 +203,15 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
                     state_match["state"] if state_match else "", (ThreadState.UNKNOWN, "")
                 )
                 thread = OpenThread(info["name"], state, line_no, line, detail, key=int(info["vmthread"], 16))
+            elif classic:
+                close()
+                if current_thread_block:
+                    continue  # the Classic VM lists the current thread again, with its stack, below
+                state_match = _STATE.search(classic["rest"])
+                state, detail = _STATES.get(
+                    state_match["state"] if state_match else "", (ThreadState.UNKNOWN, "")
+                )
+                thread = OpenThread(classic["name"], state, line_no, line, detail, key=classic["tid"])
             elif tag == "3XMTHREADINFO" and "Anonymous native thread" in body:
                 # A thread of the process not attached to the VM (a native library's, the OS's
                 # thread pool): listed like HotSpot's GC and compiler threads, without Java frames

@@ -630,3 +630,17 @@ def test_jrockit_states_from_header_words() -> None:
     assert "java.lang.Object.wait" in [f.function for f in main.frames]
     assert thread(dump, "(GC Main Thread)").state is ThreadState.RUNNABLE
     assert dump.unparsed_count == 0
+
+
+def test_classic_vm_javacore_threads() -> None:
+    """IBM's Classic VM (Java 1.4) javacore kept by samurai: 48 thread headers in section XM, the
+    current thread's given twice, 47 threads as samurai counts them; MW is waiting for a monitor."""
+    path = PUBLIC / "samurai-ibm-classic-javacore.20060511.172914.516.txt.gz"
+    assert gzip.decompress(path.read_bytes()).decode().count("\n3XMTHREADINFO ") == 48
+    dump = only_dump(path)
+    assert dump.format is DumpFormat.JAVACORE
+    assert len(dump.threads) == 47 and len({t.line_no for t in dump.threads}) == 47
+    assert dump.banner == "J2RE 1.4.2 IBM Windows 32 build cn142sr1w-20041028"
+    assert Counter(t.state for t in dump.threads)[ThreadState.BLOCKED] == 13
+    assert dump.unparsed_count == 0
+    assert all(thread.frames for thread in dump.threads if thread.state is ThreadState.BLOCKED)
