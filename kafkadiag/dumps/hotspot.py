@@ -416,6 +416,10 @@ def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
             # line would state them.
             builder.state_text = info["state"] + rest.rstrip() if rest.startswith(" on ") else info["state"]
             return builder
+    if " id: " in line:
+        colon = jrockit.COLON_HEADER.match(line)
+        if colon:
+            return _ThreadBuilder(colon["name"], line_no, line)
     if not looks_like_hotspot_header(line):
         return None
     builder = _ThreadBuilder(line[1 : line.rfind('"')], line_no, line)
@@ -451,6 +455,7 @@ class _DumpBuilder:
         # Only the JVM's deadlock report was given, not the dump around it.
         self.report_only = False
         self.rejoined = 0  # lines cut by hard wrapping, joined back to the line before
+        self.jrockit = False  # opened by JRockit's "===== FULL THREAD DUMP" banner
         self.lost_quotes: list[int] = []  # lines of headers read without their opening quote
         self.headerless: list[int] = []  # lines of state lines that no header came before
         # (waiter index, owner name, lock) for locks a state line names the owner of (VisualVM).
@@ -763,6 +768,8 @@ class HotspotParser:
             if not thread.frames:
                 thread.stack_line_no = line_no + 1
             return
+        if body.startswith(jrockit.THREAD_LINES):
+            return  # JRockit 8.1's VM pointers under the header, or its word for an empty stack
         if body[:3] == "-- " or body[:4] == "^-- " or body.startswith(jrockit.TRACE_ENDS):
             if self._jrockit_lock_line(thread, body, line_no):
                 return
@@ -1079,8 +1086,10 @@ class HotspotParser:
             return
         if line.startswith(jrockit.BANNER):
             self._start_dump(line_no, banner=line.strip("= \t"))
+            assert self.dump is not None
+            self.dump.jrockit = True
             return
-        if line.startswith(jrockit.END):
+        if self.dump is not None and self.dump.jrockit and jrockit.ends_dump(line):
             self._footer(line, line_no, jni=False)
             return
         tool_banner = _TOOL_BANNER.match(line)

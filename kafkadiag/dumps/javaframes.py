@@ -43,7 +43,7 @@ def parse_java_frame(text: str) -> Frame:
     """
     open_paren = text.find("(")
     if text[-1:] != ")" and _CODE_ADDRESS.search(text):
-        # JRockit R24 ends a frame with its code's address: "...(Unknown Source)@0x00CCC763".
+        # JRockit 8.1 and R24 end a frame with its code's address: "...(Unknown Source)@0x00CCC763".
         return parse_java_frame(_CODE_ADDRESS.sub(")", text))._replace(text=text)
     if open_paren < 0 or not text.endswith(")"):
         stripped = text.rstrip()
@@ -96,7 +96,7 @@ def parse_java_frame(text: str) -> Frame:
     return Frame(text, function, file_name, None, False, module)
 
 
-_CODE_ADDRESS = re.compile(r"\)@0x[0-9a-fA-F]+$")
+_CODE_ADDRESS = re.compile(r"\)@(?:0x)?[0-9a-fA-F]+$")
 # A method descriptor between the name and the location: `(JLjava/lang/Object;)Z` then `(`.
 _JVM_DESCRIPTOR = re.compile(r"\([\w/$;\[]*\)[\w/$;\[]+\(")
 

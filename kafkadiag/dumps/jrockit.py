@@ -1,4 +1,4 @@
-"""What JRockit (R24 to R28) prints around and inside the threads the HotSpot parser reads.
+"""What JRockit (7 and 8.1, R24 to R28) prints around and inside the threads the HotSpot parser reads.
 
     ===== FULL THREAD DUMP ===============
     Wed Aug 17 12:05:15 2005
@@ -30,8 +30,19 @@ BANNER = "===== FULL THREAD DUMP"
 END = "===== END OF THREAD DUMP"
 # The VM's line under the banner ("BEA JRockit(R) R27.6.5-32_o-...", "Oracle JRockit(R) R28...").
 VM_LINE = re.compile(r"^(?:BEA|Oracle) JRockit\(R\)")
+# JRockit 7 and 8.1: `"Finalizer"  id: 0x00000380  prio: 8  WAITING, DAEMON, GCABLE`, then a line of
+# the VM's pointers (`thread: 0x40C906A8  lastj: 0x4125FD8C  pt_thr: 0x0000065C`).
+COLON_HEADER = re.compile(r'^"(?P<name>.*)"\s+id: (?:0x)+[0-9A-Fa-f]+\s+prio: \d+\s+(?P<state>\S.*)$')
+THREAD_LINES = ("thread: 0x", "pt_thr: 0x", "No Java stack trace available")
 LOCK_CHAINS = ("Circular (deadlocked) lock chains", "Blocked lock chains", "Open lock chains")
 TRACE_ENDS = ("-- end of trace", "--- End of stack trace")
+
+
+def ends_dump(line: str) -> bool:
+    """`===== END OF THREAD DUMP ===============`, or JRockit 8.1's `=====================`."""
+    stripped = line.strip()
+    return stripped.startswith(END) or (len(stripped) >= 20 and not stripped.strip("="))
+
 
 _LOCK_LINE = re.compile(
     r"^\^?-- (?P<words>[A-Za-z ]+): (?P<class>[^@\s]+)@0x(?P<id>[0-9a-fA-F]+)(?:\[[^\]]*\])?"

@@ -38,6 +38,10 @@ def rejoined_count(note: str) -> int | None:
     return int(count) if count.isdigit() and " " + rest == _REJOINED_NOTE else None
 
 
+# JRockit's fields: `id=1 idx=0x4 tid=11648`, `id=0x80 pid=13184`, `id=0x80 tid=0x104c`.
+_JROCKIT_FIELDS = re.compile(r" id=(?:0x[0-9a-fA-F]+|\d+|\?) (?:idx=|pid=|tid=)")
+
+
 def header_unfinished(header: str) -> bool:
     """A thread header cut before its `nid=...` and state (JDK 6+ print both on every thread)."""
     if header.count('"') < 2:
@@ -46,6 +50,8 @@ def header_unfinished(header: str) -> bool:
         # ThreadInfo.toString() carries no nid; "BLOCKED on X owned by "Y" Id=N" may be cut.
         stripped = header.rstrip()
         return stripped.endswith((" on", " owned by", " Id=", '"')) or header.count('"') % 2 == 1
+    if _JROCKIT_FIELDS.search(header):
+        return False  # JRockit prints no nid=: its header is whole without one
     if "nid=" not in header or _ENDS_WITH_NID.search(header) is not None:
         return True
     # "... nid=0x49cd waiting on" | "condition": the state words, cut.

@@ -29,6 +29,7 @@ _HEADER_WORDS_TO_STATE = (
     ("runnable", ThreadState.RUNNABLE),
     # JRockit: "alive, in native, native_waiting, daemon" is a VM-internal wait, not a Java one
     ("native_waiting", ThreadState.RUNNABLE),
+    ("native_lock_waiting", ThreadState.RUNNABLE),  # JRockit 8.1
     ("native_blocked", ThreadState.RUNNABLE),
     ("blocked", ThreadState.BLOCKED),
     ("parked", ThreadState.WAITING),  # JRockit

@@ -644,3 +644,16 @@ def test_classic_vm_javacore_threads() -> None:
     assert Counter(t.state for t in dump.threads)[ThreadState.BLOCKED] == 13
     assert dump.unparsed_count == 0
     assert all(thread.frames for thread in dump.threads if thread.state is ThreadState.BLOCKED)
+
+
+def test_jrockit_8_1_colon_layout() -> None:
+    """JRockit 8.1's older layout (samurai's test file): 11 threads in each of three dumps, states
+    from the header's words, frames without their code addresses, nothing left unread."""
+    dumps = list(read_dumps(str(PUBLIC / "samurai-jrockit-8.1-1.4.2_03-stacked.dmp")))
+    assert [len(dump.threads) for dump in dumps] == [11, 11, 11]
+    assert all(dump.unparsed_count == 0 and not dump.truncated for dump in dumps)
+    finalizer = thread(dumps[0], "Finalizer")
+    assert finalizer.state is ThreadState.WAITING
+    assert finalizer.frames[3].function == "java.lang.ref.ReferenceQueue.remove"
+    assert finalizer.frames[3].line == 111
+    assert thread(dumps[0], "(Code Generation Thread 1)").state is ThreadState.RUNNABLE
