@@ -125,6 +125,11 @@ MIXED_NOTE = "jhsdb jstack --mixed: its native frames (by address) are left out;
 _JCMD_PID = re.compile(r"^(\d+):$")
 _DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
 _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
+_JROCKIT_WAIT_STATES = {
+    LockEventKind.WAITING_TO_LOCK: "BLOCKED (on object monitor)",
+    LockEventKind.WAITING_ON: "WAITING (on object monitor)",
+    LockEventKind.PARKING: "WAITING (parking)",
+}
 # The heading of a class histogram (jmap -histo, -XX:+PrintClassHistogram on kill -3).
 _CLASS_HISTOGRAM = re.compile(r"^\s*num\s+#instances\s+#bytes\s+class name")
 _NAME_ONLY = re.compile(r'^"[^"]*"\s*$')
@@ -487,6 +492,8 @@ class _DumpBuilder:
         if truncated:
             notes.append("the input ends inside this dump: the last thread may be incomplete")
         threads = self.threads
+        if self.jrockit:
+            threads = [jrockit.entering_monitor(thread) for thread in threads]
         if self.stated_owners:
             threads = attach_synchronizers(threads, owned_by_name(threads, self.stated_owners))
         return ThreadDump(
@@ -788,6 +795,9 @@ class HotspotParser:
             # JRockit names what a thread waits for above its first frame, where HotSpot's layout
             # has none: the frames' line numbers no longer follow from the stack's first line.
             thread.stack_line_no = 0
+            # And it is the thread's state, as a state line would give it: JRockit spins on a
+            # lock before it blocks, and its header says "active" meanwhile.
+            thread.state_text = thread.state_text or _JROCKIT_WAIT_STATES.get(kind)
         frame_index = max(len(thread.frames) - 1, 0)
         thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no, body.strip()))
         return True

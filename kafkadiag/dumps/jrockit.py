@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from kafkadiag.model import LockEventKind
+from kafkadiag.model import LockEventKind, Thread, ThreadState, ThreadStatus
 
 BANNER = "===== FULL THREAD DUMP"
 END = "===== END OF THREAD DUMP"
@@ -66,3 +66,22 @@ def lock_line(body: str) -> tuple[LockEventKind, int, str] | None:
     if kind is None:
         return None
     return kind, int(match["id"], 16), match["class"].replace("/", ".")
+
+
+# The VM's own frames above a Java frame that enters a monitor (JRockit 8.1 prints no lock line):
+# `jrockit/vm/Threads.progressiveNap`, `jrockit/vm/Locks.stage2Lock`, `jrockit/vm/Locks.monitorEnter`.
+_VM_FRAMES = "jrockit.vm."
+_MONITOR_ENTER = "jrockit.vm.Locks.monitorEnter"
+
+
+def entering_monitor(thread: Thread) -> Thread:
+    """A thread the header calls active whose top frames are the VM entering a monitor: BLOCKED,
+    as a state line would say (JRockit spins, then sleeps, on a monitor another thread holds)."""
+    if thread.state is not ThreadState.RUNNABLE:
+        return thread
+    for frame in thread.frames:
+        if frame.function == _MONITOR_ENTER:
+            return thread._replace(state=ThreadState.BLOCKED, status=ThreadStatus.BLOCKED)
+        if not frame.function.startswith(_VM_FRAMES):
+            break
+    return thread

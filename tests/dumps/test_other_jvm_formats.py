@@ -657,3 +657,7 @@ def test_jrockit_8_1_colon_layout() -> None:
     assert finalizer.frames[3].function == "java.lang.ref.ReferenceQueue.remove"
     assert finalizer.frames[3].line == 111
     assert thread(dumps[0], "(Code Generation Thread 1)").state is ThreadState.RUNNABLE
+    # "ACTIVE" in the header, the VM entering a monitor on top of the stack: blocked (samurai too)
+    for name in ("Thread-1", "Thread-2"):
+        assert thread(dumps[0], name).frames[2].function == "jrockit.vm.Locks.monitorEnter"
+        assert thread(dumps[0], name).status is ThreadStatus.BLOCKED
