@@ -136,10 +136,13 @@ def stated_wait_kind(state: ThreadState, frames: tuple[Frame, ...]) -> LockEvent
 
 def state_from_header(header_state: str) -> ThreadState:
     lowered = header_state.lower()
-    for words, state in _HEADER_WORDS_TO_STATE:
-        if words.lower() in lowered:
+    for words, state in _LOWERED_HEADER_WORDS:
+        if words in lowered:
             return state
     return ThreadState.UNKNOWN
+
+
+_LOWERED_HEADER_WORDS = tuple((words.lower(), state) for words, state in _HEADER_WORDS_TO_STATE)
 
 
 def consistent_status(
