@@ -59,6 +59,7 @@ _BLOCK = re.compile(
 _ENTERED = re.compile(r"^5XESTACKTRACE\s+\(entered lock: (?P<lock>[^,]+), entry count: \d+\)")
 _DEADLOCK_THREAD = re.compile(r'^2LKDEADLOCKTHR\s+Thread "(?P<name>.*)" \((?P<vm>0x[0-9A-Fa-f]+)\)')
 _DEADLOCK_OBJECT = re.compile(r"^4LKDEADLOCKOBJ\s+(?P<lock>\S+)")
+_CLASSIC_LOCK = re.compile(r"@([0-9A-Fa-f]+)/[0-9A-Fa-f]+:?$")
 _SECTION = re.compile(r"^0SECTION\s+(?P<name>\S+)")
 # Every javacore line starts with its tag: a digit (the nesting level) and capitals.
 _TAG = re.compile(r"^\d[A-Z0-9]{3,}$")
@@ -188,7 +189,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
         elif tag == "1CIPROCESSID":
             digits = body.strip().removeprefix("Process ID:").split()
             dump.pid = int(digits[0]) if digits and digits[0].isdigit() else None
-        elif section == "LOCKS":
+        elif section in ("LOCKS", "LK"):  # LK: the Classic VM's name for it
             _deadlock_line(line, deadlock)
         elif section in _THREAD_SECTIONS:
             dump.end_line_no = line_no
@@ -287,14 +288,17 @@ def _deadlock_line(line: str, deadlock: list[tuple[str, str]]) -> None:
         return
     waited = _DEADLOCK_OBJECT.match(line)
     if waited and deadlock and not deadlock[-1][1]:
-        deadlock[-1] = (deadlock[-1][0], waited["lock"])
+        # The Classic VM writes `java.lang.Object@53A90D0/53A90D8:`, J9 `java/lang/Object@0x...`.
+        lock = _CLASSIC_LOCK.sub(r"@0x\1", waited["lock"])
+        deadlock[-1] = (deadlock[-1][0], lock)
 
 
 def _deadlock_links(cycle: list[tuple[str, str]]) -> tuple[DeadlockLink, ...]:
-    # The report lists the cycle in order and repeats its first thread at the end.
+    # The report lists the cycle in order and repeats its first thread at the end; the Classic VM
+    # then lists it again from each other thread's side.
     names = [name for name, _ in cycle]
-    if len(names) > 1 and names[0] == names[-1]:
-        cycle = cycle[:-1]
+    if names[0] in names[1:]:
+        cycle = cycle[: names.index(names[0], 1)]
     links = []
     for position, (name, lock_text) in enumerate(cycle):
         holder = cycle[(position + 1) % len(cycle)][0]

@@ -661,3 +661,17 @@ def test_jrockit_8_1_colon_layout() -> None:
     for name in ("Thread-1", "Thread-2"):
         assert thread(dumps[0], name).frames[2].function == "jrockit.vm.Locks.monitorEnter"
         assert thread(dumps[0], name).status is ThreadStatus.BLOCKED
+
+
+def test_classic_vm_javacore_deadlock_report() -> None:
+    """The Classic VM's deadlock report, in section LK, lists the cycle once from each thread's
+    side: one cycle of the two execute threads, each waiting for the lock the other holds."""
+    dump = only_dump(PUBLIC / "samurai-ibm-classic-javacore.20060510.122937.6036.txt.gz")
+    assert len(dump.threads) == 44
+    (report,) = dump.jvm_deadlocks
+    fourteen = "ExecuteThread: '14' for queue: 'weblogic.kernel.Default'"
+    twelve = "ExecuteThread: '12' for queue: 'weblogic.kernel.Default'"
+    assert [(link.thread_name, link.held_by, link.lock_id) for link in report] == [
+        (fourteen, twelve, 0x53A90D0),
+        (twelve, fourteen, 0x53A90C0),
+    ]
