@@ -125,11 +125,6 @@ MIXED_NOTE = "jhsdb jstack --mixed: its native frames (by address) are left out;
 _JCMD_PID = re.compile(r"^(\d+):$")
 _DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
 _REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
-_JROCKIT_WAIT_STATES = {
-    LockEventKind.WAITING_TO_LOCK: "BLOCKED (on object monitor)",
-    LockEventKind.WAITING_ON: "WAITING (on object monitor)",
-    LockEventKind.PARKING: "WAITING (parking)",
-}
 # The heading of a class histogram (jmap -histo, -XX:+PrintClassHistogram on kill -3).
 _CLASS_HISTOGRAM = re.compile(r"^\s*num\s+#instances\s+#bytes\s+class name")
 _NAME_ONLY = re.compile(r'^"[^"]*"\s*$')
@@ -610,6 +605,7 @@ class HotspotParser:
                         )
                         continue
                     if parsed is _SYNCHRONIZERS_HEADING:
+                        # _synchronizers_start, inlined: one call per thread of a jstack -l dump
                         thread.in_synchronizers = True
                         thread.synchronizers = []
                         self.dump.has_lock_data = True  # type: ignore[union-attr]
@@ -775,18 +771,15 @@ class HotspotParser:
             if not thread.frames:
                 thread.stack_line_no = line_no + 1
             return
-        if body.startswith(jrockit.THREAD_LINES):
-            return  # JRockit 8.1's VM pointers under the header, or its word for an empty stack
-        if body[:3] == "-- " or body[:4] == "^-- " or body.startswith(jrockit.TRACE_ENDS):
-            if self._jrockit_lock_line(thread, body, line_no):
-                return
+        if body.startswith(jrockit.PASSED_OVER):
+            return
+        if body.startswith(("-- ", "^-- ")) and self._jrockit_lock_line(thread, body, line_no):
+            return
         if self._rejoin(thread, line, line_no):
             return
         self._unparsed(line_no, line)
 
     def _jrockit_lock_line(self, thread: _ThreadBuilder, body: str, line_no: int) -> bool:
-        if body.startswith(jrockit.TRACE_ENDS):
-            return True
         parsed = jrockit.lock_line(body)
         if parsed is None:
             return False
@@ -795,9 +788,7 @@ class HotspotParser:
             # JRockit names what a thread waits for above its first frame, where HotSpot's layout
             # has none: the frames' line numbers no longer follow from the stack's first line.
             thread.stack_line_no = 0
-            # And it is the thread's state, as a state line would give it: JRockit spins on a
-            # lock before it blocks, and its header says "active" meanwhile.
-            thread.state_text = thread.state_text or _JROCKIT_WAIT_STATES.get(kind)
+            thread.state_text = thread.state_text or jrockit.WAIT_STATES.get(kind)
         frame_index = max(len(thread.frames) - 1, 0)
         thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no, body.strip()))
         return True
@@ -1232,7 +1223,7 @@ class HotspotParser:
             return
         if dump.producer == AGENT_PRODUCER and self._agent_line(line):
             return
-        if thread is None and not dump.threads and dump.banner == jrockit.BANNER.strip("= "):
+        if dump.jrockit and thread is None and not dump.threads:
             # The date and the VM's line under JRockit's banner.
             if jrockit.VM_LINE.match(line):
                 dump.banner = line.strip()
@@ -1244,11 +1235,8 @@ class HotspotParser:
         if _CLASS_HISTOGRAM.match(line):
             # -XX:+PrintClassHistogram prints the heap's classes after the threads: the dump is
             # complete (a JDK 5 dump has no footer to say so), the histogram is not a dump's.
-            self._finish_thread()
-            dump.end_line_no = line_no - 1
             dump.footer_seen = True
-            self._finish_dump()
-            self.mode = OUTSIDE
+            self._end_dump_before(line_no)
             return
         if dump.report_only:
             if line.startswith(DEADLOCK_START):
@@ -1259,12 +1247,17 @@ class HotspotParser:
         if dump.banner is None and (dump.threads or thread is not None):
             # A fragment without banner or footer (ThreadInfo text an application logged, a
             # pasted part of a dump): the first unrelated log line ends it.
-            self._finish_thread()
-            dump.end_line_no = line_no - 1
-            self._finish_dump()
-            self.mode = OUTSIDE
+            self._end_dump_before(line_no)
             return
         self._unparsed(line_no, line)
+
+    def _end_dump_before(self, line_no: int) -> None:
+        """The open dump ends on the line before `line_no`, which is not a line of it."""
+        assert self.dump is not None
+        self._finish_thread()
+        self.dump.end_line_no = line_no - 1
+        self._finish_dump()
+        self.mode = OUTSIDE
 
     def _learn_prefix_from_header(self, line: str, line_no: int) -> bool:
         """A thread header after a log prefix ("2024-.. INFO [x] "): learn it, then parse."""

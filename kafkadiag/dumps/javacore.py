@@ -81,8 +81,8 @@ _KINDS = {
     "Waiting on": LockEventKind.WAITING_ON,
     "Parked on": LockEventKind.PARKING,
 }
-# Thread-section tags that carry nothing the model keeps (ids, CPU, native stacks, heap).
 ANONYMOUS_NATIVE_THREAD = "Anonymous native thread"
+# Thread-section tags that carry nothing the model keeps (ids, CPU, native stacks, heap).
 _SKIPPED_TAGS = (
     "NULL",
     "1XMTHDINFO",
@@ -199,21 +199,15 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             classic = None if info else _CLASSIC_THREADINFO.match(line)
             if info:
                 close()
-                state_match = _STATE.search(info["rest"])
-                state, detail = _STATES.get(
-                    state_match["state"] if state_match else "", (ThreadState.UNKNOWN, "")
-                )
+                state, detail = _state_of(info["rest"])
                 thread = OpenThread(info["name"], state, line_no, line, detail, key=int(info["vmthread"], 16))
             elif classic:
                 close()
                 if current_thread_block:
                     continue  # the Classic VM lists the current thread again, with its stack, below
-                state_match = _STATE.search(classic["rest"])
-                state, detail = _STATES.get(
-                    state_match["state"] if state_match else "", (ThreadState.UNKNOWN, "")
-                )
+                state, detail = _state_of(classic["rest"])
                 thread = OpenThread(classic["name"], state, line_no, line, detail, key=classic["tid"])
-            elif tag == "3XMTHREADINFO" and "Anonymous native thread" in body:
+            elif tag == "3XMTHREADINFO" and ANONYMOUS_NATIVE_THREAD in body:
                 # A thread of the process not attached to the VM (a native library's, the OS's
                 # thread pool): listed like HotSpot's GC and compiler threads, without Java frames
                 # (its native call stack is not read) and without a state of the VM's.
@@ -258,6 +252,12 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     if not dump.threads and section != "":
         dump.note("the javacore has no THREADS section")
     yield dump.build()
+
+
+def _state_of(header_rest: str) -> tuple[ThreadState, str]:
+    """The state and its detail from a header's `state:CW`."""
+    match = _STATE.search(header_rest)
+    return _STATES.get(match["state"] if match else "", (ThreadState.UNKNOWN, ""))
 
 
 def _continues(line: str) -> bool:

@@ -65,8 +65,7 @@ def parse_java_frame(text: str) -> Frame:
         if method.count(".") == 1 and not method.startswith("0x"):
             # A class named the JVM's way (JRockit, `java/lang/Object.wait`): slashes between
             # packages, not a module or class loader before a dotted class name.
-            located = parse_java_frame("Class.method" + text[open_paren:])  # the location alone
-            return located._replace(text=text, function=unshaded(function.replace("/", ".")), module=None)
+            function = function.replace("/", ".")
     if "\\" in function:
         # "BigInteger.\<init\>", "do\_work": a Markdown renderer's escapes (the Apache Yetus
         # release notes of JIRA issues); the function is named as the JVM names it.

@@ -33,9 +33,16 @@ VM_LINE = re.compile(r"^(?:BEA|Oracle) JRockit\(R\)")
 # JRockit 7 and 8.1: `"Finalizer"  id: 0x00000380  prio: 8  WAITING, DAEMON, GCABLE`, then a line of
 # the VM's pointers (`thread: 0x40C906A8  lastj: 0x4125FD8C  pt_thr: 0x0000065C`).
 COLON_HEADER = re.compile(r'^"(?P<name>.*)"\s+id: (?:0x)+[0-9A-Fa-f]+\s+prio: \d+\s+(?P<state>\S.*)$')
-THREAD_LINES = ("thread: 0x", "pt_thr: 0x", "No Java stack trace available")
+# Lines under a header that say nothing the model keeps: JRockit 8.1's VM pointers, its word for
+# an empty stack, and the end of a stack.
+PASSED_OVER = (
+    "thread: 0x",
+    "pt_thr: 0x",
+    "No Java stack trace available",
+    "-- end of trace",
+    "--- End of stack trace",
+)
 LOCK_CHAINS = ("Circular (deadlocked) lock chains", "Blocked lock chains", "Open lock chains")
-TRACE_ENDS = ("-- end of trace", "--- End of stack trace")
 
 
 def ends_dump(line: str) -> bool:
@@ -54,6 +61,15 @@ _KINDS = {
     "Blocked trying to get lock": LockEventKind.WAITING_TO_LOCK,
     "Holding lock": LockEventKind.LOCKED,
     "Parking to wait for": LockEventKind.PARKING,
+}
+
+
+# A lock line above the first frame is the thread's state, as a state line would give it: JRockit
+# spins on a lock before it blocks, and its header says "active" meanwhile.
+WAIT_STATES = {
+    LockEventKind.WAITING_TO_LOCK: "BLOCKED (on object monitor)",
+    LockEventKind.WAITING_ON: "WAITING (on object monitor)",
+    LockEventKind.PARKING: "WAITING (parking)",
 }
 
 
