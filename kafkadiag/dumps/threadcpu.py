@@ -112,7 +112,7 @@ class ThreadCpuReader:
             return None
         try:
             tid = int(cells[table.tid])
-            cpu = float(cells[table.cpu].replace(",", "."))  # top in a locale with decimal commas
+            cpu = _percent(cells[table.cpu])
         except (ValueError, IndexError):
             return None
         time = cells[table.time] if table.time is not None and table.time < len(cells) else None
@@ -144,6 +144,7 @@ def header_cpu(header: str, line_no: int) -> OsThreadCpu | None:
 
 
 def _percent(text: str) -> float:
+    """A CPU figure, also as a locale with decimal commas prints it (top, ps)."""
     return float(text.replace(",", "."))
 
 
