@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kafkadiag.dumps import read_dumps
-from kafkadiag.dumps.lines import MAX_LINE_CHARS, ReadStats, iter_lines
+from kafkadiag.dumps.lines import CHUNK_BYTES, MAX_LINE_CHARS, ReadStats, iter_lines
 from kafkadiag.errors import InputUnreadableError, NoDumpFoundError
 
 REAL_DUMP = "dumpling/jstack/deadlock-and-friends.log"
@@ -94,6 +94,34 @@ def test_invalid_utf8_in_binary_looking_input_is_replaced_and_counted(tmp_path: 
     dump = next(read_dumps(str(path), stats=stats))
     assert (stats.encoding, stats.replaced_characters) == ("utf-8", 2)
     assert "VM Thread-\ufffd\ufffd" in [t.name for t in dump.threads]
+
+
+@pytest.mark.parametrize("line_end", ["\r\n", "\r"])
+def test_a_line_end_cut_between_two_chunks_is_one_line_end(
+    tmp_path: Path, corpus: Path, line_end: str
+) -> None:
+    # GIVEN a log of real dumps with Windows (or old Mac) line ends, laid out so that a CR is the
+    # last byte of each of the first chunks read, and its LF (if any) the first byte of the next
+    dump_lines = (corpus / REAL_DUMP).read_text(encoding="utf-8").rstrip("\n").split("\n")
+    boundaries = [k * CHUNK_BYTES for k in (1, 2, 3)]
+    lines: list[str] = []
+    size = 0
+    while size < boundaries[-1] + CHUNK_BYTES:
+        for line in dump_lines:
+            ahead = [end - 1 - size for end in boundaries if end - 1 - size >= 0]
+            if ahead and ahead[0] <= 200:
+                lines.append(" " * ahead[0])  # a line whose CR falls on the boundary
+                size += ahead[0] + len(line_end)
+            lines.append(line)
+            size += len(line) + len(line_end)
+    path = tmp_path / "windows.txt"
+    path.write_bytes(line_end.join(lines).encode("ascii"))
+    raw = path.read_bytes()
+    assert all(raw[end - 1 : end] == b"\r" for end in boundaries)
+    # WHEN it is read
+    read = list(iter_lines(str(path)))
+    # THEN it has exactly its lines: no empty line where a CRLF was cut in two
+    assert read == lines
 
 
 def test_missing_file_and_directory_are_input_errors(tmp_path: Path) -> None:
