@@ -366,11 +366,15 @@ def _parsed_state_line(
     return parsed
 
 
+# A lock line's kind, lock id and class, and its text as quoted (stripped): lock events of the
+# threads that print the same lock line share one string.
+_ParsedLockLine = tuple[LockEventKind | None, int | None, str | None, str]
+
 # The two lines of the synchronizer section that every thread of a `jstack -l` dump prints, told
 # apart by identity in the lock-line cache: one look-up serves them and lock lines alike.
 # (Built at run time: equal constant tuples would be one object.)
-_SYNCHRONIZERS_HEADING: tuple[LockEventKind | None, int | None, str | None] = tuple([None, None, None])  # type: ignore[assignment]
-_NO_SYNCHRONIZER: tuple[LockEventKind | None, int | None, str | None] = tuple([None, None, None])  # type: ignore[assignment]
+_SYNCHRONIZERS_HEADING: _ParsedLockLine = tuple([None, None, None, ""])  # type: ignore[assignment]
+_NO_SYNCHRONIZER: _ParsedLockLine = tuple([None, None, None, ""])  # type: ignore[assignment]
 _STRUCTURE_LINES = {_SYNCHRONIZERS_INDENTED: _SYNCHRONIZERS_HEADING, "\t- None": _NO_SYNCHRONIZER}
 _RUNNABLE_STATE = ThreadState.RUNNABLE
 _RUNNABLE_STATUS = ThreadStatus.RUNNABLE
@@ -527,9 +531,7 @@ class HotspotParser:
         self.dump_count = 0
         self.frame_cache: dict[str, Frame] = {}
         # Pool threads wait on the same lock, and dumps of one process repeat their lock lines.
-        self.lock_line_cache: dict[str, tuple[LockEventKind | None, int | None, str | None]] = dict(
-            _STRUCTURE_LINES
-        )
+        self.lock_line_cache: dict[str, _ParsedLockLine] = dict(_STRUCTURE_LINES)
         # State lines as read -> their text after "java.lang.Thread.State: ": a dump has a few
         # dozen spellings.
         self.state_text_cache: dict[str, str] = {}
@@ -599,7 +601,7 @@ class HotspotParser:
                                     parsed[2],
                                     frame_index if frame_index > 0 else 0,
                                     line_no,
-                                    line.strip(),
+                                    parsed[3],
                                 ),
                             )
                         )
@@ -641,13 +643,14 @@ class HotspotParser:
                     # name, as every HotSpot prints, without detours. Any other quoted line (a
                     # ThreadInfo or JMX header, a deadlock report's `"name":`) takes _dispatch.
                     end = line.rfind('"')
-                    tid = line.find(" tid=", end)
-                    # A ThreadInfo "Id=" or a JRockit/JMX "id=" comes before any "tid=": only
-                    # the fields in between are searched (a search costs per character).
+                    # The fields after the name, searched with `in`: a method call with range
+                    # arguments costs more than the search. A ThreadInfo "Id=" or a JRockit/JMX
+                    # "id=" among them takes _dispatch.
+                    fields = line[end:]
                     if (
-                        tid > 0
-                        and line.find(" Id=", end, tid) < 0
-                        and not (line.find(" id=", end, tid) > 0 and JMX_HEADER.match(line))
+                        " tid=" in fields
+                        and " Id=" not in fields
+                        and (" id=" not in fields or not JMX_HEADER.match(line))
                     ):
                         self._finish_thread()
                         # Built and copied: the builder reads the next thread (no builder and no
@@ -929,33 +932,34 @@ class HotspotParser:
         assert self.dump is not None
         self.dump.has_lock_data = True
 
-    def _parsed_lock_line(self, key: str, body: str) -> tuple[LockEventKind | None, int | None, str | None]:
-        """`body` (`- waiting to lock <0x..> (a pkg.Lock)`) parsed once per distinct `key`: pool
-        threads wait on and hold the same locks, dump after dump."""
+    def _parsed_lock_line(self, key: str, body: str) -> _ParsedLockLine:
+        """`body` (`- waiting to lock <0x..> (a pkg.Lock)`) parsed once per distinct `key` (the
+        line as read): pool threads wait on and hold the same locks, dump after dump."""
         parsed = self.lock_line_cache.get(key)
         if parsed is None:
             if len(self.lock_line_cache) >= MAX_FRAME_CACHE:
                 self.lock_line_cache.clear()
                 self.lock_line_cache.update(_STRUCTURE_LINES)
-            parsed = self.lock_line_cache[key] = parse_lock_line(body)
+            kind, lock_id, lock_class = parse_lock_line(body)
+            parsed = self.lock_line_cache[key] = (kind, lock_id, lock_class, key.strip())
         return parsed
 
     def _lock_event(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
         # Keyed by the line as read (the hot loop looks it up the same way before calling here).
-        kind, lock_id, lock_class = self._parsed_lock_line(line, body)
+        kind, lock_id, lock_class, text = self._parsed_lock_line(line, body)
         if kind is None:
             assert self.dump is not None
             self._unparsed(line_no, line)
             return
         frame_index = max(len(thread.frames) - 1, 0)
-        thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no, line.strip()))
+        thread.events.append(LockEvent(kind, lock_id, lock_class, frame_index, line_no, text))
 
     def _synchronizer(self, thread: _ThreadBuilder, body: str, line: str, line_no: int) -> None:
         rest = body[2:].strip()
         if rest == "None":
             return
         key = "- " + rest
-        _, lock_id, lock_class = self._parsed_lock_line(key, key)
+        _, lock_id, lock_class, _ = self._parsed_lock_line(key, key)
         if lock_id is None:
             assert self.dump is not None
             self._unparsed(line_no, line)
