@@ -642,11 +642,10 @@ class HotspotParser:
                     # The next thread of the same dump: a header with a thread pointer after the
                     # name, as every HotSpot prints, without detours. Any other quoted line (a
                     # ThreadInfo or JMX header, a deadlock report's `"name":`) takes _dispatch.
-                    end = line.rfind('"')
-                    # The fields after the name, searched with `in`: a method call with range
-                    # arguments costs more than the search. A ThreadInfo "Id=" or a JRockit/JMX
-                    # "id=" among them takes _dispatch.
-                    fields = line[end:]
+                    # The fields after the name, searched with `in`: a call with range arguments
+                    # (find, rfind) costs more than the search. A ThreadInfo "Id=" or a
+                    # JRockit/JMX "id=" among them takes _dispatch.
+                    quoted_name, _, fields = line.rpartition('"')
                     if (
                         " tid=" in fields
                         and " Id=" not in fields
@@ -655,7 +654,7 @@ class HotspotParser:
                         self._finish_thread()
                         # Built and copied: the builder reads the next thread (no builder and no
                         # lists allocated per thread; add_frame still appends to its frames).
-                        thread.reopen(line[1:end], line_no, line)
+                        thread.reopen(quoted_name[1:], line_no, line)
                         self.thread = thread
                         continue
                 self._dispatch(line, line_no)
