@@ -64,6 +64,9 @@ THREADINFO = re.compile(
     r"(?P<state>[A-Z][A-Z_]+)\b(?P<rest>.*)$"
 )
 AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
+# JRockit as WebLogic prints its dumps (weblogic.Admin THREAD_DUMP, the server's log), 8.1 to R27:
+# `Thread-0x80 "Main Thread" <Waiting, priority=5, DAEMON> {`, the stack, then `}`.
+JROCKIT_BRACES = re.compile(r'^Thread-(?P<id>(?:0x)?[0-9a-fA-F]+) "(?P<name>.*)" <(?P<words>[^<>]*)> \{\s*$')
 # py-spy's thread id: Python's ident in hex, or the OS thread id. Tutorials and bug reports elide
 # it ("Thread 0x7F... (active)"); such a thread has no id.
 PYSPY_THREAD_ID = r"0x[0-9A-Fa-f]+(?:\.\.\.|\u2026)?|\d+"
@@ -136,6 +139,15 @@ def header_fields(header: str) -> HeaderFields:
     agent = AGENT.match(header)
     if agent:
         return HeaderFields(nid=int(agent["nid"]))
+    braces = JROCKIT_BRACES.match(header)
+    if braces:
+        words = braces["words"]
+        priority = re.search(r"priority=(\d+)", words)
+        return HeaderFields(
+            tid=parse_number(braces["id"]),
+            daemon="DAEMON" in words,
+            priority=int(priority[1]) if priority else None,
+        )
     dump_to_file = DUMP_TO_FILE.match(header)
     if dump_to_file:
         return HeaderFields(java_id=int(dump_to_file["tid"]), virtual=dump_to_file["virtual"] is not None)

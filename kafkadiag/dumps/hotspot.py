@@ -71,6 +71,7 @@ from kafkadiag.model import (
 from kafkadiag.threadheader import (
     AGENT,
     JMX_HEADER,
+    JROCKIT_BRACES,
     THREADINFO,
     looks_like_hotspot_header,
     lost_opening_quote,
@@ -777,6 +778,9 @@ class HotspotParser:
             return
         if body.startswith(("-- ", "^-- ")) and self._jrockit_lock_line(thread, body, line_no):
             return
+        if dump.jrockit and jrockit.in_braces(thread.header) and body.rstrip().endswith(")"):
+            thread.frames.append(parse_java_frame(body.rstrip()))  # WebLogic's layout: no "at "
+            return
         if self._rejoin(thread, line, line_no):
             return
         self._unparsed(line_no, line)
@@ -1178,6 +1182,8 @@ class HotspotParser:
             self._finish_thread()
             self.mode = IN_LOCK_CHAINS
             return
+        if dump.jrockit and self._jrockit_braces(line, line_no):
+            return
         thread = self.thread
         if thread is None and not dump.threads and dump.banner and unbalanced(dump.banner):
             # "Full thread dump OpenJDK ... (17.0.15+6-Debian-1deb12u1" | "mixed mode, sharing):"
@@ -1253,6 +1259,20 @@ class HotspotParser:
             self._end_dump_before(line_no)
             return
         self._unparsed(line_no, line)
+
+    def _jrockit_braces(self, line: str, line_no: int) -> bool:
+        """WebLogic's `Thread-0x80 "name" <Waiting, priority=5> {` opens a thread, `}` ends it."""
+        if line.startswith("Thread-"):
+            header = JROCKIT_BRACES.match(line)
+            if header is None:
+                return False
+            self._finish_thread()
+            self.thread = _ThreadBuilder(header["name"], line_no, line)
+            return True
+        if line.rstrip() == "}" and self.thread is not None and jrockit.in_braces(self.thread.header):
+            self._finish_thread()
+            return True
+        return False
 
     def _end_dump_before(self, line_no: int) -> None:
         """The open dump ends on the line before `line_no`, which is not a line of it."""

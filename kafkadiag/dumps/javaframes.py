@@ -56,11 +56,12 @@ def parse_java_frame(text: str) -> Frame:
             return parse_java_frame(text[: close + 1])
         return Frame(text=text, function=text.strip(), file=None, line=None)
     function = text[:open_paren]
+    descriptor = _JVM_DESCRIPTOR.match(text, open_paren)
+    if descriptor is not None:
+        # JRockit: `jrockit/vm/Locks.monitorEnter(Ljava/lang/Object;)Ljava/lang/Object;(Unknown Source)`,
+        # and with dots in WebLogic's dumps: `java.lang.Thread.doYield(Z)V(Native Method)`.
+        open_paren = descriptor.end() - 1
     if "/" in function and "@" not in function and "//" not in function:
-        descriptor = _JVM_DESCRIPTOR.match(text, open_paren)
-        if descriptor is not None:
-            # JRockit: `jrockit/vm/Locks.monitorEnter(Ljava/lang/Object;)Ljava/lang/Object;(Unknown Source)`
-            open_paren = descriptor.end() - 1
         method = function[function.rfind("/") + 1 :]
         if method.count(".") == 1 and not method.startswith("0x"):
             # A class named the JVM's way (JRockit, `java/lang/Object.wait`): slashes between
@@ -96,8 +97,9 @@ def parse_java_frame(text: str) -> Frame:
 
 
 _CODE_ADDRESS = re.compile(r"\)@(?:0x)?[0-9a-fA-F]+$")
-# A method descriptor between the name and the location: `(JLjava/lang/Object;)Z` then `(`.
-_JVM_DESCRIPTOR = re.compile(r"\([\w/$;\[]*\)[\w/$;\[]+\(")
+# A method descriptor between the name and the location: `(JLjava/lang/Object;)Z` then `(`. A
+# location never holds it: it has a space or a colon, or nothing follows it.
+_JVM_DESCRIPTOR = re.compile(r"\([\w/.$;\[]*\)[\w/.$;\[]+\(")
 
 
 def parse_agent_frame(text: str) -> Frame:

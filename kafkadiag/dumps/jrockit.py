@@ -14,7 +14,16 @@
     ...
     ===== END OF THREAD DUMP ===============
 
-A thread's header is HotSpot's shape (a quoted name, `tid=`), its state is in the header's words
+WebLogic prints JRockit's dumps (weblogic.Admin THREAD_DUMP, the server's log) in braces, frames
+without "at ", with or without the JVM's descriptors:
+
+    Thread-0xa80 "ExecuteThread: '10' for queue: 'weblogic.kernel.Default'" <Active, priority=5, DAEMON> {
+        -- Blocked trying to get lock: java/lang/Object@13a92718[thin lock]
+        jrockit/vm/Threads.waitForSignal()V(Native Method)
+        ^-- Holding lock: java/lang/Object@13a92710[thin lock]
+    }
+
+Otherwise a thread's header is HotSpot's shape (a quoted name, `tid=`), its state is in the header's words
 (see kafkadiag.dumps.states), its frames name classes the JVM's way (`java/lang/Object`, read by
 kafkadiag.dumps.javaframes). Lock lines say in words what HotSpot's say; the lock chains after the
 threads restate what the lock lines already tie together, so they are skipped.
@@ -45,14 +54,20 @@ PASSED_OVER = (
 LOCK_CHAINS = ("Circular (deadlocked) lock chains", "Blocked lock chains", "Open lock chains")
 
 
+def in_braces(header: str) -> bool:
+    """A thread opened by WebLogic's `Thread-0x80 "name" <words> {`: every stack line is a frame."""
+    return header.endswith("{")
+
+
 def ends_dump(line: str) -> bool:
     """`===== END OF THREAD DUMP ===============`, or JRockit 8.1's `=====================`."""
     stripped = line.strip()
     return stripped.startswith(END) or (len(stripped) >= 20 and not stripped.strip("="))
 
 
+# WebLogic's dumps of JRockit 8.1 print the lock's address without 0x: `java/lang/Object@13a92718[thin lock]`.
 _LOCK_LINE = re.compile(
-    r"^\^?-- (?P<words>[A-Za-z ]+): (?P<class>[^@\s]+)@0x(?P<id>[0-9a-fA-F]+)(?:\[[^\]]*\])?"
+    r"^\^?-- (?P<words>[A-Za-z ]+): (?P<class>[^@\s]+)@(?:0x)?(?P<id>[0-9a-fA-F]+)(?:\[[^\]]*\])?"
 )
 _KINDS = {
     "Waiting for notification on": LockEventKind.WAITING_ON,

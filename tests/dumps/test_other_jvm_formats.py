@@ -646,6 +646,49 @@ def test_classic_vm_javacore_threads() -> None:
     assert all(thread.frames for thread in dump.threads if thread.state is ThreadState.BLOCKED)
 
 
+def test_jrockit_as_weblogic_prints_it() -> None:
+    """weblogic.Admin THREAD_DUMP (samurai's test files): threads in braces, frames without "at ",
+    lock addresses without 0x. The counts samurai asserts, nothing unread, the deadlock of two
+    execute threads found in every dump of it, descriptors in dots or slashes read past."""
+    default_queue = "ExecuteThread: '{}' for queue: 'weblogic.kernel.Default'"
+    dumps = list(read_dumps(str(PUBLIC / "samurai-weblogic.admin813JRockit.dmp.gz")))
+    assert [len(dump.threads) for dump in dumps] == [46, 50, 50, 50, 50]
+    assert all(dump.unparsed_count == 0 for dump in dumps)
+    for dump in dumps:
+        assert cycles(dump) == [{default_queue.format(12), default_queue.format(14)}]
+    first = dumps[0]
+    assert first.timestamp == "Thu May 04 22:25:37 JST 2006"
+    blocked = thread(first, default_queue.format(10))
+    assert (blocked.state, blocked.fields.tid, blocked.fields.daemon) == (ThreadState.BLOCKED, 0xA80, True)
+    assert [(e.kind, e.lock_id, e.lock_class) for e in blocked.lock_events] == [
+        (LockEventKind.WAITING_TO_LOCK, 0x13A92718, "java.lang.Object")
+    ]
+    main = thread(first, "Main Thread")
+    assert main.state is ThreadState.WAITING
+    assert [f.function for f in main.frames][:3] == [
+        "jrockit.vm.Threads.waitForSignal",
+        "jrockit.vm.Locks.wait",
+        "weblogic.t3.srvr.T3Srvr.waitForDeath",
+    ]
+    assert thread(first, "(Signal Handler)").frames == ()
+
+    dumps = list(read_dumps(str(PUBLIC / "samurai-weblogic.admin811JRockit.dmp.gz")))
+    assert [len(dump.threads) for dump in dumps] == [42, 46, 46, 46]
+    assert all(dump.unparsed_count == 0 and cycles(dump) == [] for dump in dumps)
+    finalizer = thread(dumps[0], "Finalizer")
+    assert (finalizer.frames[3].function, finalizer.frames[3].line) == (
+        "java.lang.ref.ReferenceQueue.remove",
+        127,
+    )
+    assert finalizer.frames[0].native and finalizer.fields.priority == 8
+
+    (dump,) = read_dumps(str(PUBLIC / "samurai-weblogic.admin910JRockit.dmp.gz"))
+    assert len(dump.threads) == 29 and dump.unparsed_count == 0
+    self_tuning = "[ACTIVE] ExecuteThread: '{}' for queue: 'weblogic.kernel.Default (self-tuning)'"
+    assert cycles(dump) == [{self_tuning.format(0), self_tuning.format(4)}]
+    assert thread(dump, "Main Thread").fields.tid == 1
+
+
 def test_jrockit_8_1_colon_layout() -> None:
     """JRockit 8.1's older layout (samurai's test file): 11 threads in each of three dumps, states
     from the header's words, frames without their code addresses, nothing left unread."""
