@@ -88,10 +88,16 @@ DUMP_TO_FILE = re.compile(r'^#(?P<tid>\d+) ".*"(?P<virtual> virtual)?(?: [A-Z_]+
 VISUALVM = " - Thread t@"
 
 
+# A number printed with thousands separators, as a dump page's template renders ids (TeamCity).
+_GROUPED_DIGITS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
+
+
 def parse_number(text: str | None) -> int | None:
     """Thread pointers and nids: `0x7f..`, hex without 0x (OS X JDK 6), decimal (JDK 19+ nid)."""
     if not text or text == "NA":
         return None
+    if _GROUPED_DIGITS.match(text):
+        return int(text.replace(",", ""))  # decimal with thousands separators: `nid=8,057,104`
     try:
         if text.startswith(("0x", "0X")):
             return int(text, 16)
@@ -105,7 +111,7 @@ def parse_number(text: str | None) -> int | None:
 def parse_pointer(text: str | None) -> int | None:
     """A `tid=`: the JVM's thread pointer, always hex; Apple's JDK 6 prints it without `0x`, also
     when no digit of it is a letter (`tid=105002800`)."""
-    if not text or text.startswith(("0x", "0X")):
+    if not text or text.startswith(("0x", "0X")) or _GROUPED_DIGITS.match(text):
         return parse_number(text)
     try:
         return int(text, 16)
@@ -114,8 +120,18 @@ def parse_pointer(text: str | None) -> int | None:
 
 
 def name_end(header: str) -> int:
-    """Index of the quote closing a HotSpot thread name (the last quote on the line)."""
-    return header.rfind('"')
+    """Index of the quote closing a HotSpot thread name: the last quote on the line (a name may
+    hold quotes), or the last before a `group="main"` field (TeamCity's thread dump page)."""
+    end = header.rfind('"')
+    group = header.find(GROUP_FIELD)
+    if 0 < group < end:
+        return header.rfind('"', 0, group)
+    return end
+
+
+GROUP_FIELD = ' group="'
+# Fields in another order or spacing than HotSpot's (hand-edited dumps, other tools): read one by one.
+_LOOSE_FIELD = re.compile(r"(?:^|\s)(?P<key>prio|os_prio|tid|nid)=(?P<value>\S+)")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -171,11 +187,10 @@ def _quoted_header(header: str) -> HeaderFields:
                 daemon=info["daemon"] is not None,
                 priority=int(info["prio"]) if info["prio"] else None,
             )
-    end = name_end(header)
-    match = HOTSPOT_TAIL.match(header, end + 1)
-    if match is None:
+    tail = _tail(header)
+    if tail is None:
         return HeaderFields()
-    java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid, state = match.groups()
+    java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid, state = tail
     if state.startswith("- Thread t@"):
         number = state[len("- Thread t@") :].split(" ", 1)[0]
         java_id = number if number.isdigit() else java_id
@@ -196,8 +211,30 @@ def _quoted_header(header: str) -> HeaderFields:
 
 def state_words(header: str) -> str:
     """The header's own state words ("waiting on condition"), for dumps without a state line."""
-    match = HOTSPOT_TAIL.match(header, name_end(header) + 1)
-    return match["state"].rstrip() if match else ""
+    tail = _tail(header)
+    return tail[-1].rstrip() if tail else ""
+
+
+def _tail(header: str) -> tuple[str | None, ...] | None:
+    """The fields after the name, as HOTSPOT_TAIL's groups. Fields HotSpot's pattern misses
+    (another order, runs of spaces, a `group="main"` between them) are read one by one, and the
+    state words are what follows the last of them."""
+    end = name_end(header)
+    match = HOTSPOT_TAIL.match(header, end + 1)
+    if match is None:
+        return None
+    groups = list(match.groups())
+    if groups[4] is None and groups[8] is None and groups[9] is None:  # no prio=, tid= or nid=
+        last = None
+        for last in _LOOSE_FIELD.finditer(header, end + 1):
+            groups[_LOOSE_GROUPS[last["key"]]] = last["value"]
+        if last is not None:
+            groups[-1] = header[last.end() :].split("[", 1)[0].strip()
+    return tuple(groups)
+
+
+# HOTSPOT_TAIL's group of each field read one by one.
+_LOOSE_GROUPS = {"prio": 4, "os_prio": 5, "tid": 8, "nid": 9}
 
 
 # A header pasted without its opening quote (SPARK-9529's `pool-1-thread-1" prio=5 tid=0x.. nid=..`):
@@ -220,7 +257,7 @@ def looks_like_hotspot_header(header: str) -> bool:
 
     Every HotSpot since 1.4 prints prio= and tid= (JDK 9+ also #id); VisualVM prints t@N.
     """
-    end = header.rfind('"')
+    end = name_end(header)
     if end <= 0:
         return False
     tail = header[end + 1 :]

@@ -70,11 +70,13 @@ from kafkadiag.model import (
 )
 from kafkadiag.threadheader import (
     AGENT,
+    GROUP_FIELD,
     JMX_HEADER,
     JROCKIT_BRACES,
     THREADINFO,
     looks_like_hotspot_header,
     lost_opening_quote,
+    name_end,
     parse_number,
     state_words,
 )
@@ -427,7 +429,7 @@ def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
             return _ThreadBuilder(colon["name"], line_no, line)
     if not looks_like_hotspot_header(line):
         return None
-    builder = _ThreadBuilder(line[1 : line.rfind('"')], line_no, line)
+    builder = _ThreadBuilder(line[1 : name_end(line)], line_no, line)
     jmx = JMX_HEADER.match(line) if " id=" in line else None
     if jmx is not None:
         builder.name = jmx["name"]
@@ -645,10 +647,12 @@ class HotspotParser:
                     # ThreadInfo or JMX header, a deadlock report's `"name":`) takes _dispatch.
                     # The fields after the name, searched with `in`: a call with range arguments
                     # (find, rfind) costs more than the search. A ThreadInfo "Id=" or a
-                    # JRockit/JMX "id=" among them takes _dispatch.
+                    # JRockit/JMX "id=" among them takes _dispatch, as does a name that the last
+                    # quote does not close (TeamCity's `"name" daemon group="main" prio=5`).
                     quoted_name, _, fields = line.rpartition('"')
                     if (
                         " tid=" in fields
+                        and GROUP_FIELD not in quoted_name
                         and " Id=" not in fields
                         and (" id=" not in fields or not JMX_HEADER.match(line))
                     ):
