@@ -553,6 +553,9 @@ class HotspotParser:
         self.last_line_no = 0
         self.last_rejoined = 0  # line number of the last continuation joined back
         self.name_only: tuple[str, int] | None = None  # a `"name"` line, maybe a cut header
+        # A `"name":` line outside any dump: a deadlock report's stack pasted without the lines
+        # above it, if a frame follows.
+        self.report_name: tuple[str, int] | None = None
         # The first lines of a thread name that holds line breaks, with their line numbers.
         self.open_name: list[tuple[str, int]] = []
         # The line number of a lone "-": hard wrapping cut a lock line or an agent's frame right
@@ -697,6 +700,8 @@ class HotspotParser:
             line = marks.unmarked(line, self.prefix.strip)
         if self.name_only is not None and self._header_after_name(line, line_no):
             return
+        if self.report_name is not None:
+            self._report_stack_after_name(line, line_no)
         if self.open_name and self._name_continues(line, line_no):
             return
         if self.lone_dash is not None:
@@ -833,6 +838,17 @@ class HotspotParser:
         if self.dump is not None:
             self._unparsed(name_line_no, name_line)
         return False
+
+    def _report_stack_after_name(self, line: str, line_no: int) -> None:
+        """A frame under a `"name":` line read outside any dump: the stacks of the JVM's deadlock
+        report, pasted from their first thread on (without "Java stack information for the
+        threads listed above:"). They are the dump, as when that heading is given."""
+        assert self.report_name is not None
+        name_line, name_line_no = self.report_name
+        self.report_name = None
+        if self.mode == OUTSIDE and name_line_no == line_no - 1 and line.lstrip().startswith("at "):
+            self._start_report_only_dump(name_line_no)
+            self.thread = _ThreadBuilder(name_line[1:-2], name_line_no, name_line)
 
     def _name_continues(self, line: str, line_no: int) -> bool:
         """The next line of a thread name that holds line breaks (Thread.setName("a\nb") prints
@@ -1058,6 +1074,8 @@ class HotspotParser:
                 self.thread = _ThreadBuilder(line[1:-2], line_no, line)
             elif self.dump is not None:
                 self._unparsed(line_no, line)
+            else:
+                self.report_name = (line, line_no)
             return
         builder = _thread_from_header(line, line_no)
         if builder is None:
