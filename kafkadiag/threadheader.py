@@ -190,7 +190,7 @@ def _quoted_header(header: str) -> HeaderFields:
     tail = _tail(header)
     if tail is None:
         return HeaderFields()
-    java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid, state = tail
+    (java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid), state = tail
     if state.startswith("- Thread t@"):
         number = state[len("- Thread t@") :].split(" ", 1)[0]
         java_id = number if number.isdigit() else java_id
@@ -212,25 +212,26 @@ def _quoted_header(header: str) -> HeaderFields:
 def state_words(header: str) -> str:
     """The header's own state words ("waiting on condition"), for dumps without a state line."""
     tail = _tail(header)
-    return tail[-1].rstrip() if tail else ""
+    return tail[1].rstrip() if tail else ""
 
 
-def _tail(header: str) -> tuple[str | None, ...] | None:
-    """The fields after the name, as HOTSPOT_TAIL's groups. Fields HotSpot's pattern misses
-    (another order, runs of spaces, a `group="main"` between them) are read one by one, and the
-    state words are what follows the last of them."""
+def _tail(header: str) -> tuple[list[str | None], str] | None:
+    """The fields after the name (HOTSPOT_TAIL's groups) and the state words. Fields HotSpot's
+    pattern misses (another order, runs of spaces, a `group="main"` between them) are read one by
+    one, and the state words are what follows the last of them."""
     end = name_end(header)
     match = HOTSPOT_TAIL.match(header, end + 1)
     if match is None:
         return None
-    groups = list(match.groups())
-    if groups[4] is None and groups[8] is None and groups[9] is None:  # no prio=, tid= or nid=
+    fields: list[str | None] = list(match.groups())[:-1]
+    state: str = match["state"]
+    if fields[4] is None and fields[8] is None and fields[9] is None:  # no prio=, tid= or nid=
         last = None
         for last in _LOOSE_FIELD.finditer(header, end + 1):
-            groups[_LOOSE_GROUPS[last["key"]]] = last["value"]
+            fields[_LOOSE_GROUPS[last["key"]]] = last["value"]
         if last is not None:
-            groups[-1] = header[last.end() :].split("[", 1)[0].strip()
-    return tuple(groups)
+            state = header[last.end() :].split("[", 1)[0].strip()
+    return fields, state
 
 
 # HOTSPOT_TAIL's group of each field read one by one.
