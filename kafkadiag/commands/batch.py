@@ -35,11 +35,13 @@ def run_batch_command(
     show_progress: bool,
 ) -> int:
     from kafkadiag.pipeline.job import run_batch
+    from kafkadiag.report.safe_text import json_printable
 
     result = run_batch(inputs, out_dir, master, parse_conf(conf), select, ignore, show_progress)
     if output_format == "json":
         with open(f"{result.out_dir}/summary.json", encoding="utf-8") as handle:
-            sys.stdout.write(json.dumps(json.load(handle), ensure_ascii=False, indent=1) + "\n")
+            summary = json.dumps(json.load(handle), ensure_ascii=False, indent=1)
+            sys.stdout.write(json_printable(summary) + "\n")
     else:
         print(
             f"{result.units:,} inputs, {result.dumps:,} dumps, {result.findings:,} findings "

@@ -88,7 +88,7 @@ def run_check(
     from kafkadiag.report.lag_check import write_check_json, write_check_text, write_junit
 
     writers = {"text": write_check_text, "json": write_check_json, "junit": write_junit}
-    with report_stream(output) as stream:
+    with report_stream(output, output_format) as stream:
         writers[output_format](stream, result, report)
     if junit_path:
         directory = os.path.dirname(os.path.abspath(junit_path))

@@ -11,7 +11,7 @@ from kafkadiag.rules.base import Severity
 
 def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | None, fail_on: str) -> int:
     diagnosis = diagnose(options)
-    with report_stream(output) as stream:
+    with report_stream(output, output_format) as stream:
         if output_format == "json":
             from kafkadiag.report.diagnosis_json import write_diagnosis
 

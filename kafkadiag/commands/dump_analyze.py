@@ -63,7 +63,7 @@ def run_dump_analyze(
     report = analyze(dumps, select, ignore, read_caveats)
     if junit_path:
         _write_junit(junit_path, report, inputs, fail_on, started)
-    with report_stream(output) as stream:
+    with report_stream(output, output_format) as stream:
         if output_format == "json":
             from kafkadiag.report.analysis_json import write_report
 

@@ -21,7 +21,10 @@ def run_dump_parse(
     fmt = DumpFormat(input_format) if input_format else None
     failures: list[InputFailure] = []
     inputs: dict[str, dict[str, Any]] = {}
-    with FileProgress(files, enabled=show_progress) as progress, report_stream(output) as stream:
+    with (
+        FileProgress(files, enabled=show_progress) as progress,
+        report_stream(output, output_format) as stream,
+    ):
         results = summarize_files(files, fmt, progress.update)
         if output_format == "json":
             from kafkadiag.report.dump_json import JsonDumpWriter

@@ -220,7 +220,7 @@ def run_lag(
             snapshots = take_samples(collector, samples, interval_s, record_dir, on_sample=progress.update)
     # The metrics are read right after the last snapshot, so that both describe the same moment.
     report, fetcher = with_fetcher(evaluate_window(snapshots, allowed_lag), fetcher_request)
-    with report_stream(output) as stream:
+    with report_stream(output, output_format) as stream:
         write_report(stream, report, output_format, fetcher)
     code = exit_code_of(report)
     if code:
@@ -259,7 +259,7 @@ def run_history(
             for snapshot in snapshots
         ]
     report = evaluate_window(snapshots[-window:], allowed_lag, at_ms)
-    with report_stream(output) as stream:
+    with report_stream(output, output_format) as stream:
         write_report(stream, report, output_format)
     code = exit_code_of(report)
     if groups:

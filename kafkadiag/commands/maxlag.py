@@ -288,7 +288,7 @@ def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -
         print(f"kafkadiag: note: {note}", file=sys.stderr)
     report = build_report(options, reading)
     report = _with_timing(report, "total_ms", (time.monotonic() - started) * 1000)
-    with report_stream(output) as stream:
+    with report_stream(output, output_format) as stream:
         write_report(stream, report, output_format)
     code = exit_code_of(report)
     if code == ExitCode.INPUT_UNREADABLE:

@@ -15,11 +15,13 @@ from kafkadiag.report.safe_text import ControlEscapingStream
 
 
 @contextlib.contextmanager
-def report_stream(path: str | None) -> Iterator[TextIO]:
+def report_stream(path: str | None, output_format: str = "text") -> Iterator[TextIO]:
     """Yield a text stream for the report; a file only appears once it is fully written.
-    Control characters in what is written are escaped (kafkadiag.report.safe_text)."""
+    Control characters in what is written are escaped (kafkadiag.report.safe_text), as JSON
+    escapes them when `output_format` is "json"."""
+    as_json = output_format == "json"
     if path is None or path == "-":
-        yield ControlEscapingStream(sys.stdout)  # type: ignore[misc]
+        yield ControlEscapingStream(sys.stdout, as_json)  # type: ignore[misc]
         sys.stdout.flush()
         return
     directory = os.path.dirname(os.path.abspath(path))
@@ -32,7 +34,7 @@ def report_stream(path: str | None) -> Iterator[TextIO]:
         ) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            yield ControlEscapingStream(stream)  # type: ignore[misc]
+            yield ControlEscapingStream(stream, as_json)  # type: ignore[misc]
         # mkstemp creates the file 0600; a report read by node_exporter or a CI agent running as
         # another user must get the mode the user's umask asks for.
         os.chmod(temporary, _mode_for(path))

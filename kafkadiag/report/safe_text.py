@@ -15,16 +15,30 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda match: f"\\x{ord(match.group(0)):02x}", text)
 
 
+# json.dumps escapes the C0 controls (\u001b) but, writing UTF-8 (ensure_ascii=False), leaves DEL
+# and the C1 controls raw; as \xNN they would make the document invalid JSON.
+_JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")
+
+
+def json_printable(text: str) -> str:
+    """JSON text with DEL and the C1 controls as \\u00NN escapes: the same string to a JSON
+    reader, nothing a terminal acts on."""
+    if text.isascii() and "\x7f" not in text:
+        return text  # the usual case, told without scanning the text character by character
+    return _JSON_RAW_CONTROL.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
+
+
 class ControlEscapingStream:
     """A text stream whose writes arrive with their control characters escaped: every report,
     whatever its format, may quote thread names, znode data or metric labels from outside, and
-    only newline and tab are layout. JSON is unchanged by it (json.dumps escapes controls)."""
+    only newline and tab are layout. A JSON report's escapes are JSON's (see json_printable)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, as_json: bool = False) -> None:
         self._stream = stream
+        self._escaped = json_printable if as_json else printable
 
     def write(self, text: str) -> int:
-        return self._stream.write(printable(text))
+        return self._stream.write(self._escaped(text))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,39 @@ def test_a_reader_that_stops_early_is_not_an_error(captured: Path) -> None:
     assert process.wait(timeout=60) == ExitCode.OK, stderr
     assert first.startswith(b"== ")
     assert b"Traceback" not in stderr
+
+
+def test_control_characters_in_a_thread_name_keep_json_valid_and_the_terminal_safe(
+    tmp_path: Path, captured: Path
+) -> None:
+    # GIVEN a captured deadlock whose thread names hold DEL, a C1 control (NEL) and an escape
+    # sequence (a name set by the application, or a hostile one)
+    original = (captured / "deadlock" / "jstack-l.txt").read_text(encoding="utf-8")
+    hostile = "deadlock-monitor-A\x7f\x85\x1b]0;pwned\x07"
+    path = tmp_path / "names.txt"
+    path.write_text(original.replace('"deadlock-monitor-A"', f'"{hostile}"'), encoding="utf-8")
+    for command in (["dump", "parse"], ["dump", "analyze"]):
+        # WHEN it is written as JSON, to stdout and to a file
+        out_file = tmp_path / "out.json"
+        code, out, _ = run([*command, "--format", "json", str(path)])
+        run([*command, "--format", "json", "-o", str(out_file), str(path)])
+        for text in (out, out_file.read_text(encoding="utf-8")):
+            # THEN the document is valid JSON holding the name exactly, and no control character
+            # reaches the terminal or the file raw
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
+            assert any(hostile in string for string in strings_in(json.loads(text)))
+        assert code in (ExitCode.OK, ExitCode.FINDINGS)
+    # AND the table shows the name escaped, as before
+    _, table, _ = run(["dump", "parse", str(path)])
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", table)
+
+
+def strings_in(value: object) -> list[str]:
+    """Every string of a JSON document, keys included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for key, item in value.items() for s in (key, *strings_in(item))]
+    if isinstance(value, list):
+        return [s for item in value for s in strings_in(item)]
+    return []
