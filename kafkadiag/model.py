@@ -340,6 +340,7 @@ class DumpFormat(str, enum.Enum):
     GEVENT = "gevent"  # gevent.util.format_run_info()
     ASYNCIO = "asyncio"  # Task.print_stack() for every asyncio.all_tasks()
     GURU_MEDITATION = "guru-meditation"  # oslo.reports' Guru Meditation Report (OpenStack, eventlet)
+    GOCD_SUPPORT = "gocd-support"  # GoCD's /go/api/support report: its ThreadMXBean thread section
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 
 from kafkadiag.dumps.actuatorjson import looks_like_actuator_json
+from kafkadiag.dumps.gocdsupport import MONITORS as GOCD_MONITORS
+from kafkadiag.dumps.gocdsupport import THREAD_LINE as GOCD_THREAD_LINE
 from kafkadiag.dumps.javaframes import bare_frame_text
 from kafkadiag.dumps.jconsole import NAME_LINE as JCONSOLE_NAME_LINE
 from kafkadiag.dumps.jconsole import state_line as jconsole_state_line
@@ -54,6 +56,7 @@ _OTHER_JVMS = (
         DumpFormat.INTELLIJ,
     ),
     (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),
+    (re.compile(r"^All thread stacktraces\s*$"), DumpFormat.GOCD_SUPPORT),
 )
 _STACK_TRACES_HEADER = re.compile(f"{THREAD_HEADER.pattern}|{VIRTUAL_HEADER.pattern}")
 # Python dumps without py-spy, each by a line no other format prints.
@@ -132,6 +135,14 @@ def _jconsole_thread(stripped: str, sample: Sequence[str], position: int) -> boo
     return jconsole_state_line(sample[position + 1].strip()) is not None
 
 
+def _gocd_thread(stripped: str, sample: Sequence[str], position: int) -> bool:
+    """GoCD's "4497487, ActiveMQ Task-4162, TIMED_WAITING" with "Locked Monitors:" under it (the
+    thread section of its support report, without its heading)."""
+    if GOCD_THREAD_LINE.match(stripped) is None or position + 1 >= len(sample):
+        return False
+    return sample[position + 1].startswith(GOCD_MONITORS)
+
+
 def _jcmd_json_root(line: str) -> bool:
     """jcmd Thread.dump_to_file -format=json: {"threadDump": {...}}. The key, not the word: a compact
     Actuator dump holds "methodName":"threadDump" (the endpoint's own frame) in its first line."""
@@ -191,6 +202,8 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
                 return other_jvm
         if _jconsole_thread(stripped, sample, position):
             return DumpFormat.JCONSOLE
+        if _gocd_thread(stripped, sample, position):
+            return DumpFormat.GOCD_SUPPORT
         if _NETBEANS_HEADER.match(stripped):
             # VisualVM prints HotSpot's banner too; its thread headers decide.
             return DumpFormat.NETBEANS

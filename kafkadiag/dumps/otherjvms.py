@@ -42,4 +42,8 @@ def parser_for_other_jvm(fmt: DumpFormat) -> Parser:
         from kafkadiag.dumps.stacktraces import parse_stack_traces
 
         return parse_stack_traces
+    if fmt is DumpFormat.GOCD_SUPPORT:
+        from kafkadiag.dumps.gocdsupport import parse_gocd_support
+
+        return parse_gocd_support
     raise ValueError(f"no parser for {fmt.value}")

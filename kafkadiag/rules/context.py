@@ -29,6 +29,7 @@ JAVA_FORMATS = frozenset(
         DumpFormat.STACK_TRACES,
         DumpFormat.JCONSOLE,
         DumpFormat.ACTUATOR_JSON,
+        DumpFormat.GOCD_SUPPORT,
     }
 )
 PYTHON_FORMATS = frozenset(

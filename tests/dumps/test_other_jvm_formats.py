@@ -646,6 +646,40 @@ def test_classic_vm_javacore_threads() -> None:
     assert all(thread.frames for thread in dump.threads if thread.state is ThreadState.BLOCKED)
 
 
+def test_gocd_support_report_threads() -> None:
+    """GoCD's support report (binaryfoo/jstack's test file): every thread of its thread section (the
+    report's own count says 139), states as ThreadMXBean gives them, the monitors each holds at the
+    frame that took them, though written on one line with the next heading."""
+    path = PUBLIC / "binaryfoo-jstack-gosupport.txt.gz"
+    text = gzip.decompress(path.read_bytes()).decode()
+    assert "Current: 139," in text
+    assert detect_format(text.split("\n")) is DumpFormat.GOCD_SUPPORT
+    dump = only_dump(path)
+    assert (dump.format, dump.producer, len(dump.threads)) == (DumpFormat.GOCD_SUPPORT, "GoCD", 139)
+    assert dump.unparsed_count == 0
+    assert Counter(t.state for t in dump.threads) == {
+        ThreadState.TIMED_WAITING: 61,
+        ThreadState.WAITING: 47,
+        ThreadState.RUNNABLE: 18,
+        ThreadState.BLOCKED: 13,
+    }
+    blocked = thread(dump, "qtp975379630-4495564")
+    assert (blocked.state, blocked.status) == (ThreadState.BLOCKED, ThreadStatus.BLOCKED)
+    (held,) = blocked.lock_events
+    assert (held.kind, held.lock_id, held.lock_class) == (
+        LockEventKind.LOCKED,
+        0x620C62EA,
+        "org.h2.jdbc.JdbcConnection",
+    )
+    assert blocked.frames[held.frame_index].function == "org.h2.jdbc.JdbcConnection.commit"
+    assert blocked.frames[0].function == "org.h2.command.Command.executeUpdate"
+    assert blocked.held_synchronizers == ()
+    assert any("GoCD's support report" in note for note in dump.notes)
+    # The thread section alone, pasted from its first thread on, is recognised too.
+    first = text.index("\n4497487, ActiveMQ Task-4162, TIMED_WAITING") + 1
+    assert detect_format(text[first:].split("\n")) is DumpFormat.GOCD_SUPPORT
+
+
 def test_jrockit_as_weblogic_prints_it() -> None:
     """weblogic.Admin THREAD_DUMP (samurai's test files): threads in braces, frames without "at ",
     lock addresses without 0x. The counts samurai asserts, nothing unread, the deadlock of two
