@@ -100,9 +100,11 @@ def lock_line(body: str) -> tuple[LockEventKind, int, str] | None:
 
 
 # The VM's own frames above a Java frame that enters a monitor (JRockit 8.1 prints no lock line):
-# `jrockit/vm/Threads.progressiveNap`, `jrockit/vm/Locks.stage2Lock`, `jrockit/vm/Locks.monitorEnter`.
-_VM_FRAMES = "jrockit.vm."
-_MONITOR_ENTER = "jrockit.vm.Locks.monitorEnter"
+# `jrockit/vm/Threads.progressiveNap`, `jrockit/vm/Locks.stage2Lock`, `jrockit/vm/Locks.monitorEnter`;
+# in JRockit 8.1 SP2 and before `COM/jrockit/vm/RNI.waitOnThinLocker`, then Object's own
+# `stage2Lock` and `monitorEnter`.
+_VM_FRAMES = ("jrockit.vm.", "COM.jrockit.vm.", "java.lang.Object.stage2Lock")
+_MONITOR_ENTER = frozenset({"jrockit.vm.Locks.monitorEnter", "java.lang.Object.monitorEnter"})
 
 
 def entering_monitor(thread: Thread) -> Thread:
@@ -111,7 +113,7 @@ def entering_monitor(thread: Thread) -> Thread:
     if thread.state is not ThreadState.RUNNABLE:
         return thread
     for frame in thread.frames:
-        if frame.function == _MONITOR_ENTER:
+        if frame.function in _MONITOR_ENTER:
             return thread._replace(state=ThreadState.BLOCKED, status=ThreadStatus.BLOCKED)
         if not frame.function.startswith(_VM_FRAMES):
             break

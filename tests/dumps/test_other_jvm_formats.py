@@ -723,6 +723,18 @@ def test_jrockit_as_weblogic_prints_it() -> None:
     assert thread(dump, "Main Thread").fields.tid == 1
 
 
+def test_jrockit_8_1_threads_entering_a_monitor_are_blocked() -> None:
+    """JRockit 8.1 SP1 (samurai's 811JRockit.dmp): an ACTIVE thread whose top frames are the VM
+    entering a monitor is blocked; samurai expects exactly these six blocked in its first dump."""
+    dumps = list(read_dumps(str(PUBLIC / "samurai-jrockit-8.1-811JRockit.dmp.gz")))
+    assert [len(dump.threads) for dump in dumps] == [46] * 5
+    blocked = sorted(t.name for t in dumps[0].threads if t.state is ThreadState.BLOCKED)
+    assert blocked == sorted(
+        f"ExecuteThread: '{n}' for queue: 'weblogic.kernel.Default'" for n in range(9, 15)
+    )
+    assert all(t.status is ThreadStatus.BLOCKED for t in dumps[0].threads if t.state is ThreadState.BLOCKED)
+
+
 def test_jrockit_8_1_colon_layout() -> None:
     """JRockit 8.1's older layout (samurai's test file): 11 threads in each of three dumps, states
     from the header's words, frames without their code addresses, nothing left unread."""
