@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps.classicmonitors import ClassicMonitors
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jvmthreads import (
     DumpCollector,
@@ -136,6 +137,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
     deadlock: list[tuple[str, str]] = []  # (thread, the lock it waits for), in report order
     rejoined = 0  # header lines joined back after hard wrapping
     current_thread_block = False  # between 1XMCURTHDINFO and 1XMTHDINFO
+    classic_monitors = ClassicMonitors()  # the Classic VM names holders and waiters only there
 
     def close() -> None:
         nonlocal thread
@@ -191,6 +193,8 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             dump.pid = int(digits[0]) if digits and digits[0].isdigit() else None
         elif section in ("LOCKS", "LK"):  # LK: the Classic VM's name for it
             _deadlock_line(line, deadlock)
+            if section == "LK":
+                classic_monitors.feed(tag, line, line_no)
         elif section in _THREAD_SECTIONS:
             dump.end_line_no = line_no
             if tag in ("1XMCURTHDINFO", "1XMTHDINFO"):
@@ -239,6 +243,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             elif not tag.startswith(_SKIPPED_TAGS) and not tag.startswith("5XESTACKTRACE"):
                 dump.unparsed_line(line_no, line)
     close()
+    dump.threads = classic_monitors.apply(dump.threads)
     owned: dict[int, list[LockRef]] = {}
     for vmthread, ref in owners:
         if vmthread in vm_index:

@@ -764,3 +764,25 @@ def test_classic_vm_javacore_deadlock_report() -> None:
         (fourteen, twelve, 0x53A90D0),
         (twelve, fourteen, 0x53A90C0),
     ]
+
+
+def test_classic_vm_monitor_pool_names_holders_and_blocked_threads() -> None:
+    """The Classic VM's monitor pool (section LK): the thread holding each flat-locked monitor (by
+    its ident) and the threads queued on it. The seven execute threads queued on the two monitors
+    of the deadlock, none of them in Object.wait(), are blocked: what samurai asserts, and the lock
+    graph finds the JVM's cycle from them."""
+    dump = only_dump(PUBLIC / "samurai-ibm-classic-javacore.20060510.122937.6036.txt.gz")
+    queue = "ExecuteThread: '{}' for queue: 'weblogic.kernel.Default'"
+    blocked = sorted(t.name for t in dump.threads if t.state is ThreadState.BLOCKED)
+    assert blocked == sorted(queue.format(n) for n in range(8, 15))
+    assert all(t.status is ThreadStatus.BLOCKED for t in dump.threads if t.state is ThreadState.BLOCKED)
+    fourteen = thread(dump, queue.format(14))
+    assert [(e.kind, e.lock_id) for e in fourteen.lock_events] == [
+        (LockEventKind.WAITING_TO_LOCK, 0x53A90D0),
+        (LockEventKind.LOCKED, 0x53A90C0),
+    ]
+    assert cycles(dump) == [{queue.format(12), queue.format(14)}]
+    # A thread in Object.wait() queued on its monitor is waiting on it, not blocked.
+    finalizer = thread(dump, "Finalizer")
+    assert finalizer.state is ThreadState.WAITING
+    assert [e.kind for e in finalizer.lock_events] == [LockEventKind.WAITING_ON]
