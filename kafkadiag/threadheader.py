@@ -63,7 +63,7 @@ THREADINFO = re.compile(
     r"(?:(?:cpuUsage|deltaTime|time)=\S+ )*"
     r"(?P<state>[A-Z][A-Z_]+)\b(?P<rest>.*)$"
 )
-AGENT = re.compile(r"^Thread (?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
+AGENT = re.compile(r"^Thread (?:t@)?(?P<nid>\d+): \(state = (?P<state>[A-Z_]+)\)")
 # JRockit as WebLogic prints its dumps (weblogic.Admin THREAD_DUMP, the server's log), 8.1 to R27:
 # `Thread-0x80 "Main Thread" <Waiting, priority=5, DAEMON> {`, the stack, then `}`.
 JROCKIT_BRACES = re.compile(r'^Thread-(?P<id>(?:0x)?[0-9a-fA-F]+) "(?P<name>.*)" <(?P<words>[^<>]*)> \{\s*$')

@@ -50,6 +50,7 @@ from kafkadiag.dumps.states import (
     parse_state_line,
     reconcile,
     state_from_header,
+    state_from_top_frames,
     stated_wait,
     stated_wait_kind,
 )
@@ -437,6 +438,23 @@ def _thread_from_header(line: str, line_no: int) -> _ThreadBuilder | None:
     return builder
 
 
+def _agent_state(thread: Thread) -> Thread:
+    """`Thread 5987: (state = BLOCKED)`: the serviceability agent names the VM's own thread state,
+    and BLOCKED is any thread blocked in the VM. The top frame tells a wait, a park or a sleep; a
+    thread blocked at any other Java frame is entering a monitor (no lock line says which)."""
+    if thread.state is not ThreadState.BLOCKED or not AGENT.match(thread.header):
+        return thread
+    state, detail = state_from_top_frames(thread.frames)
+    if state is ThreadState.UNKNOWN and thread.frames:
+        return thread._replace(status=ThreadStatus.BLOCKED)
+    if state is ThreadState.UNKNOWN:
+        state = ThreadState.WAITING  # no Java frame: a thread of the VM's, idle
+    if state is ThreadState.RUNNABLE:
+        return thread._replace(state=state, status=ThreadStatus.RUNNABLE)
+    status, events = reconcile(state, detail, thread.frames, list(thread.lock_events))
+    return thread._replace(state=state, status=status, lock_events=tuple(events))
+
+
 class _DumpBuilder:
     """The dump being read."""
 
@@ -463,6 +481,9 @@ class _DumpBuilder:
         self.report_only = False
         self.rejoined = 0  # lines cut by hard wrapping, joined back to the line before
         self.jrockit = False  # opened by JRockit's "===== FULL THREAD DUMP" banner
+        # Threads in the serviceability agent's layout (`Thread 5987: (state = BLOCKED)`), whose
+        # states are the VM's (see _agent_state).
+        self.agent_threads = False
         self.lost_quotes: list[int] = []  # lines of headers read without their opening quote
         self.headerless: list[int] = []  # lines of state lines that no header came before
         # (waiter index, owner name, lock) for locks a state line names the owner of (VisualVM).
@@ -496,6 +517,8 @@ class _DumpBuilder:
         threads = self.threads
         if self.jrockit:
             threads = [jrockit.entering_monitor(thread) for thread in threads]
+        if self.agent_threads:
+            threads = [_agent_state(thread) for thread in threads]
         if self.stated_owners:
             threads = attach_synchronizers(threads, owned_by_name(threads, self.stated_owners))
         return ThreadDump(
@@ -1320,6 +1343,8 @@ class HotspotParser:
         if self.mode != IN_DUMP or self.dump is None or self.dump.footer_seen:
             self._start_dump(line_no, banner=None)
         self._finish_thread()
+        assert self.dump is not None
+        self.dump.agent_threads = True
         builder = _ThreadBuilder(f"Thread {match['nid']}", line_no, line)
         builder.state_text = match["state"]
         if builder.state_text == "IN_NATIVE":

@@ -9,8 +9,11 @@ the --locks dump gives the findings jstack -l gives.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.hotspot import MIXED_NOTE
+from kafkadiag.model import ThreadState, ThreadStatus
 from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
@@ -51,3 +54,18 @@ def test_the_agents_dump_gives_jstack_ls_findings() -> None:
         return sorted((finding.rule, finding.threads) for finding in report.findings)
 
     assert findings("jhsdb-jstack-locks.txt") == findings("jstack-l.txt")
+
+
+def test_the_legacy_agents_vm_states_read_as_java_states() -> None:
+    """JDK 5 to 8's `jstack -F` (samurai's Apple JDK 5 file): `Thread t@60675: (state = BLOCKED)`
+    names the VM's state, BLOCKED for any thread blocked in the VM. The top frame tells a wait, a
+    sleep or a park; a thread blocked at any other Java frame is entering a monitor."""
+    path = Path(__file__).parent / "public" / "samurai-apple-1.5.0_13-jstack-agent.dmp"
+    dumps = list(read_dumps(str(path)))
+    assert [len(dump.threads) for dump in dumps] == [7, 7, 7]
+    assert all(dump.producer == "jhsdb" and dump.unparsed_count == 0 for dump in dumps)
+    states = {t.name: (t.state, t.status) for t in dumps[0].threads}
+    assert states["Thread 60675"] == (ThreadState.BLOCKED, ThreadStatus.BLOCKED)  # DeadLockingThread.run
+    assert states["Thread 66563"] == (ThreadState.WAITING, ThreadStatus.IN_OBJECT_WAIT)  # the Finalizer
+    assert states["Thread 67075"] == (ThreadState.TIMED_WAITING, ThreadStatus.SLEEPING)  # main, in sleep
+    assert dumps[0].threads[0].fields.nid == 60675
