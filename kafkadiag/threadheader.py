@@ -190,22 +190,26 @@ def _quoted_header(header: str) -> HeaderFields:
     tail = _tail(header)
     if tail is None:
         return HeaderFields()
-    (java_id, ostid, daemon, virtual, prio, os_prio, cpu, elapsed, tid, nid), state = tail
+    fields, state = tail
+    java_id, prio, os_prio, cpu, elapsed = (
+        fields[k] for k in ("java_id", "prio", "os_prio", "cpu", "elapsed")
+    )
     if state.startswith("- Thread t@"):
         number = state[len("- Thread t@") :].split(" ", 1)[0]
         java_id = number if number.isdigit() else java_id
+    nid, ostid = fields["nid"], fields["ostid"]
     return HeaderFields(
         java_id=int(java_id) if java_id else None,
-        daemon=daemon is not None,
+        daemon=fields["daemon"] is not None,
         priority=int(prio) if prio else None,
         os_priority=int(os_prio) if os_prio else None,
         cpu_ms=float(cpu) if cpu else None,
         elapsed_s=float(elapsed) if elapsed else None,
-        tid=parse_pointer(tid),
+        tid=parse_pointer(fields["tid"]),
         # Carrier threads of virtual threads print [ostid] but no nid=.
         nid=parse_number(nid) if nid else (int(ostid) if ostid else None),
         # IntelliJ's export puts the word after nid=NA: "@960" tid=0x19 nid=NA virtual runnable
-        virtual=virtual is not None or state.startswith("virtual "),
+        virtual=fields["virtual"] is not None or state.startswith("virtual "),
     )
 
 
@@ -215,27 +219,23 @@ def state_words(header: str) -> str:
     return tail[1].rstrip() if tail else ""
 
 
-def _tail(header: str) -> tuple[list[str | None], str] | None:
-    """The fields after the name (HOTSPOT_TAIL's groups) and the state words. Fields HotSpot's
-    pattern misses (another order, runs of spaces, a `group="main"` between them) are read one by
-    one, and the state words are what follows the last of them."""
+def _tail(header: str) -> tuple[dict[str, str | None], str] | None:
+    """The fields after the name (HOTSPOT_TAIL's groups, by name) and the state words. Fields
+    HotSpot's pattern misses (another order, runs of spaces, a `group="main"` between them) are
+    read one by one, and the state words are what follows the last of them."""
     end = name_end(header)
     match = HOTSPOT_TAIL.match(header, end + 1)
     if match is None:
         return None
-    fields: list[str | None] = list(match.groups())[:-1]
-    state: str = match["state"]
-    if fields[4] is None and fields[8] is None and fields[9] is None:  # no prio=, tid= or nid=
+    fields = match.groupdict()
+    state: str = fields.pop("state") or ""
+    if fields["prio"] is None and fields["tid"] is None and fields["nid"] is None:
         last = None
         for last in _LOOSE_FIELD.finditer(header, end + 1):
-            fields[_LOOSE_GROUPS[last["key"]]] = last["value"]
+            fields[last["key"]] = last["value"]  # named as HOTSPOT_TAIL's groups
         if last is not None:
             state = header[last.end() :].split("[", 1)[0].strip()
     return fields, state
-
-
-# HOTSPOT_TAIL's group of each field read one by one.
-_LOOSE_GROUPS = {"prio": 4, "os_prio": 5, "tid": 8, "nid": 9}
 
 
 # A header pasted without its opening quote (SPARK-9529's `pool-1-thread-1" prio=5 tid=0x.. nid=..`):

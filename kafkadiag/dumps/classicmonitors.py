@@ -111,16 +111,15 @@ class ClassicMonitors:
                 waiter = by_sys_thread.get(sys_thread)
                 if waiter is None or waiter == holder:
                     continue
-                index = waiter
-                frames = threads[index].frames
+                frames = threads[waiter].frames
                 if frames and frames[0].function in OBJECT_WAIT_FUNCTIONS:
                     kind = LockEventKind.WAITING_ON
                 elif holder is not None:
                     kind = LockEventKind.WAITING_TO_LOCK  # queued to enter a monitor another holds
-                    blocked.add(index)
+                    blocked.add(waiter)
                 else:
                     continue
-                added.setdefault(index, []).insert(
+                added.setdefault(waiter, []).insert(
                     0, LockEvent(kind, monitor.lock_id, monitor.lock_class, 0, line_no, text)
                 )
         result = list(threads)

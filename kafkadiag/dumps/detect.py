@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from kafkadiag.dumps.actuatorjson import looks_like_actuator_json
 from kafkadiag.dumps.gocdsupport import MONITORS as GOCD_MONITORS
+from kafkadiag.dumps.gocdsupport import SECTION as GOCD_SECTION
 from kafkadiag.dumps.gocdsupport import THREAD_LINE as GOCD_THREAD_LINE
 from kafkadiag.dumps.javaframes import bare_frame_text
 from kafkadiag.dumps.jconsole import NAME_LINE as JCONSOLE_NAME_LINE
@@ -56,7 +57,7 @@ _OTHER_JVMS = (
         DumpFormat.INTELLIJ,
     ),
     (re.compile(r'^"[^"]*"@[\d,]+(?: in group "[^"]*")?: [A-Z_]+\s*$'), DumpFormat.INTELLIJ),
-    (re.compile(r"^All thread stacktraces\s*$"), DumpFormat.GOCD_SUPPORT),
+    (re.compile(rf"^{GOCD_SECTION}\s*$"), DumpFormat.GOCD_SUPPORT),
 )
 _STACK_TRACES_HEADER = re.compile(f"{THREAD_HEADER.pattern}|{VIRTUAL_HEADER.pattern}")
 # Python dumps without py-spy, each by a line no other format prints.

@@ -26,10 +26,9 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, build_thread, numbered_lines
+from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, build_thread, numbered_lines
 from kafkadiag.model import (
     DumpFormat,
-    Frame,
     LockEvent,
     LockEventKind,
     LockRef,
@@ -55,15 +54,13 @@ NOTE_NO_WAIT_TARGETS = (
 )
 
 
-class _Thread:
+class _Thread(OpenThread):
     """The thread being read, its held locks kept until its frames tell where each was taken."""
 
     def __init__(self, name: str, state: ThreadState, line_no: int, header: str) -> None:
-        self.name, self.state, self.line_no, self.header = name, state, line_no, header
+        super().__init__(name, state, line_no, header)
         self.monitors: list[tuple[str, int, str, int, str]] = []  # class, id, frame text, line, text
         self.synchronizers: list[LockRef] = []
-        self.frames: list[Frame] = []
-        self.stack_line_no = 0
 
     def held(self, text: str, line_no: int, monitors: bool) -> None:
         for held in _HELD.finditer(text):
