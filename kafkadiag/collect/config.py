@@ -113,6 +113,8 @@ def kafka_python_config(properties: dict[str, str]) -> tuple[dict[str, Any], lis
             config["request_timeout_ms"] = _positive_int(key, value)
         elif key == "client.id":
             config["client_id"] = value
+        elif key == "api.version":
+            config["api_version"] = _api_version(value)
         elif key in (
             "ssl.truststore.type",
             "ssl.keystore.type",
@@ -138,6 +140,15 @@ def _require_pem(properties: dict[str, str], type_key: str, key: str, value: str
                 f"{type_key}=PEM with {key} pointing at the PEM file."
             ),
         )
+
+
+def _api_version(value: str) -> tuple[int, ...]:
+    """api.version=0.8.2 pins the broker's version (kafka-python's api_version): a broker before
+    0.10 does not answer the version probe, and a pinned client never sends it."""
+    parts = value.strip().split(".")
+    if not 2 <= len(parts) <= 3 or not all(part.isascii() and part.isdigit() for part in parts):
+        raise CommandConfigError(f"api.version={value} is not a Kafka version such as 0.8.2 or 2.8")
+    return tuple(int(part) for part in parts)
 
 
 def _positive_int(key: str, value: str) -> int:

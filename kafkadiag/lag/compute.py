@@ -130,7 +130,7 @@ def _group_lag(
 
 def _total_lag(group: GroupSnapshot, partitions: list[PartitionLag]) -> int | None:
     known = [partition.lag for partition in partitions if partition.lag is not None]
-    if not group.exists or (not known and any(partition.problems for partition in partitions)):
+    if not group.exists or (not known and (group.errors or any(partition.problems for partition in partitions))):
         return None  # unknown is never reported as 0
     return sum(lag for lag in known if lag > 0)
 

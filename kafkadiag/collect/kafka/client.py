@@ -155,7 +155,7 @@ def _first_bootstrapped_admin(
     for index, address in enumerate(addresses):
         share = (deadline - time.monotonic()) / (len(addresses) - index)
         try:
-            return _bootstrapped_admin(server_text(address), config, max(share, 0.05))
+            return _negotiated_admin(server_text(address), config, max(share, 0.05))
         except _BootstrapFailed as failure:
             failures.append(f"{server_text(address)}: {failure.reason}")
             if failure.final:
@@ -171,11 +171,70 @@ def _first_bootstrapped_admin(
     )
 
 
+# How long a broker gets to answer the version probe (ApiVersions, Kafka 0.10+) before it is
+# taken for a broker that predates it. Brokers before 0.10 never answer it: 0.8.2 closes the
+# connection, 0.9 logs an ArrayIndexOutOfBoundsException and keeps the connection open.
+VERSION_PROBE_S = 1.5
+# Pinned versions for brokers without ApiVersions: 0.9 added the group APIs (ListGroups,
+# DescribeGroups, FindCoordinator for Kafka-stored groups); 0.8.2 has OffsetFetch v1 and
+# ConsumerMetadata (FindCoordinator v0).
+BEFORE_VERSION_PROBE = ((0, 9), (0, 8, 2))
+
+
+def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> Any:
+    """An admin client speaking the versions the broker understands, within timeout_s.
+
+    A pinned `api_version` (api.version in --command-config) is used as given. Otherwise the
+    broker's ApiVersions answer decides; a broker that accepts the connection and never answers
+    it predates 0.10, and is spoken to as 0.9, or as 0.8.2 when it does not know ListGroups.
+    """
+    if config.get("api_version") is not None:
+        return _bootstrapped_admin(server, config, timeout_s)
+    deadline = time.monotonic() + timeout_s
+    try:
+        return _bootstrapped_admin(server, config, min(timeout_s, VERSION_PROBE_S))
+    except _BootstrapFailed as failure:
+        left = deadline - time.monotonic()
+        if failure.final or left <= 0.05:
+            raise
+        if not failure.probe_unanswered:
+            return _bootstrapped_admin(server, config, left)
+    newest_old, oldest = BEFORE_VERSION_PROBE
+    admin = _bootstrapped_admin(server, {**config, "api_version": newest_old}, deadline - time.monotonic())
+    if _answers_list_groups(admin, deadline):
+        return admin
+    admin.close()
+    return _bootstrapped_admin(server, {**config, "api_version": oldest}, max(deadline - time.monotonic(), 0.05))
+
+
+def _answers_list_groups(admin: Any, deadline: float) -> bool:
+    """Whether a broker that predates ApiVersions knows ListGroups (0.9): 0.8.2 closes the
+    connection on an API key it does not know."""
+    from kafka.protocol.admin import ListGroupsRequest
+
+    manager = internals.connection_manager(admin)
+    brokers = sorted(internals.known_brokers(manager))
+    if not brokers:
+        return True
+
+    async def probe() -> bool:
+        future = internals.send(manager, ListGroupsRequest(min_version=0, max_version=0), brokers[0])
+        try:
+            await internals.wait_for(manager, future, max((deadline - time.monotonic()) * 1000, 1))
+        except Exception:  # noqa: BLE001 - no answer is the answer
+            return False
+        return True
+
+    return bool(internals.run_on_loop(manager, probe))
+
+
 class _BootstrapFailed(Exception):
-    def __init__(self, reason: str, final: bool) -> None:
+    def __init__(self, reason: str, final: bool, probe_unanswered: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.final = final
+        # The connection was made and the broker then dropped or ignored the version probe.
+        self.probe_unanswered = probe_unanswered
 
 
 class _BootstrapLog(logging.Handler):
@@ -185,9 +244,25 @@ class _BootstrapLog(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.INFO)
         self.causes: list[str] = []
+        self.transport_connected = False
+        self.initialized = False
+
+    @property
+    def probe_unanswered(self) -> bool:
+        """Connected, never past the version probe, and lost it to a drop or a timeout (not to
+        TLS or SASL, which fail with their own errors)."""
+        return (
+            self.transport_connected
+            and not self.initialized
+            and all(_is_drop_or_timeout(cause) for cause in self.causes)
+        )
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
+        if ": connected to " in message:
+            self.transport_connected = True
+        elif message.endswith(">: Connected"):
+            self.initialized = True
         # "Connection failed: <cause>", "Bootstrap connection to X failed: <cause> (backoff ...)"
         if "failed: " in message and not message.startswith("Bootstrap failed"):
             self.causes.append(message.split("failed: ", 1)[1].split(" (backoff")[0])
@@ -228,11 +303,15 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
         reason = describe_error(error)
         if type(error).__name__ == "KafkaTimeoutError":
             reason = log.causes[-1] if log.causes else f"no answer within {timeout_s:.3g}s"
-        raise _BootstrapFailed(reason, final=_is_final(error)) from None
+        raise _BootstrapFailed(reason, final=_is_final(error), probe_unanswered=log.probe_unanswered) from None
     finally:
         kafka_log.removeHandler(log)
         # kafka-python logs every later failed request too: kafkadiag reports each one itself.
         kafka_log.setLevel(logging.CRITICAL)
+
+
+def _is_drop_or_timeout(cause: str) -> bool:
+    return "socket disconnected" in cause or "Timeout during ApiVersions" in cause or NO_ANSWER in cause
 
 
 def _is_final(error: Exception) -> bool:

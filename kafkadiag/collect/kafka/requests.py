@@ -11,7 +11,13 @@ the broker accepts (ApiVersions, or kafka-python's probe of older brokers) is se
 - ListOffsets prefers v1: later versions add isolation level and leader epochs; all return the
   high watermark for timestamp -1 when reading uncommitted, as here.
 - Metadata v4-v8 can forbid auto-creation of the topics asked about (read-only) and name topics
-  (v10+ may name them by id only).
+  (v10+ may name them by id only). v0-v3 cannot forbid it: a broker with auto.create.topics.enable
+  creates every topic such a request names, so on brokers before 0.11 kafkadiag asks for all
+  topics and keeps those it wants (`ASKS_BY_NAME_FROM`).
+- Brokers before 0.10 answer no ApiVersions; kafka-python's tables for 0.9 and 0.8.2 stand in for
+  it (`client`), and the oldest versions are kept for them: ListOffsets v0 (a list of offsets,
+  one asked for), OffsetFetch v1 with the partitions named (v0 reads ZooKeeper, which kafkadiag
+  reads itself).
 """
 
 from __future__ import annotations
@@ -113,11 +119,15 @@ class ListedOffset(NamedTuple):
 
 @dataclass(frozen=True)
 class MetadataRequest:
-    """Brokers, and the named topics' partitions and leaders (no topics: brokers only)."""
+    """Brokers, and the named topics' partitions and leaders (no topics: brokers only;
+    `all_topics`: every topic)."""
 
     topics: tuple[str, ...] = ()
+    all_topics: bool = False
     API_KEY = 3
-    versions: tuple[int, ...] = (8, 7, 6, 5, 4)
+    versions: tuple[int, ...] = (8, 7, 6, 5, 4, 3, 2, 1, 0)
+    # The first version that can name topics without creating them.
+    ASKS_BY_NAME_FROM = 4
 
 
 @dataclass(frozen=True)
@@ -149,7 +159,7 @@ class DescribeGroupsRequest:
 @dataclass(frozen=True)
 class OffsetFetchRequest:
     """Committed offsets: v8 for many groups at once, v1-v5 for one group. `partitions_of`
-    None asks for every partition the group committed (v2+)."""
+    None asks for every partition the group committed (v2+); v1 needs them named."""
 
     groups: tuple[str, ...]
     partitions_of: tuple[tuple[str, tuple[int, ...]], ...] | None = None
@@ -170,7 +180,7 @@ class ListOffsetsRequest:
     partitions_of: tuple[tuple[str, tuple[int, ...]], ...]
     timestamp: int
     API_KEY = 2
-    versions: tuple[int, ...] = (1, 2, 3, 4, 5)
+    versions: tuple[int, ...] = (1, 2, 3, 4, 5, 0)
 
 
 def pick_version(request: object, accepted: dict[int, tuple[int, int]]) -> int:

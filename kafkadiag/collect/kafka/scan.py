@@ -166,10 +166,16 @@ def _read_groups(
         by_coordinator[coordinator].append(group)
 
     partitions_of = _topic_partitions(rounds, result, topic_filter) if topic_filter else None
+    if partitions_of is None and by_coordinator and not rounds.client.accepts(OffsetFetchRequest(("",))):
+        # Before 0.10.2 OffsetFetch answers only the partitions it is asked about.
+        partitions_of = _every_partition(rounds, result)
     batched = rounds.client.accepts(OffsetFetchRequest(("", ""), partitions_of))
+    # Before 0.9 brokers kept no group members: there is nothing to describe.
+    describes = rounds.client.accepts(DescribeGroupsRequest(("",)))
     calls: list[tuple[Any, int | None, Any]] = []
     for coordinator, coordinated in by_coordinator.items():
-        calls.append((("describe", coordinator), coordinator, DescribeGroupsRequest(tuple(coordinated))))
+        if describes:
+            calls.append((("describe", coordinator), coordinator, DescribeGroupsRequest(tuple(coordinated))))
         if batched:
             request = OffsetFetchRequest(tuple(coordinated), partitions_of)
             calls.append((("fetch", coordinator), coordinator, request))
@@ -315,8 +321,21 @@ def _topic_partitions(
     )
 
 
-def _metadata(rounds: _Rounds, result: KafkaScan, topics: set[str]) -> dict[str, TopicLayout]:
-    ((_, metadata, reason),) = rounds.send([(None, None, MetadataRequest(tuple(sorted(topics))))])
+def _every_partition(rounds: _Rounds, result: KafkaScan) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Every partition of every topic but Kafka's internal ones (`__consumer_offsets`)."""
+    layouts = _metadata(rounds, result, set(), every_topic=True)
+    return tuple(
+        (layout.topic, layout.partitions)
+        for layout in sorted(layouts.values(), key=lambda layout: layout.topic)
+        if layout.error is None and not layout.topic.startswith("__")
+    )
+
+
+def _metadata(
+    rounds: _Rounds, result: KafkaScan, topics: set[str], every_topic: bool = False
+) -> dict[str, TopicLayout]:
+    request = MetadataRequest(tuple(sorted(topics)), all_topics=every_topic)
+    ((_, metadata, reason),) = rounds.send([(None, None, request)])
     layouts: dict[str, TopicLayout] = {}
     if reason is not None:
         result.errors.append(f"cannot read topic metadata: {reason}")
@@ -387,6 +406,9 @@ def _read_watermarks(rounds: _Rounds, result: KafkaScan, wanted: dict[str, set[i
             listed_error = error_name(listed.error_code)
             if listed_error:
                 problems.setdefault(key, f"ListOffsets on leader {leader}: {listed_error}")
+                continue
+            if listed.offset < 0:  # ListOffsets v0 may answer an empty list
+                problems.setdefault(key, f"ListOffsets on leader {leader}: no offset in the answer")
                 continue
             found[key][timestamp] = listed.offset
     for topic, partition in sorted(set(leaders) | set(problems)):

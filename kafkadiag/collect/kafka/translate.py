@@ -16,6 +16,10 @@ def to_kafka_python(request: Any, version: int) -> Any:
         from kafka.protocol.metadata import MetadataRequest
 
         topic = MetadataRequest.MetadataRequestTopic
+        if request.all_topics or version < request.ASKS_BY_NAME_FROM:
+            # Named topics would be created (auto.create.topics.enable): ask for all of them.
+            # v0 says "all" with an empty list, v1-v3 with null.
+            return MetadataRequest(topics=[] if version == 0 else None, **pinned)
         return MetadataRequest(
             topics=[topic(name=name) for name in request.topics], allow_auto_topic_creation=False, **pinned
         )
@@ -42,10 +46,15 @@ def to_kafka_python(request: Any, version: int) -> Any:
 
         topic_type = ListOffsetsRequest.ListOffsetsTopic
         partition_type = topic_type.ListOffsetsPartition
+        # v0 answers a list of offsets before the timestamp; one is the high watermark (latest)
+        # or the log-start offset (earliest).
+        extra = {"max_num_offsets": 1} if version == 0 else {}
         topics = [
             topic_type(
                 name=name,
-                partitions=[partition_type(partition_index=p, timestamp=request.timestamp) for p in parts],
+                partitions=[
+                    partition_type(partition_index=p, timestamp=request.timestamp, **extra) for p in parts
+                ],
             )
             for name, parts in request.partitions_of
         ]
@@ -77,6 +86,7 @@ def offset_fetch_request(request: wire.OffsetFetchRequest, version: int) -> Any:
 def to_answer(request: Any, version: int, response: Any) -> Any:
     """kafka-python's response as the `kafka_protocol` tuple kafkadiag's own client returns."""
     if isinstance(request, wire.MetadataRequest):
+        wanted = None if request.all_topics else set(request.topics)
         return wire.ClusterMetadata(
             [wire.Broker(b.node_id, b.host, b.port) for b in response.brokers],
             [
@@ -89,6 +99,7 @@ def to_answer(request: Any, version: int, response: Any) -> Any:
                     ],
                 )
                 for t in response.topics
+                if wanted is None or t.name in wanted
             ],
         )
     if isinstance(request, wire.ListGroupsRequest):
@@ -146,8 +157,15 @@ def to_answer(request: Any, version: int, response: Any) -> Any:
         ]
     if isinstance(request, wire.ListOffsetsRequest):
         return [
-            wire.ListedOffset(t.name, p.partition_index, p.error_code, p.offset)
+            wire.ListedOffset(t.name, p.partition_index, p.error_code, _listed_offset(p, version))
             for t in response.topics
             for p in t.partitions
         ]
     raise TypeError(f"no conversion for {type(request).__name__}")
+
+
+def _listed_offset(partition: Any, version: int) -> int:
+    if version > 0:
+        return int(partition.offset)
+    offsets = partition.old_style_offsets or []
+    return int(offsets[0]) if offsets else -1

@@ -1,0 +1,149 @@
+"""Apache Kafka's own releases, fetched from Maven Central and kept in the user's cache.
+
+Each release the sandbox and the tests run is one small POM in `kafka_releases/` that names the
+release's jars; Maven resolves it with the checksums Maven Central publishes (`--strict-checksums`)
+and copies the jars into `<cache>/kafka/<version>/libs`. A release is fetched once, on first use,
+and a later POM (another binding, another jar) fetches it again. A machine that can fetch nothing
+gets a SandboxError (exit 3) that says what to install or where to put the jars.
+
+    python -m kafkadiag.sandbox.kafka_release fetch [VERSION ...]   # all releases by default
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from kafkadiag.errors import SandboxError
+
+POM_DIR = Path(__file__).resolve().parent / "kafka_releases"
+# The releases kafkadiag is tested against, oldest first.
+VERSIONS = ("0.8.2.2", "1.1.1", "3.9.1", "4.1.1")
+# Marks a complete copy; holds the digest of the POM it was resolved from.
+COMPLETE_MARK = ".resolved-from"
+MAVEN_TIMEOUT_S = 900.0
+
+
+def cache_root() -> Path:
+    """$KAFKADIAG_CACHE, else $XDG_CACHE_HOME/kafkadiag, else ~/.cache/kafkadiag."""
+    explicit = os.environ.get("KAFKADIAG_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kafkadiag"
+
+
+def pom_path(version: str) -> Path:
+    if version not in VERSIONS:
+        raise SandboxError(
+            f"Kafka {version} is not one of the releases kafkadiag runs ({', '.join(VERSIONS)})",
+            help_text="Pick one of the listed releases.",
+        )
+    return POM_DIR / f"kafka-{version}.pom"
+
+
+def libs_dir(version: str) -> Path:
+    return cache_root() / "kafka" / version / "libs"
+
+
+def _pom_digest(version: str) -> str:
+    return hashlib.sha256(pom_path(version).read_bytes()).hexdigest()
+
+
+def is_fetched(version: str) -> bool:
+    mark = libs_dir(version) / COMPLETE_MARK
+    try:
+        return mark.read_text().strip() == _pom_digest(version)
+    except OSError:
+        return False
+
+
+def release_jars(version: str, notify: Callable[[str], None] | None = None) -> list[Path]:
+    """The release's jars, fetched first when the cache does not hold them."""
+    if not is_fetched(version):
+        fetch(version, notify)
+    return sorted(libs_dir(version).glob("*.jar"))
+
+
+def classpath(version: str, notify: Callable[[str], None] | None = None) -> str:
+    return os.pathsep.join(str(jar) for jar in release_jars(version, notify))
+
+
+def fetch(version: str, notify: Callable[[str], None] | None = None) -> Path:
+    """Resolve the release's POM with Maven into the cache; the copy appears whole or not at all."""
+    pom = pom_path(version)
+    mvn = shutil.which("mvn")
+    target = libs_dir(version)
+    if mvn is None:
+        raise SandboxError(
+            f"Apache Kafka {version} is not in {target} and Maven (mvn) is not on PATH to fetch it",
+            help_text=(
+                "Install Maven (it fetches Kafka's jars from Maven Central with their checksums), "
+                f"or copy the jars that {pom} names into {target} on a machine that has them."
+            ),
+        )
+    (notify or _to_stderr)(f"kafkadiag: fetching Apache Kafka {version} from Maven Central (once) ...")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".libs-", dir=target.parent))
+    try:
+        argv = [
+            mvn,
+            "-B",
+            "-q",
+            "--strict-checksums",
+            "-f",
+            str(pom),
+            "dependency:copy-dependencies",
+            "-DincludeScope=runtime",
+            f"-DoutputDirectory={staging}",
+        ]
+        try:
+            result = subprocess.run(
+                argv, capture_output=True, text=True, timeout=MAVEN_TIMEOUT_S, stdin=subprocess.DEVNULL
+            )
+        except subprocess.TimeoutExpired:
+            raise SandboxError(
+                f"Maven did not fetch Apache Kafka {version} within {MAVEN_TIMEOUT_S:g}s",
+                help_text="Check that this machine reaches Maven Central (or a mirror in ~/.m2/settings.xml).",
+            ) from None
+        if result.returncode != 0 or not any(staging.glob("*.jar")):
+            tail = (result.stdout + result.stderr).strip().splitlines()[-12:]
+            raise SandboxError(
+                f"Maven could not fetch Apache Kafka {version} (exit {result.returncode}):\n" + "\n".join(tail),
+                help_text="Check that this machine reaches Maven Central (or a mirror in ~/.m2/settings.xml).",
+            )
+        (staging / COMPLETE_MARK).write_text(_pom_digest(version) + "\n")
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] != "fetch":
+        print("usage: python -m kafkadiag.sandbox.kafka_release fetch [VERSION ...]", file=sys.stderr)
+        return 2
+    try:
+        for version in argv[1:] or VERSIONS:
+            jars = release_jars(version)
+            print(f"Apache Kafka {version}: {len(jars)} jars in {libs_dir(version)}")
+    except SandboxError as error:
+        print(f"kafkadiag: {error}\n{error.help_text}", file=sys.stderr)
+        return int(error.exit_code)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,328 @@
+"""Apache Kafka's own servers, started from its released jars (`kafka_release`).
+
+- ZooKeeper: `ZooKeeperServerMain` from Kafka 3.9's jars (ZooKeeper 3.8), for every ZooKeeper-mode
+  broker from 0.8.2 on and for the old consumer's nodes.
+- A ZooKeeper-mode broker of any release up to 3.9 (`start_zookeeper_broker`), under a chroot of
+  its own so that several brokers share one ZooKeeper.
+- A KRaft broker (4.x, `start_kraft_broker`), its own controller, its storage formatted first.
+
+The JVMs are started here rather than through Kafka's bin scripts: the scripts of 0.8 to 1.0 pass
+GC options that Java 17 rejects (UseParNewGC, PrintGCDateStamps). Every server binds 127.0.0.1 on
+free ports, logs into its work directory and is stopped by PID (`servers.ServerProcess`).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from kafkadiag.errors import SandboxError
+from kafkadiag.sandbox import kafka_release
+from kafkadiag.sandbox.servers import (
+    ServerProcess,
+    free_port,
+    java_tool,
+    port_is_open,
+    spawn,
+    starting,
+    wait_for_zookeeper_session,
+)
+
+# The release whose jars carry the ZooKeeper server (3.8.4) the sandbox and the tests run.
+ZOOKEEPER_FROM = "3.9.1"
+# The first release whose broker takes `listeners` (0.8 has host.name and port).
+LISTENERS_FROM = (0, 9)
+KRAFT_FROM = (4, 0)
+BROKER_HEAP = "-Xmx384m"
+
+_LOG4J1 = """log4j.rootLogger=INFO, file
+log4j.appender.file=org.apache.log4j.FileAppender
+log4j.appender.file.File={log}
+log4j.appender.file.layout=org.apache.log4j.PatternLayout
+log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
+"""
+_LOG4J2 = """status = warn
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {log}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = info
+rootLogger.appenderRef.file.ref = file
+"""
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+@dataclass
+class KafkaBroker:
+    """A running broker: its process, its release, and how clients and ZooKeeper tools reach it."""
+
+    server: ServerProcess
+    version: str
+    # host:port/chroot of its ZooKeeper (None for KRaft).
+    zookeeper: str | None
+    broker_id: int = 0
+
+    @property
+    def address(self) -> str:
+        return self.server.address
+
+    @property
+    def pid(self) -> int:
+        return self.server.pid
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def classpath(self) -> str:
+        return kafka_release.classpath(self.version)
+
+
+def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
+    """A standalone ZooKeeper 3.8 server from Kafka's own jars."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    data_dir = workdir / "data"
+    data_dir.mkdir(exist_ok=True)
+    port = free_port()
+    config = workdir / "zoo.cfg"
+    config.write_text(
+        "tickTime=2000\n"
+        f"dataDir={data_dir}\n"
+        f"clientPort={port}\n"
+        "clientPortAddress=127.0.0.1\n"
+        # Else Jetty binds :8080 on every interface.
+        "admin.enableServer=false\n"
+        "4lw.commands.whitelist=ruok,srvr,stat,mntr\n"
+        "maxClientCnxns=0\n"
+    )
+    log_config = _log_config(workdir, "zookeeper", ZOOKEEPER_FROM)
+    argv = [
+        java_tool("java"),
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        *log_config,
+        "-cp",
+        kafka_release.classpath(ZOOKEEPER_FROM),
+        "org.apache.zookeeper.server.ZooKeeperServerMain",
+        str(config),
+    ]
+    with starting(lambda: spawn("zookeeper", argv, workdir, port)) as server:
+        wait_for_zookeeper_session(server, ready_timeout_s)
+    return server
+
+
+def start_zookeeper_broker(
+    version: str,
+    workdir: Path,
+    zookeeper: str,
+    *,
+    auto_create_topics: bool = True,
+    settings: dict[str, str] | None = None,
+    ready_timeout_s: float = 60.0,
+) -> KafkaBroker:
+    """A broker of `version` (0.8.2 to 3.9) registered under a chroot of its own in `zookeeper`."""
+    if version_tuple(version) >= KRAFT_FROM:
+        raise SandboxError(f"Kafka {version} has no ZooKeeper mode", help_text="Use start_kraft_broker.")
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    chroot = f"/kafka-{version.replace('.', '_')}-{uuid.uuid4().hex[:6]}"
+    connect = f"{zookeeper}{chroot}"
+    properties = {
+        "broker.id": "0",
+        "log.dirs": str(workdir / "data"),
+        "zookeeper.connect": connect,
+        "zookeeper.connection.timeout.ms": "15000",
+        "num.partitions": "1",
+        "auto.create.topics.enable": "true" if auto_create_topics else "false",
+        # One broker: the offsets topic cannot have three replicas, and fifty partitions only
+        # slow its creation.
+        "offsets.topic.replication.factor": "1",
+        "offsets.topic.num.partitions": "4",
+        "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1",
+        "group.initial.rebalance.delay.ms": "0",
+        "controlled.shutdown.enable": "false",
+        "log.cleaner.dedupe.buffer.size": str(2 * 1024 * 1024),
+    }
+    if version_tuple(version) >= LISTENERS_FROM:
+        properties["listeners"] = f"PLAINTEXT://127.0.0.1:{port}"
+        properties["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{port}"
+    else:
+        properties.update(
+            {
+                "host.name": "127.0.0.1",
+                "port": str(port),
+                "advertised.host.name": "127.0.0.1",
+                "advertised.port": str(port),
+            }
+        )
+    properties.update(settings or {})
+    config = _write_properties(workdir / "server.properties", properties)
+    argv = _broker_argv(version, workdir, config)
+    with starting(lambda: spawn("kafka", argv, workdir, port)) as server:
+        _wait_for_registration(server, zookeeper, chroot, ready_timeout_s)
+        _wait_for_port(server, ready_timeout_s)
+    return KafkaBroker(server, version, connect)
+
+
+def start_kraft_broker(
+    version: str,
+    workdir: Path,
+    *,
+    settings: dict[str, str] | None = None,
+    ready_timeout_s: float = 60.0,
+) -> KafkaBroker:
+    """A KRaft broker of `version` (4.x) that is its own controller."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    port, controller_port = free_port(), free_port()
+    properties = {
+        "process.roles": "broker,controller",
+        "node.id": "1",
+        "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+        "controller.listener.names": "CONTROLLER",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "log.dirs": str(workdir / "data"),
+        "num.partitions": "1",
+        "offsets.topic.replication.factor": "1",
+        "offsets.topic.num.partitions": "4",
+        "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1",
+        "share.coordinator.state.topic.replication.factor": "1",
+        "share.coordinator.state.topic.min.isr": "1",
+        "group.initial.rebalance.delay.ms": "0",
+        "log.cleaner.dedupe.buffer.size": str(2 * 1024 * 1024),
+    }
+    properties.update(settings or {})
+    config = _write_properties(workdir / "server.properties", properties)
+    _format_storage(version, workdir, config)
+    argv = _broker_argv(version, workdir, config)
+    with starting(lambda: spawn("kafka", argv, workdir, port)) as server:
+        _wait_for_port(server, ready_timeout_s)
+        _wait_for_metadata(server, ready_timeout_s)
+    return KafkaBroker(server, version, None, broker_id=1)
+
+
+def java_argv(version: str, workdir: Path, name: str, main_class: str, *arguments: str) -> list[str]:
+    """A JVM running one of the release's classes (a tool, a console consumer) with its log in
+    workdir/<name>.log."""
+    return [
+        java_tool("java"),
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        *_log_config(workdir, name, version),
+        "-cp",
+        kafka_release.classpath(version),
+        main_class,
+        *arguments,
+    ]
+
+
+def _broker_argv(version: str, workdir: Path, config: Path) -> list[str]:
+    argv = java_argv(version, workdir, "kafka-server", "kafka.Kafka", str(config))
+    argv[1] = BROKER_HEAP
+    return argv
+
+
+def _log_config(workdir: Path, name: str, version: str) -> list[str]:
+    """JVM options that send the release's logging to workdir/<name>-log4j.log."""
+    log = workdir / f"{name}-log4j.log"
+    if version_tuple(version) >= KRAFT_FROM:
+        path = workdir / f"{name}-log4j2.properties"
+        path.write_text(_LOG4J2.format(log=log))
+        return [f"-Dlog4j2.configurationFile={path}"]
+    path = workdir / f"{name}-log4j.properties"
+    path.write_text(_LOG4J1.format(log=log))
+    return [f"-Dlog4j.configuration=file:{path}"]
+
+
+def _write_properties(path: Path, properties: dict[str, str]) -> Path:
+    path.write_text("".join(f"{key}={value}\n" for key, value in properties.items()))
+    return path
+
+
+def _format_storage(version: str, workdir: Path, config: Path) -> None:
+    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    argv = java_argv(version, workdir, "storage-format", "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config))
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    if result.returncode != 0:
+        raise SandboxError(f"formatting the KRaft storage failed (exit {result.returncode}):\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+
+
+def _check_alive(server: ServerProcess) -> None:
+    if server.process.poll() is not None:
+        raise SandboxError(
+            f"Kafka exited with {server.process.returncode}:\n{server.log_tail()}\n"
+            + _tail(server.workdir / "kafka-server-log4j.log")
+        )
+
+
+def _tail(path: Path, characters: int = 4000) -> str:
+    try:
+        return path.read_text(errors="replace")[-characters:]
+    except OSError:
+        return ""
+
+
+def _wait_for_registration(server: ServerProcess, zookeeper: str, chroot: str, timeout_s: float) -> None:
+    """The broker registers /brokers/ids/<id> once it serves requests."""
+    import logging
+
+    from kazoo.client import KazooClient
+
+    logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
+    client = KazooClient(hosts=zookeeper + chroot, timeout=5.0, read_only=True)
+    deadline = time.monotonic() + timeout_s
+    try:
+        client.start(timeout=10.0)
+        while time.monotonic() < deadline:
+            _check_alive(server)
+            if client.exists("/brokers/ids/0"):
+                return
+            time.sleep(0.1)
+    finally:
+        with contextlib.suppress(Exception):
+            client.stop()
+            client.close()
+    raise SandboxError(f"the Kafka broker did not register within {timeout_s}s:\n{server.log_tail()}")
+
+
+def _wait_for_port(server: ServerProcess, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        _check_alive(server)
+        if port_is_open(server.port):
+            return
+        time.sleep(0.05)
+    raise SandboxError(f"the Kafka broker did not listen on {server.port} within {timeout_s}s")
+
+
+def _wait_for_metadata(server: ServerProcess, timeout_s: float) -> None:
+    """A KRaft broker is ready when it lists itself in its metadata."""
+    from kafka import KafkaAdminClient
+
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        _check_alive(server)
+        try:
+            admin = KafkaAdminClient(bootstrap_servers=server.address, bootstrap_timeout_ms=3000)
+            try:
+                if admin.describe_cluster().get("brokers"):
+                    return
+            finally:
+                admin.close()
+        except Exception as error:  # noqa: BLE001 - retried until the deadline
+            last_error = error
+        time.sleep(0.2)
+    raise SandboxError(f"the KRaft broker was not ready within {timeout_s}s ({last_error}):\n{server.log_tail()}")
