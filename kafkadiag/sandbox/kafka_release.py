@@ -28,6 +28,7 @@ VERSIONS = ("0.8.2.2", "1.1.1", "3.9.1", "4.1.1")
 # Marks a complete copy; holds the digest of the POM it was resolved from.
 COMPLETE_MARK = ".resolved-from"
 MAVEN_TIMEOUT_S = 900.0
+REACH_MAVEN = "Check that this machine reaches Maven Central (or a mirror set in ~/.m2/settings.xml)."
 
 
 def cache_root() -> Path:
@@ -110,13 +111,14 @@ def fetch(version: str, notify: Callable[[str], None] | None = None) -> Path:
         except subprocess.TimeoutExpired:
             raise SandboxError(
                 f"Maven did not fetch Apache Kafka {version} within {MAVEN_TIMEOUT_S:g}s",
-                help_text="Check that this machine reaches Maven Central (or a mirror in ~/.m2/settings.xml).",
+                help_text=REACH_MAVEN,
             ) from None
         if result.returncode != 0 or not any(staging.glob("*.jar")):
             tail = (result.stdout + result.stderr).strip().splitlines()[-12:]
             raise SandboxError(
-                f"Maven could not fetch Apache Kafka {version} (exit {result.returncode}):\n" + "\n".join(tail),
-                help_text="Check that this machine reaches Maven Central (or a mirror in ~/.m2/settings.xml).",
+                f"Maven could not fetch Apache Kafka {version} (exit {result.returncode}):\n"
+                + "\n".join(tail),
+                help_text=REACH_MAVEN,
             )
         (staging / COMPLETE_MARK).write_text(_pom_digest(version) + "\n")
         if target.exists():

@@ -1,7 +1,7 @@
 """Apache Kafka's own servers, started from its released jars (`kafka_release`).
 
-- ZooKeeper: `ZooKeeperServerMain` from Kafka 3.9's jars (ZooKeeper 3.8), for every ZooKeeper-mode
-  broker from 0.8.2 on and for the old consumer's nodes.
+- ZooKeeper comes from `servers.start_zookeeper` (Kafka 3.9's jars, ZooKeeper 3.8); it serves every
+  ZooKeeper-mode broker from 0.8.2 on and the old consumer's nodes.
 - A ZooKeeper-mode broker of any release up to 3.9 (`start_zookeeper_broker`), under a chroot of
   its own so that several brokers share one ZooKeeper.
 - A KRaft broker (4.x, `start_kraft_broker`), its own controller, its storage formatted first.
@@ -23,18 +23,8 @@ from pathlib import Path
 
 from kafkadiag.errors import SandboxError
 from kafkadiag.sandbox import kafka_release
-from kafkadiag.sandbox.servers import (
-    ServerProcess,
-    free_port,
-    java_tool,
-    port_is_open,
-    spawn,
-    starting,
-    wait_for_zookeeper_session,
-)
+from kafkadiag.sandbox.servers import ServerProcess, free_port, java_tool, port_is_open, spawn, starting
 
-# The release whose jars carry the ZooKeeper server (3.8.4) the sandbox and the tests run.
-ZOOKEEPER_FROM = "3.9.1"
 # The first release whose broker takes `listeners` (0.8 has host.name and port).
 LISTENERS_FROM = (0, 9)
 KRAFT_FROM = (4, 0)
@@ -84,39 +74,6 @@ class KafkaBroker:
 
     def classpath(self) -> str:
         return kafka_release.classpath(self.version)
-
-
-def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
-    """A standalone ZooKeeper 3.8 server from Kafka's own jars."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    data_dir = workdir / "data"
-    data_dir.mkdir(exist_ok=True)
-    port = free_port()
-    config = workdir / "zoo.cfg"
-    config.write_text(
-        "tickTime=2000\n"
-        f"dataDir={data_dir}\n"
-        f"clientPort={port}\n"
-        "clientPortAddress=127.0.0.1\n"
-        # Else Jetty binds :8080 on every interface.
-        "admin.enableServer=false\n"
-        "4lw.commands.whitelist=ruok,srvr,stat,mntr\n"
-        "maxClientCnxns=0\n"
-    )
-    log_config = _log_config(workdir, "zookeeper", ZOOKEEPER_FROM)
-    argv = [
-        java_tool("java"),
-        "-Xmx256m",
-        "-XX:+UseSerialGC",
-        *log_config,
-        "-cp",
-        kafka_release.classpath(ZOOKEEPER_FROM),
-        "org.apache.zookeeper.server.ZooKeeperServerMain",
-        str(config),
-    ]
-    with starting(lambda: spawn("zookeeper", argv, workdir, port)) as server:
-        wait_for_zookeeper_session(server, ready_timeout_s)
-    return server
 
 
 def start_zookeeper_broker(
@@ -253,10 +210,21 @@ def _write_properties(path: Path, properties: dict[str, str]) -> Path:
 
 def _format_storage(version: str, workdir: Path, config: Path) -> None:
     cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-    argv = java_argv(version, workdir, "storage-format", "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config))
+    argv = java_argv(
+        version,
+        workdir,
+        "storage-format",
+        "kafka.tools.StorageTool",
+        "format",
+        "-t",
+        cluster_id,
+        "-c",
+        str(config),
+    )
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     if result.returncode != 0:
-        raise SandboxError(f"formatting the KRaft storage failed (exit {result.returncode}):\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+        output = (result.stdout + result.stderr)[-4000:]
+        raise SandboxError(f"formatting the KRaft storage failed (exit {result.returncode}):\n{output}")
 
 
 def _check_alive(server: ServerProcess) -> None:
@@ -281,13 +249,13 @@ def _wait_for_registration(server: ServerProcess, zookeeper: str, chroot: str, t
     from kazoo.client import KazooClient
 
     logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
-    client = KazooClient(hosts=zookeeper + chroot, timeout=5.0, read_only=True)
+    client = KazooClient(hosts=zookeeper, timeout=5.0, read_only=True)
     deadline = time.monotonic() + timeout_s
     try:
         client.start(timeout=10.0)
         while time.monotonic() < deadline:
             _check_alive(server)
-            if client.exists("/brokers/ids/0"):
+            if client.exists(f"{chroot}/brokers/ids/0"):
                 return
             time.sleep(0.1)
     finally:
@@ -325,4 +293,6 @@ def _wait_for_metadata(server: ServerProcess, timeout_s: float) -> None:
         except Exception as error:  # noqa: BLE001 - retried until the deadline
             last_error = error
         time.sleep(0.2)
-    raise SandboxError(f"the KRaft broker was not ready within {timeout_s}s ({last_error}):\n{server.log_tail()}")
+    raise SandboxError(
+        f"the KRaft broker was not ready within {timeout_s}s ({last_error}):\n{server.log_tail()}"
+    )

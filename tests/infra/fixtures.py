@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.infra.real_kafka import RealKafka, start_kraft, start_zookeeper_mode
 from tests.infra.servers import ServerProcess, start_tansu, start_zookeeper
 from tests.infra.workload import Cluster
 
@@ -52,3 +53,37 @@ def cluster(zookeeper: ServerProcess, broker: ServerProcess) -> Iterator[Cluster
         yield instance
     finally:
         instance.close()
+
+
+# ---- real Apache Kafka, one broker per release line, shared by the session -------------------
+# Each starts on first use; the release's jars come from the cache `.ci/run` filled.
+
+
+@pytest.fixture(scope="session")
+def kafka_0822(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
+    """The seeds' release: a 0.8.2.2 broker (no ApiVersions, auto-creation on) and its old consumer."""
+    real = start_zookeeper_mode("0.8.2.2", tmp_path_factory.mktemp("kafka-0822"), zookeeper)
+    try:
+        yield real
+    finally:
+        real.broker.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_39(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
+    """The last ZooKeeper-mode broker (3.9), which still serves the old consumer's requests."""
+    real = start_zookeeper_mode("3.9.1", tmp_path_factory.mktemp("kafka-39"), zookeeper)
+    try:
+        yield real
+    finally:
+        real.broker.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_41(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealKafka]:
+    """A KRaft 4.1 broker with the current clients (KIP-848 groups)."""
+    real = start_kraft("4.1.1", tmp_path_factory.mktemp("kafka-41"))
+    try:
+        yield real
+    finally:
+        real.broker.stop()

@@ -14,7 +14,6 @@ from tests.infra.tls import self_signed_certificate
 NETTY_SERVER_JARS = (
     "netty-buffer-4*.jar",
     "netty-codec-4*.jar",
-    "netty-codec-base-4*.jar",
     "netty-common-4*.jar",
     "netty-handler-4*.jar",
     "netty-resolver-4*.jar",
@@ -54,7 +53,7 @@ def start_tls_zookeeper(
         "admin.enableServer=false\n"
         "4lw.commands.whitelist=ruok,srvr\n"
     )
-    classpath = os.pathsep.join([servers.zookeeper_classpath(), *servers.pyspark_jars(NETTY_SERVER_JARS)])
+    classpath = os.pathsep.join([servers.zookeeper_classpath(), *servers.kafka_jars(NETTY_SERVER_JARS)])
     sasl: list[str] = []
     if sasl_users:
         jaas = workdir / "server-jaas.conf"

@@ -204,7 +204,9 @@ def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> 
     if _answers_list_groups(admin, deadline):
         return admin
     admin.close()
-    return _bootstrapped_admin(server, {**config, "api_version": oldest}, max(deadline - time.monotonic(), 0.05))
+    return _bootstrapped_admin(
+        server, {**config, "api_version": oldest}, max(deadline - time.monotonic(), 0.05)
+    )
 
 
 def _answers_list_groups(admin: Any, deadline: float) -> bool:
@@ -303,7 +305,9 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
         reason = describe_error(error)
         if type(error).__name__ == "KafkaTimeoutError":
             reason = log.causes[-1] if log.causes else f"no answer within {timeout_s:.3g}s"
-        raise _BootstrapFailed(reason, final=_is_final(error), probe_unanswered=log.probe_unanswered) from None
+        raise _BootstrapFailed(
+            reason, final=_is_final(error), probe_unanswered=log.probe_unanswered
+        ) from None
     finally:
         kafka_log.removeHandler(log)
         # kafka-python logs every later failed request too: kafkadiag reports each one itself.

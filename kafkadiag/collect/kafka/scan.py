@@ -112,6 +112,12 @@ def scan(
 
 
 def _list_groups(rounds: _Rounds, result: KafkaScan) -> list[str]:
+    if not rounds.client.accepts(ListGroupsRequest()):
+        result.errors.append(
+            "the brokers cannot list groups (ListGroups came with Kafka 0.9): groups that commit offsets "
+            "to Kafka are read only when named with --group"
+        )
+        return []
     answers = rounds.send([(broker, broker, ListGroupsRequest()) for broker in sorted(rounds.client.brokers)])
     group_ids: list[str] = []
     for broker, listing, reason in answers:
@@ -126,8 +132,36 @@ def _list_groups(rounds: _Rounds, result: KafkaScan) -> list[str]:
     return sorted(set(group_ids))
 
 
+# Coordinator errors a broker answers while the group's offsets partition is being created or
+# loaded (on first use, after a leader change): Kafka's own clients retry them, and so does the
+# scan, for at most this long and never past --timeout.
+COORDINATOR_RETRY_S = 5.0
+COORDINATOR_RETRY_BACKOFF_S = 0.25
+_RETRIABLE_COORDINATOR_ERRORS = {14, 15}  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE
+
+
 def _find_coordinators(rounds: _Rounds, result: KafkaScan, group_ids: list[str]) -> dict[str, int | str]:
     """Each group's coordinator node id, or the reason it is unknown."""
+    retry_until = min(rounds.deadline, time.monotonic() + COORDINATOR_RETRY_S)
+    by_group: dict[str, int | str] = {}
+    pending = list(group_ids)
+    while True:
+        retriable = []
+        for coordinator in _ask_coordinators(rounds, result, pending):
+            if coordinator.error_code in _RETRIABLE_COORDINATOR_ERRORS:
+                retriable.append(coordinator.key)
+            if coordinator.error_code:
+                by_group[coordinator.key] = str(error_name(coordinator.error_code))
+            else:
+                rounds.client.add_broker(Broker(coordinator.node_id, coordinator.host, coordinator.port))
+                by_group[coordinator.key] = coordinator.node_id
+        if not retriable or time.monotonic() + COORDINATOR_RETRY_BACKOFF_S >= retry_until:
+            return by_group
+        time.sleep(COORDINATOR_RETRY_BACKOFF_S)
+        pending = retriable
+
+
+def _ask_coordinators(rounds: _Rounds, result: KafkaScan, group_ids: list[str]) -> list[Coordinator]:
     if rounds.client.accepts(FindCoordinatorRequest(("", ""))):
         requests: list[tuple[str | None, int | None, Any]] = [
             (None, None, FindCoordinatorRequest(tuple(group_ids)))
@@ -142,14 +176,7 @@ def _find_coordinators(rounds: _Rounds, result: KafkaScan, group_ids: list[str])
             result.errors.append(f"cannot find group coordinators: {reason}")
         else:
             result.errors.append(f"cannot find the coordinator of group {group}: {reason}")
-    by_group: dict[str, int | str] = {}
-    for coordinator in found:
-        if coordinator.error_code:
-            by_group[coordinator.key] = str(error_name(coordinator.error_code))
-        else:
-            rounds.client.add_broker(Broker(coordinator.node_id, coordinator.host, coordinator.port))
-            by_group[coordinator.key] = coordinator.node_id
-    return by_group
+    return found
 
 
 def _read_groups(
