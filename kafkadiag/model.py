@@ -288,13 +288,27 @@ _RELEASING_KINDS = frozenset(
 )
 
 
+class QuotedLine(NamedTuple):
+    """A line of the input as read, kept to be quoted."""
+
+    line_no: int
+    text: str
+
+
 class DeadlockLink(NamedTuple):
-    """One line pair of the JVM's "Found one Java-level deadlock" report."""
+    """One thread of the JVM's "Found one Java-level deadlock" report: the lock it waits for and
+    the thread the report says holds it (`"A":`, `waiting to lock monitor ...,`, `which is held by "B"`).
+    A link says nothing about the links after it: HotSpot lists every thread its walk from the
+    first one passed, so threads that only wait into the cycle come first (see
+    kafkadiag.lockgraph.read_jvm_report)."""
 
     thread_name: str
     waiting_for: str  # "monitor 0x... (object 0x..., a java.lang.Object)" or an ownable synchronizer
     lock_id: int | None
     held_by: str
+    # The report's lines for this thread, as read; none when a parser builds the link from another
+    # layout (a javacore's cycle).
+    lines: tuple[QuotedLine, ...] = ()
 
 
 class OsThreadCpu(NamedTuple):

@@ -6,10 +6,10 @@ import dataclasses
 
 from kafkadiag.dumps import read_dumps
 from kafkadiag.errors import KafkadiagError
-from kafkadiag.lockgraph import LockGraph, _strongly_connected
-from kafkadiag.model import LockEventKind, ThreadDump
+from kafkadiag.lockgraph import LockGraph, _strongly_connected, read_jvm_report
+from kafkadiag.model import DeadlockLink, LockEventKind, ThreadDump
 
-from .conftest import CAPTURED, CORPUS
+from .conftest import CAPTURED, CORPUS, REPO
 
 
 def components(edges: dict[int, list[int]]) -> set[frozenset[int]]:
@@ -103,3 +103,45 @@ def test_a_cycle_through_the_second_holder_of_a_lock_is_found() -> None:
     graph = LockGraph(dataclasses.replace(dump, threads=(bystander, first, second)))
     # THEN the deadlock is found through its real holder, not lost behind the bystander
     assert graph.cycles() == [[1, 2]]
+
+
+# -- the JVM's own deadlock report --------------------------------------------------------------
+
+
+def jvm_report(path: str) -> tuple[DeadlockLink, ...]:
+    (dump,) = read_dumps(path)
+    (links,) = dump.jvm_deadlocks
+    return links
+
+
+def test_a_report_thread_waiting_into_the_cycle_is_behind_it_not_on_it() -> None:
+    # GIVEN dumpling's report: -133 waits for -24, -24 for -107, -107 for -24
+    links = jvm_report(str(CORPUS / "dumpling" / "jstack" / "deadlock.log"))
+    # WHEN its edges are read
+    report = read_jvm_report(links)
+    # THEN each link's holder is the link the report names, and only -24 and -107 form the cycle
+    assert report.holders == (1, 2, 1)
+    assert report.cycle == (1, 2)
+    assert report.behind == (0,)
+    assert report.unresolved == ()
+
+
+def test_same_named_threads_are_told_apart_by_the_order_the_jvm_walked_them() -> None:
+    # GIVEN the report of two threads both named "worker", each waiting for the other
+    links = jvm_report(str(CAPTURED / "same-name-threads" / "jstack-l.txt"))
+    assert [(link.thread_name, link.held_by) for link in links] == [("worker", "worker")] * 2
+    # WHEN its edges are read THEN the first waits for the second (listed next), the second for the
+    # first (a thread never waits for itself in the report): one cycle of two
+    report = read_jvm_report(links)
+    assert report.holders == (1, 0)
+    assert report.cycle == (0, 1)
+
+
+def test_a_report_cut_before_its_cycle_closes_names_no_cycle() -> None:
+    # GIVEN KAFKA-2253's report without its last thread (kafka-request-handler-b): the reaper's
+    # holder is not among the threads listed
+    links = jvm_report(str(REPO / "tests" / "wild" / "dumps" / "kafka-2253-purgatory-deadlock.txt"))[:2]
+    # WHEN its edges are read THEN no thread is on a cycle, and none is said to be behind one
+    report = read_jvm_report(links)
+    assert report.holders == (1, None)
+    assert (report.cycle, report.behind, report.unresolved) == ((), (), (0, 1))

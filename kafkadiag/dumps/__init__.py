@@ -116,8 +116,9 @@ def read_dumps(
     found = 0
     empty_banner_line: int | None = None
     for dump in _parser_for(fmt)(itertools.chain(head, batches), source):
-        if not dump.threads:
-            # A banner with no thread after it is not a dump anyone can analyse.
+        if not dump.threads and not dump.jvm_deadlocks:
+            # A banner with no thread after it is not a dump anyone can analyse. The JVM's deadlock
+            # report without its stacks is: it names every thread and lock of each cycle.
             empty_banner_line = empty_banner_line or dump.line_no
             continue
         found += 1

@@ -63,6 +63,7 @@ from kafkadiag.model import (
     LockEventKind,
     LockRef,
     OsThreadCpu,
+    QuotedLine,
     Thread,
     ThreadDump,
     ThreadState,
@@ -106,6 +107,10 @@ JMX_SYNCHRONIZERS = "Locked synchronizers: count = "
 END_OF_DUMP = "<EndOfDump>"
 DEADLOCK_START = "Found one Java-level deadlock:"
 REPORT_STACKS = "Java stack information for the threads listed above"
+REPORT_WITHOUT_STACKS_NOTE = (
+    "only the JVM's deadlock report, without the stacks of its threads: they are known by the names "
+    "and locks the report gives, and the other threads of the dump are not in the input"
+)
 CARRYING = "Carrying virtual thread #"
 MOUNTED = "Mounted virtual thread #"
 
@@ -128,7 +133,9 @@ _MIXED_NATIVE_FRAME = re.compile(r"^0x[0-9a-fA-F]+\t")
 MIXED_NOTE = "jhsdb jstack --mixed: its native frames (by address) are left out; the Java frames are read"
 _JCMD_PID = re.compile(r"^(\d+):$")
 _DEADLOCK_COUNT = re.compile(r"^Found (?:\d+|one|no) (?:Java-level )?deadlocks?\.?")
-_REPORT_LOCK_ID = re.compile(r"(?:object|synchronizer) (0x[0-9a-fA-F]+)")
+# The lock's own address: "(object 0x...", "ownable synchronizer 0x...", and the serviceability
+# agent's "(Object@0x..." (jhsdb jstack, JDK 17), not the address of the VM's monitor before it.
+_REPORT_LOCK_ID = re.compile(r"(?:object |synchronizer |Object@)(0x[0-9a-fA-F]+)")
 # The heading of a class histogram (jmap -histo, -XX:+PrintClassHistogram on kill -3).
 _CLASS_HISTOGRAM = re.compile(r"^\s*num\s+#instances\s+#bytes\s+class name")
 _NAME_ONLY = re.compile(r'^"[^"]*"\s*$')
@@ -498,7 +505,9 @@ class _DumpBuilder:
         if self.threads and self.threads[-1].line_no > self.end_line_no:
             self.end_line_no = self.threads[-1].line_no
         notes = list(self.notes)
-        if self.report_only:
+        if self.report_only and not self.threads:
+            notes.append(REPORT_WITHOUT_STACKS_NOTE)
+        elif self.report_only:
             notes.append("only the JVM's deadlock report: the other threads of the dump are not in the input")
         elif self.banner is None:
             notes.append("fragment: no 'Full thread dump' banner before the first thread")
@@ -572,6 +581,7 @@ class HotspotParser:
         self.pending_os_threads: list[OsThreadCpu] = []
         self.report_thread: str | None = None
         self.report_waiting: str = ""
+        self.report_lines: list[QuotedLine] = []  # the lines of the report's thread being read
         self.report_repeated: tuple[str, int] | None = None  # a cycle's thread named a second time
         self.last_line_no = 0
         self.last_rejoined = 0  # line number of the last continuation joined back
@@ -1370,6 +1380,7 @@ class HotspotParser:
         self.report_links = []
         self.report_thread = None
         self.report_waiting = ""
+        self.report_lines = []
 
     def _report_line(self, line: str, line_no: int) -> None:
         """Lines of "Found one Java-level deadlock:" up to "Found N deadlock(s)."."""
@@ -1400,13 +1411,16 @@ class HotspotParser:
             if any(link.thread_name == named["name"] for link in self.report_links):
                 self.report_repeated = (stripped, line_no)
             self.report_thread = named["name"]
+            self.report_lines = [QuotedLine(line_no, stripped)]
             return
         if stripped.startswith(("waiting to lock", "waiting for ownable", "waiting to re-lock")):
             self.report_waiting = stripped.rstrip(",")
+            self.report_lines.append(QuotedLine(line_no, stripped))
             return
         if self.report_waiting and unbalanced(self.report_waiting) and not stripped.startswith("which"):
             # "waiting to lock monitor 0x.. (object" | "0x.., a pkg.Class)," cut by hard wrapping
             self.report_waiting = join_words(self.report_waiting, stripped).rstrip(",")
+            self.report_lines.append(QuotedLine(line_no, stripped))
             return
         held = _HELD_BY.search(stripped)
         if held and self.report_thread is not None:
@@ -1419,8 +1433,10 @@ class HotspotParser:
                     waiting_for=self.report_waiting,
                     lock_id=int(lock.group(1), 16) if lock else None,
                     held_by=held["name"],
+                    lines=(*self.report_lines, QuotedLine(line_no, stripped)),
                 )
             )
+            self.report_lines = []
             return
         if stripped.startswith(DEADLOCK_START) or stripped.startswith(REPORT_STACKS):
             self._close_report_cycle()

@@ -42,7 +42,8 @@ def test_the_jvm_report_links_each_worker_to_its_own_stack() -> None:
     """KD101 quotes the stack of each deadlocked worker, not the first "worker" twice."""
     (dump,) = read_dumps(str(FIXTURE / "jstack-l.txt"))
     (finding,) = [f for f in analyze([dump]).findings if f.rule == "KD101"]
-    headers = [evidence.line_no for evidence in finding.evidence if evidence.text.startswith('"worker"')]
+    # The threads' own headers, not the report's `"worker":` lines (quoted as well)
+    headers = [evidence.line_no for evidence in finding.evidence if evidence.text.startswith('"worker" ')]
     assert len(set(headers)) == 2, finding.evidence
 
 
