@@ -14,7 +14,14 @@ from kafkadiag.lag.model import (
     TopicLag,
 )
 from kafkadiag.lag.ownership import _limited, _ranges, ownership_findings
-from kafkadiag.lag.snapshot import SOURCE_ZOOKEEPER, BrokerPartition, GroupSnapshot, Snapshot, TopicLayout
+from kafkadiag.lag.snapshot import (
+    SOURCE_ZOOKEEPER,
+    BrokerPartition,
+    GroupMember,
+    GroupSnapshot,
+    Snapshot,
+    TopicLayout,
+)
 
 
 def layouts_of(snapshot: Snapshot) -> dict[str, TopicLayout]:
@@ -112,6 +119,8 @@ def _group_lag(
         )
         for offset in group.offsets
     ]
+    if group.source != SOURCE_ZOOKEEPER and group.members:
+        partitions = _with_owner_clients(partitions, group.members)
     findings = ownership_findings(group, layouts) + offset_findings(group, partitions)
     return GroupLag(
         group=group.group,
@@ -128,9 +137,24 @@ def _group_lag(
     )
 
 
+def _with_owner_clients(
+    partitions: list[PartitionLag], members: tuple[GroupMember, ...]
+) -> list[PartitionLag]:
+    by_id = {member.member_id: member for member in members}
+    owned = []
+    for partition in partitions:
+        member = by_id.get(partition.owner) if partition.owner is not None else None
+        if member is not None:
+            partition = partition._replace(owner_client_id=member.client_id, owner_host=member.host)
+        owned.append(partition)
+    return owned
+
+
 def _total_lag(group: GroupSnapshot, partitions: list[PartitionLag]) -> int | None:
     known = [partition.lag for partition in partitions if partition.lag is not None]
-    if not group.exists or (not known and (group.errors or any(partition.problems for partition in partitions))):
+    if not group.exists or (
+        not known and (group.errors or any(partition.problems for partition in partitions))
+    ):
         return None  # unknown is never reported as 0
     return sum(lag for lag in known if lag > 0)
 

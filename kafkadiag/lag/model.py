@@ -54,6 +54,10 @@ class PartitionLag(NamedTuple):
     complete: float | None = None  # fraction of samples that had numbers (Burrow's "complete")
     # Commits kept in the status evaluation whose lag was unknown (no high watermark then).
     commits_without_lag: int = 0
+    # The owning member's client id and host, as the group coordinator reports them (the
+    # CLIENT-ID and HOST columns of kafka-consumer-groups --describe); None for the old consumer.
+    owner_client_id: str | None = None
+    owner_host: str | None = None
 
     @property
     def partial(self) -> bool:

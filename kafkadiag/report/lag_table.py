@@ -137,8 +137,12 @@ def _render_partitions(
         "LAG",
         "LOG-START",
         "OWNER",
-        "SINCE-PROGRESS",
     ]
+    # The coordinator's view of the owning member, as kafka-consumer-groups --describe prints it.
+    with_clients = any(partition.owner_client_id or partition.owner_host for partition in group.partitions)
+    if with_clients:
+        headers += ["HOST", "CLIENT-ID"]
+    headers.append("SINCE-PROGRESS")
     if sampled:
         headers += ["STATUS", "CONSUMED", "PRODUCED", "TIME-LAG", "CATCH-UP"]
     fetcher_headers: tuple[str, ...] = ()
@@ -158,8 +162,10 @@ def _render_partitions(
             _number(partition.lag),
             _number(partition.log_start_offset),
             partition.owner or NONE,
-            duration(partition.since_progress_s, partition.since_progress_at_least),
         ]
+        if with_clients:
+            row += [partition.owner_host or NONE, partition.owner_client_id or NONE]
+        row.append(duration(partition.since_progress_s, partition.since_progress_at_least))
         if sampled:
             row += [
                 partition.status or NONE,

@@ -22,7 +22,7 @@ PARTITION_KEYS = {
     "topic", "partition", "committed_offset", "high_watermark", "log_start_offset", "lag", "owner", "leader",
     "last_progress_ms", "since_progress_s", "since_progress_at_least", "status", "consumption_rate",
     "production_rate", "time_lag_s", "catch_up_s", "complete", "partial", "problems", "fetcher",
-    "commits_without_lag",
+    "commits_without_lag", "owner_client_id", "owner_host",
 }  # fmt: skip
 GROUP_KEYS = {
     "group", "source", "exists", "state", "status", "partial", "members", "total_lag", "max_lag",

@@ -22,6 +22,7 @@ READ_ONLY_APIS = {
     "FindCoordinatorRequest",
     "ListGroupsRequest",
     "DescribeGroupsRequest",
+    "ConsumerGroupDescribeRequest",
     "OffsetFetchRequest",
     "ListOffsetsRequest",
     "SaslHandshakeRequest",

@@ -71,3 +71,27 @@ class _CoordinatorAnswer:
     def __init__(self, key: str, node_id: int, host: str, port: int) -> None:
         self.key, self.node_id, self.host, self.port = key, node_id, host, port
         self.error_code = 0
+
+
+def consumer_group_describe_classes() -> tuple[Any, Any]:
+    """kafka-python message classes for ConsumerGroupDescribe (API 69, KIP-848), which kafka-python
+    3.0 does not define, built by its own schema machinery from Apache Kafka's schema files
+    (`schemas/`). Defining the response registers it for decoding by its API key."""
+    global _CONSUMER_GROUP_DESCRIBE
+    if _CONSUMER_GROUP_DESCRIBE is None:
+        from kafka.protocol.api_message import ApiMessage
+
+        from kafkadiag.collect.kafka import schemas
+
+        class ConsumerGroupDescribeRequest(ApiMessage, load_json=schemas):  # type: ignore[call-arg]
+            pass
+
+        class ConsumerGroupDescribeResponse(ApiMessage, load_json=schemas):  # type: ignore[call-arg]
+            pass
+
+        # Module-level references: the response registry holds only a weak proxy.
+        _CONSUMER_GROUP_DESCRIBE = (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse)
+    return _CONSUMER_GROUP_DESCRIBE
+
+
+_CONSUMER_GROUP_DESCRIBE: tuple[Any, Any] | None = None

@@ -93,6 +93,23 @@ class DescribedGroup(NamedTuple):
     members: list[DescribedMember]
 
 
+class ConsumerGroupMember(NamedTuple):
+    """A member of a consumer-protocol group (KIP-848), whose assignment the broker computes."""
+
+    member_id: str
+    client_id: str
+    client_host: str
+    subscribed_topics: list[str]
+    assignment: list[tuple[str, int]]
+
+
+class ConsumerGroupDescription(NamedTuple):
+    group_id: str
+    error_code: int
+    group_state: str
+    members: list[ConsumerGroupMember]
+
+
 class FetchedPartition(NamedTuple):
     partition_index: int
     committed_offset: int
@@ -154,6 +171,17 @@ class DescribeGroupsRequest:
     groups: tuple[str, ...]
     API_KEY = 15
     versions: tuple[int, ...] = (2, 1, 0, 3, 4)
+
+
+@dataclass(frozen=True)
+class ConsumerGroupDescribeRequest:
+    """Groups on the consumer group protocol of KIP-848 (Kafka 3.7+, the default in 4.0): the
+    classic DescribeGroups calls them Dead, with no members. A classic group is answered with
+    GROUP_ID_NOT_FOUND here."""
+
+    groups: tuple[str, ...]
+    API_KEY = 69
+    versions: tuple[int, ...] = (0,)
 
 
 @dataclass(frozen=True)

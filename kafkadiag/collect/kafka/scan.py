@@ -29,6 +29,9 @@ from kafkadiag.collect.kafka.requests import (
     EARLIEST,
     LATEST,
     Broker,
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescription,
+    ConsumerGroupMember,
     Coordinator,
     DescribedGroup,
     DescribeGroupsRequest,
@@ -199,10 +202,17 @@ def _read_groups(
     batched = rounds.client.accepts(OffsetFetchRequest(("", ""), partitions_of))
     # Before 0.9 brokers kept no group members: there is nothing to describe.
     describes = rounds.client.accepts(DescribeGroupsRequest(("",)))
+    # KIP-848 groups are described by their own request, sent beside the classic one: which
+    # protocol a group uses is known only from the answers.
+    describes_kip_848 = rounds.client.accepts(ConsumerGroupDescribeRequest(("",)))
     calls: list[tuple[Any, int | None, Any]] = []
     for coordinator, coordinated in by_coordinator.items():
         if describes:
             calls.append((("describe", coordinator), coordinator, DescribeGroupsRequest(tuple(coordinated))))
+        if describes_kip_848:
+            calls.append(
+                (("describe-848", coordinator), coordinator, ConsumerGroupDescribeRequest(tuple(coordinated)))
+            )
         if batched:
             request = OffsetFetchRequest(tuple(coordinated), partitions_of)
             calls.append((("fetch", coordinator), coordinator, request))
@@ -211,10 +221,17 @@ def _read_groups(
                 calls.append((("fetch-one", group), coordinator, OffsetFetchRequest((group,), partitions_of)))
     answers = rounds.send(calls)
 
-    descriptions: dict[str, DescribedGroup] = {}
+    descriptions: dict[str, DescribedGroup | ConsumerGroupDescription] = {}
+    kip_848: dict[str, ConsumerGroupDescription] = {}
     offsets: dict[str, list[CommittedOffset]] = {}
     for (kind, subject), answer, reason in answers:
         affected = [subject] if kind == "fetch-one" else by_coordinator[subject]
+        if kind == "describe-848":
+            # Classic groups are answered GROUP_ID_NOT_FOUND: DescribeGroups tells of them.
+            kip_848.update(
+                (described.group_id, described) for described in answer or () if not described.error_code
+            )
+            continue
         if reason is not None:
             what = "describe the group" if kind == "describe" else "fetch committed offsets"
             for group in affected:
@@ -231,6 +248,16 @@ def _read_groups(
                 continue
             offsets[fetched.group_id] = _committed_offsets(fetched, topic_filter)
 
+    for group, described in kip_848.items():
+        classic = descriptions.get(group)
+        # Apache Kafka calls a KIP-848 group Dead, with no members, in DescribeGroups; a group the
+        # classic answer shows alive is a classic group, whatever the other answer says.
+        if (
+            not isinstance(classic, DescribedGroup)
+            or classic.error_code
+            or not (classic.members or classic.protocol_type)
+        ):
+            descriptions[group] = described
     for group in group_ids:
         result.groups.append(
             _group_snapshot(group, descriptions.get(group), offsets.get(group, []), group_errors)
@@ -240,7 +267,7 @@ def _read_groups(
 
 def _group_snapshot(
     group: str,
-    description: DescribedGroup | None,
+    description: DescribedGroup | ConsumerGroupDescription | None,
     group_offsets: list[CommittedOffset],
     group_errors: dict[str, list[str]],
 ) -> GroupSnapshot:
@@ -249,6 +276,10 @@ def _group_snapshot(
     if description is not None:
         if description.error_code:
             group_errors[group].append(f"cannot describe the group: {error_name(description.error_code)}")
+        elif isinstance(description, ConsumerGroupDescription):
+            state = description.group_state or None
+            protocol = KIP_848_PROTOCOL
+            members = [_consumer_protocol_member(member) for member in description.members]
         else:
             state = description.group_state or None
             protocol = description.protocol_data or None
@@ -311,6 +342,20 @@ def _with_owners(offsets: list[CommittedOffset], owners: dict[tuple[str, int], s
     ]
     updated.sort(key=lambda offset: (offset.topic, offset.partition))
     return updated
+
+
+# The protocol named for a KIP-848 group, whose assignor runs on the broker.
+KIP_848_PROTOCOL = "consumer (KIP-848)"
+
+
+def _consumer_protocol_member(member: ConsumerGroupMember) -> GroupMember:
+    return GroupMember(
+        member_id=member.member_id,
+        client_id=member.client_id or None,
+        host=(member.client_host or "").lstrip("/") or None,
+        subscription=tuple(sorted((topic, 1) for topic in member.subscribed_topics)),
+        assignment=tuple(sorted(member.assignment)),
+    )
 
 
 def _member(member: Any) -> GroupMember:

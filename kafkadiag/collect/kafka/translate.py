@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafkadiag.collect.kafka import internals
 from kafkadiag.collect.kafka import requests as wire
 
 
@@ -39,6 +40,9 @@ def to_kafka_python(request: Any, version: int) -> Any:
         return DescribeGroupsRequest(
             groups=list(request.groups), include_authorized_operations=False, **pinned
         )
+    if isinstance(request, wire.ConsumerGroupDescribeRequest):
+        request_class, _ = internals.consumer_group_describe_classes()
+        return request_class(group_ids=list(request.groups), include_authorized_operations=False, **pinned)
     if isinstance(request, wire.OffsetFetchRequest):
         return offset_fetch_request(request, version)
     if isinstance(request, wire.ListOffsetsRequest):
@@ -130,6 +134,29 @@ def to_answer(request: Any, version: int, response: Any) -> Any:
                         m.client_host or "",
                         bytes(m.member_metadata or b""),
                         bytes(m.member_assignment or b""),
+                    )
+                    for m in g.members
+                ],
+            )
+            for g in response.groups
+        ]
+    if isinstance(request, wire.ConsumerGroupDescribeRequest):
+        return [
+            wire.ConsumerGroupDescription(
+                g.group_id,
+                g.error_code,
+                g.group_state or "",
+                [
+                    wire.ConsumerGroupMember(
+                        m.member_id,
+                        m.client_id or "",
+                        m.client_host or "",
+                        list(m.subscribed_topic_names or []),
+                        [
+                            (topic.topic_name, partition)
+                            for topic in m.assignment.topic_partitions
+                            for partition in topic.partitions
+                        ],
                     )
                     for m in g.members
                 ],
