@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kafkadiag.diagnose.model import SourceStatus
+from kafkadiag.lag.model import known_sum_text
 from kafkadiag.rules.base import Finding, Severity
 
 
@@ -75,8 +76,8 @@ def _metrics_lines(metrics: Sequence[Any]) -> list[str]:
 def _healthy_summary(lag: Any, dump_report: Any, metrics: Sequence[Any]) -> str:
     parts = []
     if lag is not None:
-        total = sum(group.total_lag or 0 for group in lag.groups)
-        parts.append(f"{len(lag.groups)} group(s), total lag {total}")
+        totals = [group.total_lag for group in lag.groups]
+        parts.append(f"{len(lag.groups)} group(s), {known_sum_text('total lag', totals, 'groups')}")
     if dump_report is not None:
         threads = sum(series.threads for series in dump_report.series)
         parts.append(f"no stall in the thread dumps ({threads} threads)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -118,3 +119,16 @@ class LagReport:
     @property
     def partial(self) -> bool:
         return bool(self.errors) or any(group.partial or not group.exists for group in self.groups)
+
+
+def known_sum_text(label: str, values: Sequence[int | None], counted: str = "partitions") -> str:
+    """A sum of lags for a sentence, never counting an unknown one as 0: "committed lag 118",
+    "committed lag at least 100 (2 of 6 partitions unknown)", or "committed lag unknown"."""
+    known = [value for value in values if value is not None]
+    unknown = len(values) - len(known)
+    total = sum(value for value in known if value > 0)
+    if not unknown:
+        return f"{label} {total}"
+    if not known:
+        return f"{label} unknown"
+    return f"{label} at least {total} ({unknown} of {len(values)} {counted} unknown)"

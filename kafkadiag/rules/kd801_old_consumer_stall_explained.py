@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kafkadiag.lag.model import known_sum_text
 from kafkadiag.maxlag.compare import consumer_id_of_fetcher
 from kafkadiag.maxlag.model import VERDICT_STREAMS_NOT_DRAINING
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Severity
@@ -147,11 +148,10 @@ consumer releases the stall only until that stream's queue fills again.
         starving = [p for p in facts["partitions"] if p["starving"]]
         if facts["starving_topics"]:
             worst = max((p["since_progress_s"] or 0 for p in starving), default=0)
-            lag = sum(p["checker_lag"] or 0 for p in starving)
             since = f", no progress for {worst:.0f} s" if worst else ""
             parts.append(
                 f"So topics {', '.join(facts['starving_topics'])} starve ({len(starving)} partitions, "
-                f"committed lag {lag}{since})"
+                f"{known_sum_text('committed lag', [p['checker_lag'] for p in starving])}{since})"
             )
         elif facts["starving_threads"]:
             parts.append(f"So stream threads {', '.join(facts['starving_threads'])} starve waiting in take")
