@@ -127,10 +127,12 @@ def _lock_words(link: DeadlockLink) -> str:
 def _evidence(
     context: AnalysisContext, report: JvmReport, threads: Sequence[Thread | None]
 ) -> list[Evidence]:
-    """The report's lines for each thread, then the thread's own header and wait line."""
+    """The report's lines for each thread, then the thread's own header and wait line: the cycle's
+    threads first, then those behind it, as the message names them."""
     dump = context.dump
     evidence: list[Evidence] = []
-    for link, thread in zip(report.links, threads):
+    for position in (*report.cycle, *report.behind, *report.unresolved):
+        link, thread = report.links[position], threads[position]
         if link.lines:
             evidence.extend(Evidence(dump.source, line.line_no, line.text) for line in link.lines)
         else:

@@ -18,6 +18,7 @@ import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,20 +67,20 @@ def read_reports(text: str) -> list[list[Edge]]:
     reports: list[list[Edge]] = []
     thread = lock = None
     for line in (line.strip() for line in text.split("\n")):
+        named, held = _NAMED.match(line), _HELD_BY.search(line)
         if line.startswith(REPORT_START):
             reports.append([])
             thread = lock = None
-        elif not reports or thread is None and _REPORT_END.match(line):
-            continue
+        elif not reports:
+            continue  # before the first report
         elif _REPORT_END.match(line):
             thread = None  # past this report's edges: its stacks repeat the names, without edges
-        elif _NAMED.match(line):
-            thread, lock = _NAMED.match(line)["name"], None  # type: ignore[index]
+        elif named:
+            thread, lock = named["name"], None
         elif line.startswith("waiting"):
             lock = _LOCK.search(line)
-        elif _HELD_BY.search(line) and thread is not None and lock is not None:
-            holder = _HELD_BY.search(line)["name"]  # type: ignore[index]
-            reports[-1].append(Edge(thread, lock["address"], lock["what"], holder))
+        elif held and thread is not None and lock is not None:
+            reports[-1].append(Edge(thread, lock["address"], lock["what"], held["name"]))
     return [report for report in reports if report]
 
 
@@ -144,53 +145,59 @@ def test_the_sources_hold_deadlock_reports() -> None:
     assert sum(1 for report in reports if waiting_into_the_cycle(report)) >= 2
 
 
+def detail(finding: Finding, key: str) -> list[Any]:
+    """One of KD101's details: a list (of names, or of edges as dicts)."""
+    value = finding.details[key]
+    assert isinstance(value, list), value
+    return value
+
+
+def reports_and_findings(path: Path) -> list[tuple[list[Edge], Finding]]:
+    """Each report read here, with the KD101 finding that states all its edges."""
+    reports = read_reports(report_text(path))
+    findings = [finding for _, found in kd101_per_dump(path) for finding in found]
+    assert len(findings) == len(reports), [finding.message for finding in findings]
+    pairs = []
+    for finding in findings:
+        report = next((r for r in reports if all(stated(edge).search(finding.message) for edge in r)), None)
+        assert report is not None, f"{finding.message}\nstates no report of {[r for r in reports]}"
+        reports.remove(report)
+        pairs.append((report, finding))
+    return pairs
+
+
 @pytest.mark.parametrize("path", FILES, ids=relative)
 def test_kd101_states_exactly_the_reports_edges(path: Path) -> None:
     # GIVEN a file holding the JVM's deadlock reports, read line by line here
-    reports = read_reports(report_text(path))
     # WHEN KD101 runs on each of its dumps
-    findings = [finding for _, found in kd101_per_dump(path) for finding in found]
-    # THEN there is one finding per report, every edge it states is a report line, and every
-    # report line is stated
-    assert len(findings) == len(reports), [f.message for f in findings]
-    unmatched = [list(report) for report in reports]
-    for finding in findings:
-        report = next(
-            (edges for edges in unmatched if _states_all(finding.message, edges)),
-            None,
-        )
-        assert report is not None, f"{finding.message}\nreports: {unmatched}"
-        unmatched.remove(report)
-        assert finding.message.count(" waits for ") == len(report), finding.message  # no invented edge
-        assert [(e["thread"], e["held_by"]) for e in finding.details["edges"]] == [  # type: ignore[union-attr]
+    # THEN each report has a finding that states every one of its edges, with its lock ...
+    for report, finding in reports_and_findings(path):
+        # ... and no other: an invented edge would be one "waits for" more
+        assert finding.message.count(" waits for ") == len(report), finding.message
+        stated_edges = detail(finding, "edges")
+        assert [(edge["thread"], edge["held_by"]) for edge in stated_edges] == [
             (edge.thread, edge.holder) for edge in report
         ]
 
 
-def _states_all(message: str, report: list[Edge]) -> bool:
-    return all(stated(edge).search(message) for edge in report)
-
-
 @pytest.mark.parametrize("path", FILES, ids=relative)
 def test_threads_waiting_into_the_cycle_are_not_called_deadlocked(path: Path) -> None:
-    # GIVEN each report's threads whose waits do not lead back to them
+    # GIVEN each report's threads whose waits, followed by name, do not lead back to them
     # WHEN KD101 runs
-    for _, findings in kd101_per_dump(path):
-        for finding in findings:
-            edges = [e for e in finding.details["edges"]]  # type: ignore[union-attr]
-            report = [Edge(e["thread"], "", "", e["held_by"]) for e in edges]
-            bystanders = waiting_into_the_cycle(report)
-            # THEN none of them is in the cycle, among the finding's threads or its story's
-            # deadlock, and each is named apart, after "Also blocked behind the deadlock"
-            cycle = finding.details["cycle"]
-            assert not bystanders & set(cycle), (bystanders, cycle)  # type: ignore[arg-type]
-            assert not bystanders & {re.sub(_NID + "$", "", name) for name in finding.threads}
-            deadlock_sentence, _, behind = finding.message.partition(" Also blocked behind the deadlock")
-            for name in bystanders:
-                assert not re.search(rf"(?:: |; ){re.escape(name)}{_NID} waits for ", deadlock_sentence)
-                assert f"{name} waits for " in behind, finding.message
-                assert name in finding.details["blocked_behind"]  # type: ignore[operator]
-                assert name not in finding.story.partition(";")[0], finding.story
+    for report, finding in reports_and_findings(path):
+        bystanders = waiting_into_the_cycle(report)
+        # THEN none of them is in the cycle, among the finding's threads, in the deadlock its first
+        # sentence and its story state; each is named apart, after "Also blocked behind the deadlock"
+        cycle = detail(finding, "cycle")
+        assert not bystanders & set(cycle), (bystanders, cycle)
+        assert not bystanders & {re.sub(_NID + "$", "", name) for name in finding.threads}
+        deadlock, _, behind = finding.message.partition(" Also blocked behind the deadlock")
+        story_deadlock = finding.story.partition(";")[0]
+        for name in bystanders:
+            assert not re.search(rf"(?:: |; ){re.escape(name)}{_NID} waits for ", deadlock), deadlock
+            assert re.search(rf"(?:: |; ){re.escape(name)}{_NID} waits for ", behind), finding.message
+            assert name in detail(finding, "blocked_behind")
+            assert not re.search(rf"(?:between |, ){re.escape(name)}{_NID}(?:, |$)", story_deadlock)
 
 
 @pytest.mark.parametrize("path", FILES, ids=relative)
@@ -206,7 +213,8 @@ def test_the_reports_stacks_are_not_counted_as_threads(path: Path) -> None:
             (n for n in range(dump.line_no, dump.end_line_no + 1) if lines[n - 1].startswith(REPORT_START)),
             None,
         )
-        assert report_from is not None, f"{relative(path)}: dump at line {dump.line_no} has no report"
+        if report_from is None:
+            continue  # one of a log's dumps taken before the deadlock formed
         inside = [(t.name, t.line_no) for t in dump.threads if t.line_no >= report_from]
         assert not inside, inside
 
@@ -246,7 +254,7 @@ def test_a_deadlock_summary_without_its_stacks_was_refused(tmp_path: Path) -> No
     # with the caveat that the stacks are not in the input
     assert dump.threads == ()
     assert any("without the stacks of its threads" in note for note in dump.notes)
-    assert [name.rsplit("-", 1)[-1] for name in finding.details["cycle"]] == ["24", "107"]  # type: ignore[union-attr]
-    assert [name.rsplit("-", 1)[-1] for name in finding.details["blocked_behind"]] == ["133"]  # type: ignore[union-attr]
+    assert [name.rsplit("-", 1)[-1] for name in detail(finding, "cycle")] == ["24", "107"]
+    assert [name.rsplit("-", 1)[-1] for name in detail(finding, "blocked_behind")] == ["133"]
     assert "without the threads' stacks" in finding.message
-    assert [e.line_no for e in finding.evidence] == list(range(3, 12))
+    assert sorted(e.line_no for e in finding.evidence) == list(range(3, 12))  # every line of it, quoted
