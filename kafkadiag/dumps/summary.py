@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kafkadiag.dumps.lines import ReadStats, display_name
 from kafkadiag.errors import KafkadiagError
-from kafkadiag.lockgraph import LockGraph, LockNode
+from kafkadiag.lockgraph import JvmReport, LockGraph, LockNode, read_jvm_report
 from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump, ThreadStatus
 
 # Frames compared when grouping threads by stack: deep enough to separate pools that share a
@@ -47,6 +47,8 @@ class DumpSummary:
     identical_stacks: tuple[StackGroup, ...]  # groups of two or more threads, largest first
     locks: tuple[LockSummary, ...]  # locks someone waits for, most waiters first
     deadlocked: tuple[tuple[str, ...], ...]  # wait-for cycles found in the lock graph
+    # The JVM's deadlock reports, each split by its own edges into the cycle and the threads behind it.
+    jvm_reports: tuple[JvmReport, ...] = ()
 
 
 def stack_key(thread: Thread) -> tuple[ThreadStatus, tuple[Frame, ...]]:
@@ -75,6 +77,7 @@ def summarize(dump: ThreadDump) -> DumpSummary:
         identical_stacks=tuple(identical),
         locks=tuple(_lock_summary(graph, node) for node in _waited_for(graph)),
         deadlocked=tuple(tuple(graph.thread(i).name for i in cycle) for cycle in graph.cycles()),
+        jvm_reports=tuple(read_jvm_report(links) for links in dump.jvm_deadlocks),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
+from kafkadiag.lockgraph import JvmReport
 from kafkadiag.report.dump_json import hex_id
 from kafkadiag.report.texttable import render_table
 
@@ -54,7 +55,7 @@ def render_dump(out: TextIO, summary: DumpSummary) -> None:
         right_aligned=(1,),
     )
     if dump.jvm_deadlocks or summary.deadlocked:
-        rows = [("JVM", " -> ".join(link.thread_name for link in cycle)) for cycle in dump.jvm_deadlocks]
+        rows = [row for report in summary.jvm_reports for row in _jvm_rows(report)]
         rows += [("lock graph", " -> ".join(names)) for names in summary.deadlocked]
         render_table(out, "Deadlocks", ("reported by", "threads"), rows, caps=(12, 200))
     if summary.locks:
@@ -66,6 +67,18 @@ def render_dump(out: TextIO, summary: DumpSummary) -> None:
         for line in dump.unparsed[:5]:
             out.write(f"  {line.line_no}: {line.text[:160]}\n")
         out.write("\n")
+
+
+def _jvm_rows(report: JvmReport) -> list[tuple[str, str]]:
+    """The JVM's report as its edges state it: the cycle, then each thread that only waits into it
+    with the thread it waits for (the report lists them with the cycle, often first)."""
+    names = [link.thread_name for link in report.links]
+    if not report.cycle:
+        return [("JVM, partial", " -> ".join([*names, report.links[-1].held_by]))]
+    rows = [("JVM", " -> ".join(names[position] for position in report.cycle))]
+    for position in (*report.behind, *report.unresolved):
+        rows.append(("JVM, behind", f"{names[position]} -> {report.links[position].held_by}"))
+    return rows
 
 
 def _render_locks(out: TextIO, summary: DumpSummary) -> None:

@@ -182,3 +182,17 @@ def strings_in(value: object) -> list[str]:
     if isinstance(value, list):
         return [s for item in value for s in strings_in(item)]
     return []
+
+
+def test_the_jvm_deadlock_row_listed_a_bystander_in_the_cycle(corpus: Path) -> None:
+    """dumpling's deadlock.log: the JVM's report lists ajp-...-133 first, waiting for -24; only -24
+    and -107 wait for each other. The row used to read "-133 -> -24 -> -107"."""
+    # GIVEN the dump WHEN `dump parse` prints its tables
+    code, out, err = run(["dump", "parse", str(corpus / "dumpling/jstack/deadlock.log")])
+    assert code == ExitCode.OK, err
+    # THEN the JVM's row is the cycle alone, and the thread behind it has a row of its own
+    rows = [line.strip() for line in out.splitlines() if line.strip().startswith("JVM")]
+    t133 = "Handling GET /hudson/job/some_job/ : ajp-127.0.0.1-8009-133"
+    t24 = "Handling POST /hudson/job/some_other_job/doRename : ajp-127.0.0.1-8009-24"
+    t107 = "Handling POST /hudson/view/some_view/configSubmit : ajp-127.0.0.1-8009-107"
+    assert rows == [f"JVM          {t24} -> {t107}", f"JVM, behind  {t133} -> {t24}"], out
