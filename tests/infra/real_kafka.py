@@ -252,8 +252,33 @@ def parse_describe(out: str) -> dict[tuple[str, int], dict[str, str]]:
 
 def start_zookeeper_mode(version: str, workdir: Path, zookeeper: ServerProcess) -> RealKafka:
     broker = kafka_servers.start_zookeeper_broker(version, workdir / f"kafka-{version}", zookeeper.address)
-    return RealKafka(broker, workdir)
+    return _with_group_coordinator(RealKafka(broker, workdir))
 
 
 def start_kraft(version: str, workdir: Path) -> RealKafka:
-    return RealKafka(kafka_servers.start_kraft_broker(version, workdir / f"kafka-{version}"), workdir)
+    broker = kafka_servers.start_kraft_broker(version, workdir / f"kafka-{version}")
+    return _with_group_coordinator(RealKafka(broker, workdir))
+
+
+def _with_group_coordinator(kafka: RealKafka, timeout_s: float = 60.0) -> RealKafka:
+    """Wait until the broker coordinates groups: the first FindCoordinator creates the offsets
+    topic, and until its partitions have leaders every group request is refused."""
+    if version_tuple(kafka.version) < (0, 9):
+        return kafka  # the seeds' tests warm it up themselves: 0.8.2 lists no brokers before a topic exists
+    from kafka import KafkaAdminClient
+
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            admin = KafkaAdminClient(bootstrap_servers=kafka.address, **kafka.client_settings())
+            try:
+                admin.list_group_offsets("kafkadiag-tests-warm-up")
+                return kafka
+            finally:
+                admin.close()
+        except Exception as error:  # noqa: BLE001 - retried until the deadline
+            last_error = error
+            time.sleep(0.3)
+    kafka.broker.stop()
+    raise AssertionError(f"Kafka {kafka.version} coordinates no groups after {timeout_s}s: {last_error}")
