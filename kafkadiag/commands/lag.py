@@ -169,14 +169,18 @@ def explain_partial(report: LagReport) -> None:
         parts.append(f"group(s) not found: {', '.join(missing)}")
     if unknown:
         parts.append(f"{unknown} partition(s) with unknown lag (flagged in the report)")
-    if any(group.errors for group in report.groups if group.exists):
-        parts.append("some groups could not be read completely")
+    incomplete = [group for group in report.groups if group.exists and group.errors]
+    if incomplete:
+        named = [f"{group.group} ({group.errors[0]})" for group in incomplete[:5]]
+        more = f" and {len(incomplete) - 5} more" if len(incomplete) > 5 else ""
+        parts.append(f"group(s) read incompletely: {', '.join(named)}{more}")
     if report.errors and not parts:
         parts.append("some data could not be read")
     if parts:
         advice = [_SOURCE_HELP[source] for source in dict(report.unreachable)] or [
-            "Check that the groups and topics exist and that ZooKeeper and the brokers are "
-            "reachable (see the warnings above); raise --timeout on slow networks."
+            "Check that the groups and topics exist, that ZooKeeper and the brokers are "
+            "reachable (see the warnings above) and that the principal of --command-config may "
+            "describe them (ACLs); raise --timeout on slow networks."
         ]
         report_error(InputUnreadableError("results are partial: " + "; ".join(parts), " ".join(advice)))
 

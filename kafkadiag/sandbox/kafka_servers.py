@@ -134,21 +134,26 @@ def start_kraft_broker(
     version: str,
     workdir: Path,
     *,
+    listener: str = "PLAINTEXT",
     settings: dict[str, str] | None = None,
+    format_arguments: tuple[str, ...] = (),
+    jvm_options: tuple[str, ...] = (),
     ready_timeout_s: float = 60.0,
 ) -> KafkaBroker:
-    """A KRaft broker of `version` (4.x) that is its own controller."""
+    """A KRaft broker of `version` (4.x) that is its own controller, its client listener speaking
+    `listener` (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL: their settings come in `settings`, a
+    JAAS file in `jvm_options`). `format_arguments` go to the storage format (--add-scram ...)."""
     workdir.mkdir(parents=True, exist_ok=True)
     port, controller_port = free_port(), free_port()
     properties = {
         "process.roles": "broker,controller",
         "node.id": "1",
         "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
-        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
-        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+        "listeners": f"{listener}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "advertised.listeners": f"{listener}://127.0.0.1:{port}",
         "controller.listener.names": "CONTROLLER",
-        "inter.broker.listener.name": "PLAINTEXT",
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "inter.broker.listener.name": listener,
+        "listener.security.protocol.map": f"{listener}:{listener},CONTROLLER:PLAINTEXT",
         "log.dirs": str(workdir / "data"),
         "num.partitions": "1",
         "offsets.topic.replication.factor": "1",
@@ -162,11 +167,14 @@ def start_kraft_broker(
     }
     properties.update(settings or {})
     config = _write_properties(workdir / "server.properties", properties)
-    _format_storage(version, workdir, config)
-    argv = _broker_argv(version, workdir, config)
+    _format_storage(version, workdir, config, format_arguments)
+    argv = _broker_argv(version, workdir, config, jvm_options)
     with starting(lambda: spawn("kafka", argv, workdir, port)) as server:
         _wait_for_port(server, ready_timeout_s)
-        _wait_for_metadata(server, ready_timeout_s)
+        if listener == "PLAINTEXT":
+            _wait_for_metadata(server, ready_timeout_s)
+        else:
+            _wait_for_log_line(server, "Kafka Server started", ready_timeout_s)
     return KafkaBroker(server, version, None, broker_id=1)
 
 
@@ -185,9 +193,10 @@ def java_argv(version: str, workdir: Path, name: str, main_class: str, *argument
     ]
 
 
-def _broker_argv(version: str, workdir: Path, config: Path) -> list[str]:
+def _broker_argv(version: str, workdir: Path, config: Path, jvm_options: tuple[str, ...] = ()) -> list[str]:
     argv = java_argv(version, workdir, "kafka-server", "kafka.Kafka", str(config))
     argv[1] = BROKER_HEAP
+    argv[2:2] = jvm_options
     return argv
 
 
@@ -208,19 +217,10 @@ def _write_properties(path: Path, properties: dict[str, str]) -> Path:
     return path
 
 
-def _format_storage(version: str, workdir: Path, config: Path) -> None:
+def _format_storage(version: str, workdir: Path, config: Path, extra: tuple[str, ...]) -> None:
     cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-    argv = java_argv(
-        version,
-        workdir,
-        "storage-format",
-        "kafka.tools.StorageTool",
-        "format",
-        "-t",
-        cluster_id,
-        "-c",
-        str(config),
-    )
+    arguments = ("format", "-t", cluster_id, "-c", str(config), *extra)
+    argv = java_argv(version, workdir, "storage-format", "kafka.tools.StorageTool", *arguments)
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     if result.returncode != 0:
         output = (result.stdout + result.stderr)[-4000:]
@@ -273,6 +273,18 @@ def _wait_for_port(server: ServerProcess, timeout_s: float) -> None:
             return
         time.sleep(0.05)
     raise SandboxError(f"the Kafka broker did not listen on {server.port} within {timeout_s}s")
+
+
+def _wait_for_log_line(server: ServerProcess, text: str, timeout_s: float) -> None:
+    """For a listener that needs credentials to be asked: the broker logs when it serves."""
+    deadline = time.monotonic() + timeout_s
+    log = server.workdir / "kafka-server-log4j.log"
+    while time.monotonic() < deadline:
+        _check_alive(server)
+        if text in _tail(log, 200_000):
+            return
+        time.sleep(0.1)
+    raise SandboxError(f"the KRaft broker did not log {text!r} within {timeout_s}s:\n{_tail(log)}")
 
 
 def _wait_for_metadata(server: ServerProcess, timeout_s: float) -> None:

@@ -81,7 +81,7 @@ class RealKafka:
             from kafka import KafkaAdminClient
             from kafka.admin import NewTopic
 
-            admin = KafkaAdminClient(bootstrap_servers=self.address)
+            admin = KafkaAdminClient(bootstrap_servers=self.address, **self.client_settings())
             try:
                 admin.create_topics([NewTopic(topic, partitions, 1)])
             finally:
@@ -252,15 +252,15 @@ def parse_describe(out: str) -> dict[tuple[str, int], dict[str, str]]:
 
 def start_zookeeper_mode(version: str, workdir: Path, zookeeper: ServerProcess) -> RealKafka:
     broker = kafka_servers.start_zookeeper_broker(version, workdir / f"kafka-{version}", zookeeper.address)
-    return _with_group_coordinator(RealKafka(broker, workdir))
+    return with_group_coordinator(RealKafka(broker, workdir))
 
 
 def start_kraft(version: str, workdir: Path) -> RealKafka:
     broker = kafka_servers.start_kraft_broker(version, workdir / f"kafka-{version}")
-    return _with_group_coordinator(RealKafka(broker, workdir))
+    return with_group_coordinator(RealKafka(broker, workdir))
 
 
-def _with_group_coordinator(kafka: RealKafka, timeout_s: float = 60.0) -> RealKafka:
+def with_group_coordinator(kafka: RealKafka, timeout_s: float = 60.0) -> RealKafka:
     """Wait until the broker coordinates groups: the first FindCoordinator creates the offsets
     topic, and until its partitions have leaders every group request is refused."""
     if version_tuple(kafka.version) < (0, 9):

@@ -247,24 +247,30 @@ class _BootstrapLog(logging.Handler):
         super().__init__(logging.INFO)
         self.causes: list[str] = []
         self.transport_connected = False
-        self.initialized = False
+        self.versions_answered = False
 
     @property
     def probe_unanswered(self) -> bool:
-        """Connected, never past the version probe, and lost it to a drop or a timeout (not to
-        TLS or SASL, which fail with their own errors)."""
+        """Connected, the version probe never answered, and the connection lost to a drop or a
+        timeout (not to TLS or SASL, which fail with their own errors)."""
         return (
             self.transport_connected
-            and not self.initialized
+            and not self.versions_answered
             and all(_is_drop_or_timeout(cause) for cause in self.causes)
         )
+
+    @property
+    def refused_credentials(self) -> str | None:
+        """The broker's refusal of the credentials, when it said so on any attempt: later attempts
+        may only see the connection dropped after the broker's authentication delay."""
+        return next((cause for cause in self.causes if "Authentication" in cause), None)
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
         if ": connected to " in message:
             self.transport_connected = True
-        elif message.endswith(">: Connected"):
-            self.initialized = True
+        elif "Broker version identified" in message or message.endswith(">: Connected"):
+            self.versions_answered = True
         # "Connection failed: <cause>", "Bootstrap connection to X failed: <cause> (backoff ...)"
         if "failed: " in message and not message.startswith("Bootstrap failed"):
             self.causes.append(message.split("failed: ", 1)[1].split(" (backoff")[0])
@@ -303,6 +309,9 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
         for client in network_clients:
             internals.stop_unfinished_client(client)
         reason = describe_error(error)
+        refused = log.refused_credentials
+        if refused is not None:
+            raise _BootstrapFailed(refused, final=True) from None
         if type(error).__name__ == "KafkaTimeoutError":
             reason = log.causes[-1] if log.causes else f"no answer within {timeout_s:.3g}s"
         raise _BootstrapFailed(

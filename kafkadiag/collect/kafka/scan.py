@@ -191,7 +191,9 @@ def _read_groups(
     for group in group_ids:
         coordinator = coordinators.get(group)
         if not isinstance(coordinator, int):
-            group_errors[group].append(f"no coordinator for the group: {coordinator or 'not found'}")
+            group_errors[group].append(
+                _group_problem("no coordinator for the group", coordinator or "not found")
+            )
             continue
         by_coordinator[coordinator].append(group)
 
@@ -243,7 +245,7 @@ def _read_groups(
         for fetched in answer:
             if fetched.error_code:
                 group_errors[fetched.group_id].append(
-                    f"cannot fetch committed offsets: {error_name(fetched.error_code)}"
+                    _group_problem("cannot fetch committed offsets", error_name(fetched.error_code))
                 )
                 continue
             offsets[fetched.group_id] = _committed_offsets(fetched, topic_filter)
@@ -265,6 +267,16 @@ def _read_groups(
     return offsets
 
 
+# Errors that mean the principal of --command-config may not look at the group or its topics.
+_REFUSED = ("GROUP_AUTHORIZATION_FAILED", "TOPIC_AUTHORIZATION_FAILED")
+
+
+def _group_problem(what: str, error: str | None) -> str:
+    if error in _REFUSED:
+        return f"not allowed to describe the group ({error}: the ACLs refuse this principal DESCRIBE)"
+    return f"{what}: {error}"
+
+
 def _group_snapshot(
     group: str,
     description: DescribedGroup | ConsumerGroupDescription | None,
@@ -275,7 +287,9 @@ def _group_snapshot(
     state = protocol = None
     if description is not None:
         if description.error_code:
-            group_errors[group].append(f"cannot describe the group: {error_name(description.error_code)}")
+            group_errors[group].append(
+                _group_problem("cannot describe the group", error_name(description.error_code))
+            )
         elif isinstance(description, ConsumerGroupDescription):
             state = description.group_state or None
             protocol = KIP_848_PROTOCOL
