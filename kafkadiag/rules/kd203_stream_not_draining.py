@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.model import ThreadStatus
 from kafkadiag.rules import oldconsumer, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
+
+# A handler that sleeps per record (a throttle, a retry back-off) keeps the fetcher waiting in put
+# most of the time and lets a chunk through now and then: real Kafka 0.8.2.2 with a 200 ms sleep
+# per payment (fixtures/captured/real-old-consumer-slow-0.8.2.2) looks, dump after dump, just like a
+# handler stuck for good.
+SLOW_OR_STOPPED = (
+    " A sleep in the stream loop drains the queue slowly rather than not at all, and dumps cannot "
+    "tell the two apart: the committed offsets of its partitions (ConsumerOffsetChecker) can."
+)
 
 
 class StreamNotDraining(Rule):
@@ -49,12 +59,18 @@ every stream returned by createMessageStreams has a live thread iterating it.
                     evidence.append(context.frame(thread, application))
                 evidence.append(context.frame(thread, loop_index))
                 loop = thread.frames[loop_index].function
+                slow = thread.status is ThreadStatus.SLEEPING
                 yield self.finding(
                     f"{thread.name} runs the stream loop {loop} but is not waiting for data: it is "
-                    f"{stacks.doing(thread)}. Its queue is the full one that blocks {fetcher.name}.",
+                    f"{stacks.doing(thread)}. Its queue is the full one that blocks {fetcher.name}."
+                    + (SLOW_OR_STOPPED if slow else ""),
                     [thread.name, fetcher.name],
                     evidence,
-                    story=f"Stream thread {thread.name} stopped draining its queue ({stacks.doing(thread)})",
+                    story=(
+                        f"Stream thread {thread.name} "
+                        + ("drains its queue slowly or not at all" if slow else "stopped draining its queue")
+                        + f" ({stacks.doing(thread)})"
+                    ),
                     details={"doing": stacks.doing(thread), "fetcher": fetcher.name, "stream_loop": loop},
                 )
             return

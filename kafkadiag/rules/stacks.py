@@ -89,6 +89,12 @@ IDLE_WAIT_FRAMES = (
     "PlainDatagramSocketImpl.receive0",
     "PlainDatagramSocketImpl.peekData",
     "DatagramChannelImpl.blockingReceive",
+    # The old consumer's fetcher (or an application's SimpleConsumer) waiting for the broker's
+    # answer to a fetch: a broker with nothing new holds the fetch for fetch.wait.max.ms, so a
+    # caught-up fetcher spends its life in this blocking socket read, RUNNABLE, by design (real
+    # Kafka 0.8.2.2 and 1.1.1 dumps: fixtures/captured/real-old-consumer-healthy-*). A broker that
+    # never answers is cut off by socket.timeout.ms and the fetch is sent again.
+    "SimpleConsumer.fetch",
     "Thread.join",
     "Object.wait",  # unless it holds up others, which the lock rules report
 )
