@@ -7,7 +7,10 @@ commands that need them, so `kafkadiag --help` stays fast.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -15,11 +18,12 @@ from typing import Any
 import click
 
 from kafkadiag import __version__
+from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.targets import lag_target, zookeeper_security
 from kafkadiag.console import report_error
 from kafkadiag.dumps import FORMAT_NAMES
 from kafkadiag.durations import DURATION
-from kafkadiag.errors import KafkadiagError
+from kafkadiag.errors import KafkadiagError, OutputUnwritableError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.moments import MOMENT
 
@@ -45,6 +49,7 @@ def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any
     """The arguments and options every dump command takes: files, input format, output."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        command = input_bound_options(command)
         command = click.option(
             "--output", "-o", default=None, help="Write the report to this file (atomically)."
         )(command)
@@ -276,6 +281,7 @@ def demo_command(scenario: str, keep: bool, output_format: str) -> int:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out_dir", required=True, help="A new directory for the results.")
 @click.option("--master", default=None, help="Spark master URL (default: local[*], embedded).")
+@input_bound_options
 @click.option("--conf", multiple=True, help="A Spark setting KEY=VALUE (repeatable).")
 @_rule_options(fail_on="error", example_prefix="KD2")
 @click.option(
@@ -377,6 +383,17 @@ def _wants_progress(files: tuple[str, ...]) -> bool:
     return total >= PROGRESS_MIN_BYTES
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised wherever the program is (as Ctrl-C raises KeyboardInterrupt), so that the
+    clean-ups in `finally` and `except BaseException` run: a report's temporary file, a capture's
+    staging directory, a batch's Spark session. Left to its default action, SIGTERM ended the
+    process on the spot and left a `.kafkadiag-XXXX` file beside the report."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the exit code instead of raising SystemExit."""
     try:
@@ -384,24 +401,40 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:  # Ctrl-C: click turns KeyboardInterrupt into Abort
         click.echo("kafkadiag: interrupted; nothing was reported.", err=True)
         return int(ExitCode.INTERRUPTED)
+    except Terminated:
+        click.echo("kafkadiag: stopped by SIGTERM before it finished; no report file was left.", err=True)
+        return int(ExitCode.TERMINATED)
     except click.ClickException as error:
         error.show()
         return int(ExitCode.USAGE)
     except KafkadiagError as error:
         report_error(error)
         return int(error.exit_code)
+    except OSError as error:
+        if error.errno not in _NO_ROOM:
+            return _internal_error()
+        # Only writing meets these, wherever it was not caught as OutputUnwritableError (a
+        # command's own echo to stdout): the environment's fault, never a bug.
+        report_error(OutputUnwritableError(f"cannot write: {error.strerror or error}"))
+        return int(ExitCode.INPUT_UNREADABLE)
     except Exception:  # noqa: BLE001 - the one place that turns a bug into exit code 4
-        import traceback
-
-        traceback.print_exc()
-        click.echo(
-            "kafkadiag: internal error (a bug). Please report it with the traceback above.",
-            err=True,
-        )
-        return int(ExitCode.INTERNAL_ERROR)
+        return _internal_error()
     if isinstance(result, int):
         return result
     return int(ExitCode.OK)
+
+
+# A full disk, a full quota, a file over the size limit.
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _internal_error() -> int:
+    """Called in an `except` block: the traceback, and the code for a bug."""
+    import traceback
+
+    traceback.print_exc()
+    click.echo("kafkadiag: internal error (a bug). Please report it with the traceback above.", err=True)
+    return int(ExitCode.INTERNAL_ERROR)
 
 
 def console_main() -> None:
@@ -411,12 +444,17 @@ def console_main() -> None:
     second that nobody waits for willingly. Everything kafkadiag writes is flushed or closed
     (reports go to stdout or to files renamed into place) before this point.
     """
+    signal.signal(signal.SIGTERM, _raise_terminated)
     code = main()
     try:
         sys.stdout.flush()
-        sys.stderr.flush()
     except (BrokenPipeError, ValueError):
         pass
+    except OSError as error:  # stdout on a full disk or /dev/full: the report did not arrive
+        report_error(OutputUnwritableError(f"cannot write to <stdout>: {error.strerror or error}"))
+        code = code if code > ExitCode.FINDINGS else int(ExitCode.INPUT_UNREADABLE)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
     os._exit(code)
 
 
@@ -524,6 +562,7 @@ def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md).",
 )
 @click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@input_bound_options
 def diagnose_command(
     bootstrap_server: str | None,
     zookeeper: str | None,

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 def _width() -> int | None:
     value = os.environ.get("KAFKADIAG_WIDTH")
-    return int(value) if value and value.isdigit() else None
+    from kafkadiag.digits import decimal
+
+    return decimal(value)
 
 
 @functools.lru_cache(maxsize=1)

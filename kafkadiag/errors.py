@@ -27,6 +27,18 @@ class InputUnreadableError(KafkadiagError):
     HELP_TEXT = "Check the path and that the file is readable by this user."
 
 
+class OutputUnwritableError(KafkadiagError):
+    """The report could not be written where it was to go (a full disk, stdout on /dev/full)."""
+
+    # Not a bug, and nothing the command line could have said otherwise: the code of a
+    # destination, like a source, that the environment makes unusable.
+    exit_code = ExitCode.INPUT_UNREADABLE
+    HELP_TEXT = (
+        "Free space on the device (or raise the file size limit), or name another file with "
+        "--output; without it the report goes to stdout."
+    )
+
+
 class NoDumpFoundError(InputUnreadableError):
     HELP_TEXT = (
         "kafkadiag reads jstack/jcmd Thread.print/kill -3 output (also inside logs), the "

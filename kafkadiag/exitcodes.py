@@ -12,3 +12,4 @@ class ExitCode(enum.IntEnum):
     INPUT_UNREADABLE = 3  # input missing, unreadable, unreachable, or holding no dump
     INTERNAL_ERROR = 4  # a bug in kafkadiag: please report it with the traceback
     INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT) before it finished: the shell's 128 + 2
+    TERMINATED = 143  # stopped by SIGTERM (kill, a timeout, systemd) before it finished: 128 + 15

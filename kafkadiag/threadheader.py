@@ -25,6 +25,8 @@ import functools
 import re
 from typing import NamedTuple
 
+from kafkadiag.digits import all_ascii_digits, decimal, decimal_fraction, is_decimal, signed_decimal
+
 
 class HeaderFields(NamedTuple):
     java_id: int | None = None
@@ -101,8 +103,8 @@ def parse_number(text: str | None) -> int | None:
     try:
         if text.startswith(("0x", "0X")):
             return int(text, 16)
-        if text.isdigit():
-            return int(text)
+        if all_ascii_digits(text):
+            return decimal(text)
         return int(text, 16)
     except ValueError:
         return None
@@ -140,21 +142,21 @@ def header_fields(header: str) -> HeaderFields:
         return _quoted_header(header)
     if header.startswith(MOUNTED):
         virtual_id = header[len(MOUNTED) :].strip()
-        return HeaderFields(java_id=int(virtual_id) if virtual_id.isdigit() else None, virtual=True)
+        return HeaderFields(java_id=decimal(virtual_id), virtual=True)
     pyspy = PYSPY.match(header) or PYSPY_CORE.match(header)
     if pyspy:
         identifier = pyspy["id"]
         flags = pyspy["flags"] or ""
         hexadecimal = identifier.startswith("0x")
         return HeaderFields(
-            nid=None if hexadecimal else int(identifier),
+            nid=None if hexadecimal else decimal(identifier),
             tid=int(identifier, 16) if hexadecimal and identifier[-1] not in ".\u2026" else None,
             active="active" in flags if "active" in flags or "idle" in flags else None,
             owns_gil="gil" in flags,
         )
     agent = AGENT.match(header)
     if agent:
-        return HeaderFields(nid=int(agent["nid"]))
+        return HeaderFields(nid=decimal(agent["nid"]))
     braces = JROCKIT_BRACES.match(header)
     if braces:
         words = braces["words"]
@@ -162,18 +164,18 @@ def header_fields(header: str) -> HeaderFields:
         return HeaderFields(
             tid=parse_number(braces["id"]),
             daemon="DAEMON" in words,
-            priority=int(priority[1]) if priority else None,
+            priority=decimal(priority[1]) if priority else None,
         )
     dump_to_file = DUMP_TO_FILE.match(header)
     if dump_to_file:
-        return HeaderFields(java_id=int(dump_to_file["tid"]), virtual=dump_to_file["virtual"] is not None)
+        return HeaderFields(java_id=decimal(dump_to_file["tid"]), virtual=dump_to_file["virtual"] is not None)
     python = PYTHON_IDENT.search(header)
     if python:
         hex_ident = python["hex"] or python["pthread"]
-        decimal = python["recipe"] or python["recipe_id"] or python["repr"]
+        decimal_ident = python["recipe"] or python["recipe_id"] or python["repr"]
         return HeaderFields(
-            tid=int(hex_ident, 16) if hex_ident else int(decimal),
-            nid=int(python["lwp"]) if python["lwp"] else None,
+            tid=int(hex_ident, 16) if hex_ident else decimal(decimal_ident),
+            nid=decimal(python["lwp"]),
         )
     return HeaderFields()
 
@@ -183,9 +185,9 @@ def _quoted_header(header: str) -> HeaderFields:
         info = THREADINFO.match(header)
         if info:
             return HeaderFields(
-                java_id=int(info["java_id"]),
+                java_id=decimal(info["java_id"]),
                 daemon=info["daemon"] is not None,
-                priority=int(info["prio"]) if info["prio"] else None,
+                priority=decimal(info["prio"]),
             )
     tail = _tail(header)
     if tail is None:
@@ -196,18 +198,19 @@ def _quoted_header(header: str) -> HeaderFields:
     )
     if state.startswith("- Thread t@"):
         number = state[len("- Thread t@") :].split(" ", 1)[0]
-        java_id = number if number.isdigit() else java_id
+        java_id = number if is_decimal(number) else java_id
     nid, ostid = fields["nid"], fields["ostid"]
     return HeaderFields(
-        java_id=int(java_id) if java_id else None,
+        # A field that is not a number (prio=M9 from a loose match, cpu=0..4ms) is as if absent.
+        java_id=decimal(java_id),
         daemon=fields["daemon"] is not None,
-        priority=int(prio) if prio else None,
-        os_priority=int(os_prio) if os_prio else None,
-        cpu_ms=float(cpu) if cpu else None,
-        elapsed_s=float(elapsed) if elapsed else None,
+        priority=signed_decimal(prio),
+        os_priority=signed_decimal(os_prio),
+        cpu_ms=decimal_fraction(cpu),
+        elapsed_s=decimal_fraction(elapsed),
         tid=parse_pointer(fields["tid"]),
         # Carrier threads of virtual threads print [ostid] but no nid=.
-        nid=parse_number(nid) if nid else (int(ostid) if ostid else None),
+        nid=parse_number(nid) if nid else decimal(ostid),
         # IntelliJ's export puts the word after nid=NA: "@960" tid=0x19 nid=NA virtual runnable
         virtual=fields["virtual"] is not None or state.startswith("virtual "),
     )

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from kafkadiag.collect.errors import CommandConfigError
+from kafkadiag.digits import decimal, is_decimal
 
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -146,15 +147,16 @@ def _api_version(value: str) -> tuple[int, ...]:
     """api.version=0.8.2 pins the broker's version (kafka-python's api_version): a broker before
     0.10 does not answer the version probe, and a pinned client never sends it."""
     parts = value.strip().split(".")
-    if not 2 <= len(parts) <= 3 or not all(part.isascii() and part.isdigit() for part in parts):
+    if not 2 <= len(parts) <= 3 or not all(is_decimal(part) for part in parts):
         raise CommandConfigError(f"api.version={value} is not a Kafka version such as 0.8.2 or 2.8")
     return tuple(int(part) for part in parts)
 
 
 def _positive_int(key: str, value: str) -> int:
-    if not value.isdigit() or int(value) <= 0:
+    number = decimal(value)
+    if number is None or number <= 0:
         raise CommandConfigError(f"{key}={value} is not a positive number")
-    return int(value)
+    return number
 
 
 def jaas_options(text: str) -> dict[str, str]:

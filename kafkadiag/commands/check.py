@@ -6,10 +6,10 @@ be read; only when nothing is violated does a gap make it "not checked" (3).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
+from kafkadiag import boundedjson
 from kafkadiag.collect.gather import Collector, LagTarget
 from kafkadiag.commands.lag import take_samples
 from kafkadiag.console import warn
@@ -41,7 +41,7 @@ def load_policy(path: str) -> CheckPolicy:
         ) from None
     try:
         if path.endswith(".json"):
-            document = json.loads(raw.decode("utf-8"))
+            document = boundedjson.loads(raw.decode("utf-8"))
         else:
             if sys.version_info >= (3, 11):
                 import tomllib

@@ -21,9 +21,9 @@ from kafkadiag.dumps.detect import (
     unsupported_format,
 )
 from kafkadiag.dumps.htmltext import PageText, is_html_page
-from kafkadiag.dumps.lines import ReadStats, display_name, iter_line_batches
+from kafkadiag.dumps.lines import ReadStats, bounded_document, display_name, iter_line_batches
 from kafkadiag.dumps.logprefix import PrefixStripper
-from kafkadiag.errors import NoDumpFoundError
+from kafkadiag.errors import InputUnreadableError, KafkadiagError, NoDumpFoundError
 from kafkadiag.model import DumpFormat, ThreadDump
 
 FORMAT_NAMES = tuple(fmt.value for fmt in DumpFormat)
@@ -113,9 +113,13 @@ def read_dumps(
                 fmt, sample = unwrapped_format, unwrapped
                 head = [[stripper.strip(line) for line in batch] for batch in head]
                 batches = ([stripper.strip(line) for line in batch] for batch in batches)
+    if fmt in _JSON_DOCUMENTS:
+        batches = bounded_document(batches, source, sum(len(line) + 1 for batch in head for line in batch))
     found = 0
     empty_banner_line: int | None = None
-    for dump in _parser_for(fmt)(itertools.chain(head, batches), source):
+    lines_read = [0]
+    parsed = _parser_for(fmt)(_counted(itertools.chain(head, batches), lines_read), source)
+    for dump in guarded(parsed, source, fmt, lines_read):
         if not dump.threads and not dump.jvm_deadlocks:
             # A banner with no thread after it is not a dump anyone can analyse. The JVM's deadlock
             # report without its stacks is: it names every thread and lock of each cycle.
@@ -128,6 +132,45 @@ def read_dumps(
         if empty_banner_line is not None:
             message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
         raise NoDumpFoundError(message)
+
+
+_PARSER_FAILURE_HELP = (
+    "This is a bug in kafkadiag: please report it with the input (or the lines near the place "
+    "named). Meanwhile --input-format may read the input as another format."
+)
+
+
+def guarded(
+    parsed: Iterator[ThreadDump], source: str, fmt: DumpFormat, lines_read: list[int]
+) -> Iterator[ThreadDump]:
+    """The dumps a parser yields until it fails, if it does; then an input error naming the failure.
+
+    Parsers are meant to be total (a line they do not understand is kept as unparsed), but an
+    input nobody foresaw may still find a line they choke on. The dumps yielded before it stay
+    with the caller (`list.extend` keeps what it was given before the error), so they are still
+    analysed, and the failure is an error naming where reading stopped (exit 3), not a traceback
+    that loses everything (exit 4).
+    """
+    try:
+        yield from parsed
+    except KafkadiagError:
+        raise
+    except Exception as error:  # noqa: BLE001 - any parser's unforeseen failure, named below
+        raise InputUnreadableError(
+            f"{source}: the {fmt.value} parser failed ({type(error).__name__}: {str(error)[:200]}) "
+            f"within the first {lines_read[0]:,} lines; what follows was not read",
+            help_text=_PARSER_FAILURE_HELP,
+        ) from None
+
+
+def _counted(batches: Iterable[list[str]], lines_read: list[int]) -> Iterator[list[str]]:
+    for batch in batches:
+        lines_read[0] += len(batch)
+        yield batch
+
+
+# Formats whose parser reads the input as one JSON document, held whole while it is parsed.
+_JSON_DOCUMENTS = frozenset({DumpFormat.PYSPY_JSON, DumpFormat.JCMD_JSON, DumpFormat.ACTUATOR_JSON})
 
 
 # A prefix is the log pipeline's when it starts (nearly) every line, not a few.

@@ -21,11 +21,11 @@ endpoint's text form (`Accept: text/plain`, read as the VisualVM layout it copie
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from kafkadiag import boundedjson
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jsonmembers import json_objects
 from kafkadiag.dumps.jvmthreads import DumpCollector, build_thread
@@ -63,7 +63,7 @@ def parse_actuator_json(batches: Iterable[list[str]], source: str) -> Iterator[T
             if _NAME_LINE.match(line):
                 name_lines.append(len(lines))
     try:
-        records = json.loads("\n".join(lines))["threads"]
+        records = boundedjson.loads("\n".join(lines))["threads"]
         if not isinstance(records, list):
             raise TypeError("'threads' is not a list")
     except (ValueError, KeyError, TypeError) as error:

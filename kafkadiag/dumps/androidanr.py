@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jvmthreads import (
     DumpCollector,
@@ -144,7 +145,7 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
             if dump is not None:
                 yield finished(dump)
             dump = start(line_no)
-            dump.pid = int(process["pid"])
+            dump.pid = decimal(process["pid"])
             dump.timestamp = process["when"]
             continue
         if _END.match(stripped):

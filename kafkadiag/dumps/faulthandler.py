@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
@@ -157,7 +158,7 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
                 number = frame["line"]
                 frames.append(
                     python_frame(
-                        line, frame["function"], frame["file"], int(number) if number.isdigit() else None
+                        line, frame["function"], frame["file"], decimal(number)
                     )
                 )
                 dump.end_line_no = line_no

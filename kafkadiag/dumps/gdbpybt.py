@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.excerpts import headerless_name
 from kafkadiag.dumps.pythreads import PythonDump, native_frame, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
@@ -194,7 +195,7 @@ def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[Threa
                     if frame["function"]
                     else frame.group("full_function", "full_file", "full_line")
                 )
-                frames.append(python_frame(line, function, file, int(number)))
+                frames.append(python_frame(line, function, file, decimal(number)))
                 frame_line_nos.append(line_no)
                 continue
             builtin = BUILTIN.match(line)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
@@ -123,7 +124,7 @@ def parse_guru_meditation(batches: Iterable[list[str]], source: str) -> Iterator
             if thread is not None and frame is not None:
                 text = line.strip()
                 function = frame["function"]
-                frames.append((python_frame(text, function, frame["file"], int(frame["line"])), line_no))
+                frames.append((python_frame(text, function, frame["file"], decimal(frame["line"])), line_no))
                 sources.append(None)
                 continue
             code = SOURCE.match(line)

@@ -28,6 +28,7 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps import jrockit, marks
 from kafkadiag.dumps.excerpts import headerless_name, is_annotation, join_excerpts
 from kafkadiag.dumps.javaframes import parse_agent_frame, parse_java_frame
@@ -36,6 +37,7 @@ from kafkadiag.dumps.logprefix import PrefixStripper
 from kafkadiag.dumps.rewrap import (
     address_rejoined,
     agent_frame_unfinished,
+    fits,
     frame_unfinished,
     header_continues,
     header_unfinished,
@@ -910,12 +912,13 @@ class HotspotParser:
         return False
 
     def _rejoin(self, thread: _ThreadBuilder, line: str, line_no: int) -> bool:
-        """Join a line that hard wrapping cut off the one before it back to that line."""
+        """Join a line that hard wrapping cut off the one before it back to that line (only while
+        the joined line stays within MAX_REJOINED_CHARS: each join copies it)."""
         adjacent = self.last_rejoined == line_no - 1
         events = thread.events
         if events and (events[-1].line_no == line_no - 1 or adjacent):
             last = events[-1]
-            if unbalanced(last.text) or lock_class_missing(last.text):
+            if fits(last.text, line) and (unbalanced(last.text) or lock_class_missing(last.text)):
                 text = join_token(last.text, line)
                 kind, lock_id, lock_class = parse_lock_line(text)
                 if kind is None:
@@ -925,7 +928,9 @@ class HotspotParser:
         synchronizers = thread.synchronizers
         if thread.in_synchronizers and synchronizers:
             last_held = synchronizers[-1]
-            if unbalanced(last_held.text) or lock_class_missing(last_held.text):
+            if fits(last_held.text, line) and (
+                unbalanced(last_held.text) or lock_class_missing(last_held.text)
+            ):
                 text = join_token(last_held.text, line)
                 _, lock_id, lock_class = parse_lock_line(text)
                 if lock_id is None:
@@ -935,6 +940,8 @@ class HotspotParser:
             return False
         frames = thread.frames
         event_after_frame = bool(events) and events[-1].frame_index >= len(frames) - 1 and bool(frames)
+        if frames and not fits(frames[-1].text, line):
+            return False
         if frames and not event_after_frame and self._agents_dump(thread):
             if agent_frame_unfinished(frames[-1].text):
                 frames[-1] = parse_agent_frame(join_token(frames[-1].text, line))
@@ -943,6 +950,8 @@ class HotspotParser:
             frames[-1] = parse_java_frame(join_token(frames[-1].text, line))
             return self._rejoined(thread, line_no)
         if frames:
+            return False
+        if not fits(thread.header, line) or not fits(thread.state_text or "", line):
             return False
         threadinfo = " Id=" in thread.header
         address = address_rejoined(thread.header, line) if thread.state_text is None else None
@@ -1161,14 +1170,14 @@ class HotspotParser:
             self._start_dump(line_no, banner=line.rstrip(":").strip())
             assert self.dump is not None
             self.dump.producer = tool_banner["tool"]
-            self.dump.pid = int(tool_banner["pid"])
+            self.dump.pid = decimal(tool_banner["pid"])
             return
         agent_banner = _AGENT_BANNER.match(line)
         if agent_banner:
             self._start_dump(line_no, banner=line.strip())
             assert self.dump is not None
             self.dump.producer = AGENT_PRODUCER
-            self.dump.pid = int(agent_banner["pid"]) if agent_banner["pid"] else None
+            self.dump.pid = decimal(agent_banner["pid"])
             return
         if lost_opening_quote(line):
             self._quoted('"' + line, line_no)
@@ -1240,7 +1249,13 @@ class HotspotParser:
         if dump.jrockit and self._jrockit_braces(line, line_no):
             return
         thread = self.thread
-        if thread is None and not dump.threads and dump.banner and unbalanced(dump.banner):
+        if (
+            thread is None
+            and not dump.threads
+            and dump.banner
+            and fits(dump.banner, line)
+            and unbalanced(dump.banner)
+        ):
             # "Full thread dump OpenJDK ... (17.0.15+6-Debian-1deb12u1" | "mixed mode, sharing):"
             dump.banner = join_words(dump.banner, line).rstrip(":").rstrip()
             dump.rejoined += 1
@@ -1417,7 +1432,12 @@ class HotspotParser:
             self.report_waiting = stripped.rstrip(",")
             self.report_lines.append(QuotedLine(line_no, stripped))
             return
-        if self.report_waiting and unbalanced(self.report_waiting) and not stripped.startswith("which"):
+        if (
+            self.report_waiting
+            and fits(self.report_waiting, stripped)
+            and unbalanced(self.report_waiting)
+            and not stripped.startswith("which")
+        ):
             # "waiting to lock monitor 0x.. (object" | "0x.., a pkg.Class)," cut by hard wrapping
             self.report_waiting = join_words(self.report_waiting, stripped).rstrip(",")
             self.report_lines.append(QuotedLine(line_no, stripped))
@@ -1479,12 +1499,12 @@ class HotspotParser:
             start_line = line_no - 1
             pid_match = _JCMD_PID.match(self.previous_previous_line.strip())
             if pid_match:
-                pid = int(pid_match.group(1))
+                pid = decimal(pid_match.group(1))
                 start_line -= 1
         else:
             pid_match = _JCMD_PID.match(previous)
             if banner is not None and pid_match:
-                pid = int(pid_match.group(1))
+                pid = decimal(pid_match.group(1))
                 start_line -= 1
         dump = _DumpBuilder(self.source, self.dump_count, start_line)
         dump.signals, self.pending_signals = self.pending_signals, []

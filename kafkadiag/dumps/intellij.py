@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
 from kafkadiag.dumps.marks import is_block_markup
@@ -76,8 +77,7 @@ def copied_frame(text: str) -> Frame | None:
     function = (
         f"{package}.{match['cls']}.{match['method']}" if package else f"{match['cls']}.{match['method']}"
     )
-    line = int(match["line"])
-    return Frame(text, function, None, line if line >= 0 else None)
+    return Frame(text, function, None, decimal(match["line"]))
 
 
 def parse_intellij(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:

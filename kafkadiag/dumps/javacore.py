@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.classicmonitors import ClassicMonitors
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jvmthreads import (
@@ -190,7 +191,7 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
             dump.banner = dump.banner or body.strip()
         elif tag == "1CIPROCESSID":
             digits = body.strip().removeprefix("Process ID:").split()
-            dump.pid = int(digits[0]) if digits and digits[0].isdigit() else None
+            dump.pid = decimal(digits[0]) if digits else None
         elif section in ("LOCKS", "LK"):  # LK: the Classic VM's name for it
             _deadlock_line(line, deadlock)
             if section == "LK":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from kafkadiag.digits import decimal, is_decimal
 from kafkadiag.model import Frame
 
 NATIVE_METHOD = "Native Method"
@@ -90,7 +91,7 @@ def parse_java_frame(text: str) -> Frame:
     if location == NATIVE_METHOD:
         return Frame(text, function, None, None, True, module)
     file, colon, line_text = location.rpartition(":")
-    if colon and line_text.isdigit():
+    if colon and is_decimal(line_text):  # `Foo.java:1313²` is a file name, not a line number
         return Frame(text, function, file, int(line_text), False, module)
     file_name = location if location.endswith((".java", ".kt", ".scala", ".groovy")) else None
     return Frame(text, function, file_name, None, False, module)
@@ -115,7 +116,6 @@ def parse_agent_frame(text: str) -> Frame:
     marker = tail.find("line=")
     if marker >= 0:
         digits = tail[marker + 5 :].split(" ", 1)[0].rstrip(",")
-        if digits.isdigit():
-            line = int(digits)
+        line = decimal(digits)
     native = "Native" in tail
     return Frame(text, function, None, line, native)

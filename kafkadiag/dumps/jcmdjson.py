@@ -16,11 +16,12 @@ document has no header lines, so each thread's header is composed in the layout 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from kafkadiag import boundedjson
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.javaframes import parse_java_frame
 from kafkadiag.dumps.jcmdtext import NOTE_NO_OWNERS, NOTE_NO_STATES, NOTE_VIRTUAL
 from kafkadiag.dumps.jsonmembers import json_items, json_objects
@@ -53,7 +54,7 @@ def parse_jcmd_json(batches: Iterable[list[str]], source: str) -> Iterator[Threa
             if _TID_LINE.match(line):
                 tid_lines.append(len(lines))
     try:
-        document = json.loads("\n".join(lines))
+        document = boundedjson.loads("\n".join(lines))
         root = document["threadDump"]
         containers = root["threadContainers"]
     except (ValueError, KeyError, TypeError) as error:
@@ -67,7 +68,7 @@ def parse_jcmd_json(batches: Iterable[list[str]], source: str) -> Iterator[Threa
     version = _text(root.get("runtimeVersion"))
     dump.banner = f"Java {version}" if version else None
     pid = _text(root.get("processId"))
-    dump.pid = int(pid) if pid and pid.isdigit() else None
+    dump.pid = decimal(pid)
     records = [
         thread for container in json_objects(containers) for thread in json_objects(container.get("threads"))
     ]

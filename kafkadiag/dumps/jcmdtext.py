@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.javaframes import BARE_FRAME, parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
 from kafkadiag.dumps.states import state_from_top_frames
@@ -122,7 +123,7 @@ def parse_jcmd_text(batches: Iterable[list[str]], source: str) -> Iterator[Threa
 def _read_preamble(dump: DumpCollector, preamble: list[str], line_no: int, text: str) -> None:
     """The three lines before the first thread: pid, time, runtime version."""
     if len(preamble) == 1 and _PID.match(text):
-        dump.pid = int(text)
+        dump.pid = decimal(text)
     elif _TIMESTAMP.match(text) and dump.timestamp is None:
         dump.timestamp = text
     elif dump.banner is None and len(preamble) <= 3:

@@ -13,9 +13,9 @@ unchanged.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from kafkadiag import boundedjson
 from kafkadiag.dumps.lines import ReadStats
 
 # The fields log pipelines put a line's text in, most specific first.
@@ -48,7 +48,7 @@ def _record(line: str) -> dict[str, Any] | None:
     if not (stripped.startswith("{") and stripped.endswith("}")):
         return None
     try:
-        record = json.loads(stripped)
+        record = boundedjson.loads(stripped)
     except ValueError:
         return None
     return record if isinstance(record, dict) else None

@@ -25,7 +25,7 @@ def generalise(prefix: str) -> str:
     length = len(prefix)
     while position < length:
         char = prefix[position]
-        if char.isdigit():
+        if "0" <= char <= "9":  # str.isdigit would take a superscript, which `\d` does not match
             end = _DIGITS.match(prefix, position).end()  # type: ignore[union-attr]
             pattern.append(r"\d+")
             position = end

@@ -25,6 +25,8 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag import boundedjson
+from kafkadiag.digits import decimal, is_decimal
 from kafkadiag.dumps.jsonmembers import json_objects
 from kafkadiag.dumps.pyqualify import qualify_methods
 from kafkadiag.dumps.pyspyrewrap import logical_lines
@@ -79,7 +81,7 @@ _WAITING_FRAMES = {
 def _python_frame(function: str, location: str, variables: tuple[Variable, ...]) -> Frame:
     file, colon, line = location.rpartition(":")
     text = f"{function} ({location})"
-    if colon and line.isdigit():
+    if colon and is_decimal(line):
         return Frame(text, function, file, int(line), False, None, variables)
     # `--native`: "PyThread_acquire_lock_timed (libpython3.11.so.1.0)" names a library, no line.
     return Frame(text, function, location or None, None, True, None, variables)
@@ -219,7 +221,7 @@ def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[Thre
                     yield dump.build()
                 dump = _TextDump(source, count, line_no)
                 count += 1
-                dump.pid = int(process["pid"])
+                dump.pid = decimal(process["pid"])
                 dump.rejoined += joined
                 continue
             thread = _THREAD.match(line) or PYSPY_CORE.match(line)
@@ -291,12 +293,18 @@ def parse_pyspy_json(batches: Iterable[list[str]], source: str) -> Iterator[Thre
     if not text.strip():
         return
     try:
-        document = json.loads(text)
+        document = boundedjson.loads(text)
     except json.JSONDecodeError as error:
         raise InputUnreadableError(
             f"{source}: not valid py-spy JSON: {error.msg} at line {error.lineno} column {error.colno}",
             help_text="The file may be truncated. Capture again with `py-spy dump --pid PID --json`, "
             "or pass --input-format to read it as another format.",
+        ) from None
+    except boundedjson.JsonBoundsError as error:
+        raise InputUnreadableError(
+            f"{source}: not py-spy's JSON: {error}",
+            help_text="py-spy writes threads of frames a few levels deep. Capture again with "
+            "`py-spy dump --pid PID --json`, or pass --input-format to read it as another format.",
         ) from None
     if isinstance(document, dict):
         document = [document]

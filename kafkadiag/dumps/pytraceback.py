@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import decimal
 from kafkadiag.dumps.pythreads import PythonDump, native_frame, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump, ThreadState, ThreadStatus
 
@@ -102,17 +103,21 @@ def read_frame(line: str) -> tuple[Frame, int] | None:
     """A frame line of either shape, and its indentation (0 for the recipe's `File:`)."""
     match = RECIPE_FRAME.match(line)
     if match:
-        return python_frame(line, match["function"], match["file"], int(match["line"])), 0
+        return _frame(line, match), 0
     match = TRACEBACK_FRAME.match(line)
     if match:
-        return python_frame(line, match["function"], match["file"], int(match["line"])), len(match["indent"])
+        return _frame(line, match), len(match["indent"])
     match = PYSTACK_FRAME.match(line)
     if match:
         if match["kind"] == "C":
             # "PyThread_acquire_lock_timed (/usr/bin/python3.11)", "... (inlined) (libc.so.6)"
             return native_frame(line, match["function"].split(" (", 1)[0]), len(match["indent"])
-        return python_frame(line, match["function"], match["file"], int(match["line"])), len(match["indent"])
+        return _frame(line, match), len(match["indent"])
     return None
+
+
+def _frame(line: str, match: re.Match[str]) -> Frame:
+    return python_frame(line, match["function"], match["file"], decimal(match["line"]))
 
 
 # pystack's GIL words for a thread running Python code or about to; a thread with none is blocked

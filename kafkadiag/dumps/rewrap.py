@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from kafkadiag.digits import decimal
+
 # What fold -s and mail clients keep or drop at a break: nothing inside a token, a space (kept at
 # the end of the first part, or not) between words.
 # State words and the stack address: "condition [0x..]", "Object.wait() [0x..]" (after "in").
@@ -20,6 +22,19 @@ _ENDS_WITH_NID = re.compile(r"nid=(?:0x[0-9a-fA-F]*|\d*)\s*$")
 _UNFINISHED_STATE_WORDS = frozenset({"waiting", "on", "for", "monitor", "in"})
 # Two words of a frame's location that a break at their space glues together.
 _GLUED_WORDS = (("NativeMethod)", "Native Method)"), ("UnknownSource)", "Unknown Source)"))
+
+
+# The longest line joined back from pieces. A real header, frame or lock line is a few hundred
+# characters; without a bound, text that keeps looking unfinished (a header without nid= followed
+# by thousands of lines holding prio=, a lock line whose parenthesis never closes) was joined
+# into one line, each join copying and rescanning all of it: a 1 MB wrapped header took 19 s.
+MAX_REJOINED_CHARS = 16 << 10
+
+
+def fits(text: str, piece: str) -> bool:
+    """`piece` may be joined to `text`: the line they make stays within MAX_REJOINED_CHARS.
+    Checked before the tests of `text`, which each scan it."""
+    return len(text) + len(piece) <= MAX_REJOINED_CHARS
 
 
 _REJOINED_NOTE = (
@@ -35,7 +50,7 @@ def rejoined_note(count: int) -> str:
 def rejoined_count(note: str) -> int | None:
     """The count of a `rejoined_note`, None for any other note (excerpts add theirs up)."""
     count, _, rest = note.partition(" ")
-    return int(count) if count.isdigit() and " " + rest == _REJOINED_NOTE else None
+    return decimal(count) if " " + rest == _REJOINED_NOTE else None
 
 
 # JRockit's fields: `id=1 idx=0x4 tid=11648`, `id=0x80 pid=13184`, `id=0x80 tid=0x104c`.
@@ -55,7 +70,7 @@ def header_unfinished(header: str) -> bool:
     if "nid=" not in header or _ENDS_WITH_NID.search(header) is not None:
         return True
     # "... nid=0x49cd waiting on" | "condition": the state words, cut.
-    return "[0x" not in header and header.split()[-1] in _UNFINISHED_STATE_WORDS
+    return "[0x" not in header and header.rsplit(None, 1)[-1] in _UNFINISHED_STATE_WORDS
 
 
 def header_continues(header: str, line: str) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.digits import is_decimal
 from kafkadiag.dumps.javaframes import bare_frame_text, parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, numbered_lines
 from kafkadiag.dumps.states import state_from_top_frames
@@ -100,7 +101,7 @@ def _open_thread(line: str, line_no: int) -> OpenThread | None:
     header = THREAD_HEADER.search(line)
     if header is not None:
         name, _, _ = header["body"].rsplit(",", 2)
-        if name.startswith("#") and "," in name and name[1 : name.index(",")].isdigit():
+        if name.startswith("#") and "," in name and is_decimal(name[1 : name.index(",")]):
             name = name[name.index(",") + 1 :]  # JDK 19+: "#21,name"
         text = line[header.start() :].strip()
         return OpenThread(name, ThreadState.UNKNOWN, line_no, text, stack_line_no=line_no + 1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from kafkadiag.digits import all_ascii_digits
 from kafkadiag.lag.model import SEVERITY_ERROR, SEVERITY_INFO, SEVERITY_WARNING, Finding
 from kafkadiag.lag.snapshot import SOURCE_ZOOKEEPER, GroupSnapshot, TopicLayout
 
@@ -42,7 +43,7 @@ def _limited(lines: list[str]) -> tuple[str, ...]:
 def consumer_of_owner(owner: str) -> str:
     """ "<consumerId>-<threadNo>" -> "<consumerId>"."""
     head, dash, thread = owner.rpartition("-")
-    return head if dash and thread.isdigit() else owner
+    return head if dash and all_ascii_digits(thread) else owner
 
 
 def ownership_findings(group: GroupSnapshot, layouts: dict[str, TopicLayout]) -> list[Finding]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafkadiag.collect.jmx.kafka import NEW_CONSUMER, ClientMetrics, ConsumerSettings
+from kafkadiag.digits import all_ascii_digits
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.lag.ownership import consumer_of_owner
 from kafkadiag.maxlag.model import (
@@ -53,7 +54,7 @@ def consumer_id_of_fetcher(thread_name: str) -> str | None:
         return None
     head, _, broker = thread_name[len(FETCHER_THREAD_PREFIX) :].rpartition("-")
     consumer, _, fetcher = head.rpartition("-")
-    if not consumer or not broker.lstrip("-").isdigit() or not fetcher.isdigit():
+    if not consumer or not all_ascii_digits(broker.lstrip("-")) or not all_ascii_digits(fetcher):
         return None
     return consumer
 

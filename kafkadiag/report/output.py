@@ -1,17 +1,28 @@
 """Where reports go: stdout, or a file written atomically (complete or not at all) with the
-permissions a plain `> FILE` would give it: an existing file's mode, else 0666 less the umask."""
+permissions a plain `> FILE` would give it: an existing file's mode, else 0666 less the umask.
+
+Only a regular file (or a new path) is replaced atomically. A FIFO or a character device
+(`--output /dev/stdout`, `/proc/self/fd/1` of a pipe, `/dev/null`) is written straight into, as
+the shell's `>` does: renaming a temporary file over it would put a regular file in its place,
+and as root over `/dev/null` that is the system's own. Anything else (a directory, a socket, a
+block device) is refused before a word is written. A write that fails (a full disk, stdout on
+/dev/full) is an error naming the destination, not a traceback.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
-from collections.abc import Iterator
-from typing import TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO, cast
 
-from kafkadiag.errors import InputUnreadableError
+from kafkadiag.errors import OutputUnwritableError, UsageError
 from kafkadiag.report.safe_text import ControlEscapingStream
+
+STDOUT_NAME = "<stdout>"
 
 
 @contextlib.contextmanager
@@ -21,28 +32,155 @@ def report_stream(path: str | None, output_format: str = "text") -> Iterator[Tex
     escapes them when `output_format` is "json"."""
     as_json = output_format == "json"
     if path is None or path == "-":
-        yield ControlEscapingStream(sys.stdout, as_json)  # type: ignore[misc]
-        sys.stdout.flush()
+        yield from _to_stdout(as_json)
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    kind = _special_kind(path)
+    if kind in _WRITTEN_STRAIGHT:
+        yield from _straight_into(path, as_json)
+    elif kind is None:
+        yield from _atomically(path, as_json)
+    else:
+        raise UsageError(
+            f"cannot write the report to {path}: it is {kind}, not a file",
+            help_text="Name a file (a new one, or one to replace), or leave out the option to print "
+            "the report on stdout.",
+        )
+
+
+_WRITTEN_STRAIGHT = ("a FIFO", "a character device")
+
+
+def _special_kind(path: str) -> str | None:
+    """What `path` is when it is not a regular file or absent (None): followed through links,
+    as the shell's `>` follows them."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=".kafkadiag-", dir=directory)
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # absent (or a dangling link, whose target is created), or unreachable: said on open
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a block device" if stat.S_ISBLK(mode) else "not a regular file"
+
+
+def _to_stdout(as_json: bool) -> Iterator[TextIO]:
+    yield _escaped_checked(sys.stdout, STDOUT_NAME, as_json)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader left (`| head`): not an error, see cli.reader_may_leave
     except OSError as error:
-        raise InputUnreadableError(
+        _discard_stdout()
+        raise _unwritable(STDOUT_NAME, error) from None
+
+
+def _discard_stdout() -> None:
+    """What stdout still buffers goes to /dev/null, so that the flush at exit does not fail again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _straight_into(path: str, as_json: bool) -> Iterator[TextIO]:
+    """A FIFO or a device: opened for writing as it is (a FIFO waits for its reader)."""
+    try:
+        stream = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by _closed_checked
+    except OSError as error:
+        raise _unwritable(path, error) from None
+    with _closed_checked(stream, path):
+        yield _escaped_checked(stream, path, as_json)
+
+
+def _atomically(path: str, as_json: bool) -> Iterator[TextIO]:
+    # Through a link, its target is replaced: the link stays a link, as with `>`.
+    target = os.path.realpath(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".kafkadiag-", dir=os.path.dirname(target))
+    except OSError as error:
+        raise OutputUnwritableError(
             f"cannot write {path}: {error.strerror or error}",
             help_text="Choose a directory this user can write to, or leave out --output.",
         ) from None
+    stream = os.fdopen(handle, "w", encoding="utf-8")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            yield ControlEscapingStream(stream, as_json)  # type: ignore[misc]
+        with _closed_checked(stream, path):
+            yield _escaped_checked(stream, path, as_json)
         # mkstemp creates the file 0600; a report read by node_exporter or a CI agent running as
         # another user must get the mode the user's umask asks for.
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-    except BaseException:
+        try:
+            os.chmod(temporary, _mode_for(target))
+            os.replace(temporary, target)
+        except OSError as error:
+            raise _unwritable(path, error) from None
+    except BaseException:  # an error, Ctrl-C or SIGTERM while writing: no partial report, no leftover
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def _closed_checked(stream: TextIO, name: str) -> Iterator[None]:
+    """Close `stream` after the body; its last flush failing (a full disk) is an error naming
+    `name`, unless the body failed first (that error is the one to tell)."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(OSError):
+            stream.close()
+        raise
+    try:
+        stream.close()
+    except OSError as error:
+        raise _unwritable(name, error) from None
+
+
+def _escaped_checked(stream: TextIO, name: str, as_json: bool) -> TextIO:
+    checked = cast(TextIO, _Checked(stream, name))
+    return ControlEscapingStream(checked, as_json)  # type: ignore[return-value]
+
+
+class _Checked:
+    """A text stream whose failed writes say which destination failed and why (ENOSPC, EFBIG,
+    EIO) as an OutputUnwritableError; a reader that left (BrokenPipeError) is passed on as is."""
+
+    def __init__(self, stream: TextIO, name: str) -> None:
+        self._stream = stream
+        self._name = name
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _unwritable(self._name, error) from None
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _unwritable(self._name, error) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _unwritable(name: str, error: OSError) -> OutputUnwritableError:
+    return OutputUnwritableError(f"cannot write the report to {name}: {error.strerror or error}")
 
 
 def current_umask() -> int:

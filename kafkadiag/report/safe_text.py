@@ -1,28 +1,37 @@
 """Text from outside (thread names, command lines, znode data) made safe for a terminal: control
 characters (ESC and OSC sequences could retitle or clear the terminal, C1 controls, NUL) are shown
-as escapes instead of being sent."""
+as escapes instead of being sent. A lone surrogate (JSON's `"\\ud800"`, a file name that is not
+UTF-8) cannot be encoded at all: it is shown as its escape too, rather than stopping the report."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, TextIO
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """`text` with every control character but tab and newline as a visible \\xNN escape."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group(0)):02x}", text)
+    """`text` with every control character but tab and newline as a visible \\xNN escape, and
+    every lone surrogate as \\udNNN."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 # json.dumps escapes the C0 controls (\u001b) but, writing UTF-8 (ensure_ascii=False), leaves DEL
 # and the C1 controls raw; as \xNN they would make the document invalid JSON.
-_JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")
+# A lone surrogate gets JSON's own escape: the same string to a JSON reader, and encodable.
+_JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
 
 
 def json_printable(text: str) -> str:
-    """JSON text with DEL and the C1 controls as \\u00NN escapes: the same string to a JSON
-    reader, nothing a terminal acts on."""
+    """JSON text with DEL, the C1 controls and lone surrogates as \\uNNNN escapes: the same
+    string to a JSON reader, nothing a terminal acts on, nothing UTF-8 cannot encode."""
     if text.isascii() and "\x7f" not in text:
         return text  # the usual case, told without scanning the text character by character
     return _JSON_RAW_CONTROL.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
@@ -39,6 +48,11 @@ class ControlEscapingStream:
 
     def write(self, text: str) -> int:
         return self._stream.write(self._escaped(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        # Not left to __getattr__: the wrapped stream's writelines would skip the escaping.
+        for line in lines:
+            self.write(line)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

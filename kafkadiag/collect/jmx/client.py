@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from kafkadiag import boundedjson
 from kafkadiag.collect.jmx.errors import (
     JavaNotFoundError,
     JmxAuthenticationError,
@@ -139,7 +139,7 @@ def run_client(
     wall_ms = (time.monotonic() - started) * 1000
     stdout = completed.stdout.decode("utf-8", "replace").strip()
     try:
-        document: dict[str, Any] = json.loads(stdout.splitlines()[-1]) if stdout else {}
+        document: dict[str, Any] = boundedjson.loads(stdout.splitlines()[-1]) if stdout else {}
     except ValueError:
         document = {}
     if completed.returncode == 0 and "beans" in document:

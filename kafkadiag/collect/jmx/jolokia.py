@@ -17,6 +17,7 @@ import time
 import urllib.parse
 from typing import Any
 
+from kafkadiag import boundedjson
 from kafkadiag.collect.jmx.errors import MetricsSourceError, MetricsSourceUsageError
 from kafkadiag.collect.jmx.http import http_get, without_credentials
 from kafkadiag.collect.jmx.jvm import (
@@ -43,7 +44,7 @@ def _document(url: str, timeout_s: float) -> dict[str, Any]:
     status, body = http_get(url, timeout_s, f"Jolokia {url}", USER_ENV, PASSWORD_ENV)
     url = without_credentials(url)
     try:
-        document = json.loads(body.decode("utf-8", "replace"))
+        document = boundedjson.loads(body.decode("utf-8", "replace"))
     except ValueError:
         raise MetricsSourceError(
             f"{url} answered HTTP {status} with something that is not Jolokia's JSON",

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkadiag.collect.jmx.jvm import MBeanReading, MetricsReading
+from kafkadiag.digits import decimal, is_decimal
 
 OLD_CONSUMER = "old"
 NEW_CONSUMER = "new"
@@ -175,7 +176,7 @@ def extract_clients(reading: MetricsReading) -> list[ClientMetrics]:
             client(client_id, NAMING_082).min_fetch_rate = _number(bean.attribute("Value"))
         elif kind == "FetcherLagMetrics" and name == "ConsumerLag":
             topic, partition = bean.property("topic"), bean.property("partition")
-            if topic is None or partition is None or not partition.isdigit():
+            if topic is None or partition is None or not is_decimal(partition):
                 continue
             entry = client(client_id, NAMING_082)
             entry.partitions[(topic, int(partition))] = _partition_lag(
@@ -259,7 +260,7 @@ def _new_consumer_bean(bean: MBeanReading, client: Any) -> None:
     entry = client(client_id, NAMING_NEW, NEW_CONSUMER)
     entry.consumer, entry.naming = NEW_CONSUMER, NAMING_NEW
     topic, partition = bean.property("topic"), bean.property("partition")
-    if topic is not None and partition is not None and partition.isdigit():
+    if topic is not None and partition is not None and is_decimal(partition):
         value = bean.attribute("records-lag")
         if value is not None:
             entry.partitions[(topic, int(partition))] = _partition_lag(
@@ -326,8 +327,7 @@ def _finish(entry: _Client, reading: MetricsReading, old_clients: int) -> Client
         min_fetch_rate=entry.min_fetch_rate,
         partitions=tuple(entry.partitions[key] for key in sorted(entry.partitions)),
         queues=tuple(
-            entry.queues[key]
-            for key in sorted(entry.queues, key=lambda k: (k[0], int(k[1]) if k[1].isdigit() else 0))
+            entry.queues[key] for key in sorted(entry.queues, key=lambda k: (k[0], decimal(k[1]) or 0))
         ),
         records_consumed=records,
         bytes_fetched=bytes_,

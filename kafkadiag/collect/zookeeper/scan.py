@@ -15,13 +15,13 @@ issued (get_children, get); the client never creates, sets or deletes anything.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkadiag import boundedjson
 from kafkadiag.collect.errors import ZooKeeperUnreachableError
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.collect.zookeeper.session import (
@@ -32,6 +32,7 @@ from kafkadiag.collect.zookeeper.session import (
     ZooKeeperSessionError,
     parse_hosts,
 )
+from kafkadiag.digits import decimal, is_decimal
 from kafkadiag.lag.snapshot import (
     SOURCE_ZOOKEEPER,
     CommittedOffset,
@@ -132,7 +133,7 @@ def _text(value: bytes | None) -> str:
 
 def _json_or_none(raw: str) -> Any:
     try:
-        return json.loads(raw)
+        return boundedjson.loads(raw)
     except ValueError:
         return None
 
@@ -160,7 +161,7 @@ def _parse_registration(consumer_id: str, path: str, value: Any) -> GroupMember:
         )
     pattern = document.get("pattern")
     timestamp = document.get("timestamp")
-    registered = int(timestamp) if isinstance(timestamp, (int, str)) and str(timestamp).isdigit() else None
+    registered = decimal(str(timestamp)) if isinstance(timestamp, (int, str)) else None
     return GroupMember(
         member_id=consumer_id,
         host=_host_of_consumer_id(consumer_id),
@@ -181,7 +182,7 @@ def _host_of_consumer_id(consumer_id: str) -> str | None:
 
 
 def _partition_number(name: str) -> int | None:
-    return int(name) if name.isdigit() else None
+    return decimal(name)
 
 
 def scan(
@@ -262,7 +263,7 @@ def _scan(
         for broker in broker_ids:
             value = level2_data.get(f"/brokers/ids/{broker}")
             address = _broker_address(value)
-            if address and broker.isdigit():
+            if address and is_decimal(broker):
                 result.brokers[int(broker)] = address
 
     # Wave: every owner and offset znode, and the registered layout of every topic involved.
@@ -328,7 +329,7 @@ def _topic_layout(topic: str, path: str, value: Any) -> TopicLayout:
     raw = _text(value[0])
     document = _json_or_none(raw)
     partitions = document.get("partitions") if isinstance(document, dict) else None
-    if not isinstance(partitions, dict) or not all(str(key).isdigit() for key in partitions):
+    if not isinstance(partitions, dict) or not all(is_decimal(key) for key in partitions):
         return TopicLayout(
             topic, SOURCE_ZOOKEEPER, error=f"{path} holds {raw[:200]!r}, not a topic registration"
         )
