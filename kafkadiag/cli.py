@@ -23,7 +23,7 @@ from kafkadiag.commands.targets import lag_target, zookeeper_security
 from kafkadiag.console import report_error
 from kafkadiag.dumps import FORMAT_NAMES
 from kafkadiag.durations import DURATION
-from kafkadiag.errors import KafkadiagError, OutputUnwritableError
+from kafkadiag.errors import InputUnreadableError, KafkadiagError, OutputUnwritableError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.moments import MOMENT
 
@@ -87,10 +87,9 @@ def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, ou
     Per dump: threads by status, threads with identical stacks, locks with their holders and
     waiters, deadlocks, and the count of lines that were not understood.
     """
-    from kafkadiag.collect.capture import expand_bundles
     from kafkadiag.commands.dump_parse import run_dump_parse
 
-    files = expand_bundles(files)
+    files = _bundles_expanded(files)
 
     return reader_may_leave(
         lambda: run_dump_parse(
@@ -101,6 +100,24 @@ def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, ou
             show_progress=_wants_progress(files),
         )
     )
+
+
+def _bundles_expanded(files: tuple[str, ...]) -> tuple[str, ...]:
+    """FILES with each capture bundle replaced by its dump files; what a bundle refuses to read
+    (a path outside it, a FIFO, a manifest that is not one) is a warning naming it."""
+    from kafkadiag.collect.bundle import expand_bundles
+    from kafkadiag.console import warn
+
+    expanded, refused = expand_bundles(files)
+    for caveat in refused:
+        warn(caveat)
+    if not expanded:
+        raise InputUnreadableError(
+            f"no dump file could be read from {', '.join(files)}",
+            help_text="The bundle's manifest names no file inside its directory (see the warnings "
+            "above); capture again with `kafkadiag capture --pid PID --out DIR`.",
+        )
+    return expanded
 
 
 def reader_may_leave(command: Callable[[], int]) -> int:
@@ -189,10 +206,9 @@ def dump_analyze(
     analysed together: findings say in how many dumps they hold, and threads that never move
     are reported.
     """
-    from kafkadiag.collect.capture import expand_bundles
     from kafkadiag.commands.dump_analyze import run_dump_analyze
 
-    files = expand_bundles(files)
+    files = _bundles_expanded(files)
 
     return reader_may_leave(
         lambda: run_dump_analyze(

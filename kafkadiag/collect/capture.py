@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -28,13 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from kafkadiag.collect.bundle import MANIFEST
 from kafkadiag.diagnose.live import JVM, ThreadDumpError, jstack_for, py_spy, runtime_of, take_dump
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.report.output import current_umask
 
 SCHEMA = "kafkadiag.capture"
 VERSION = 1
-MANIFEST = "manifest.json"
 
 
 def thread_cpu(pid: int) -> dict[str, dict[str, Any]]:
@@ -176,25 +175,3 @@ def _capture_metrics(pid: int, staging: Path, manifest: dict[str, Any]) -> None:
         json.dumps(dataclasses.asdict(reading), indent=1, default=str) + "\n", encoding="utf-8"
     )
     manifest["metrics"] = "metrics.json"
-
-
-def bundle_dump_files(directory: str) -> list[str] | None:
-    """The dump files of a capture bundle, in capture order; None when `directory` is not one."""
-    manifest_path = os.path.join(directory, MANIFEST)
-    if not os.path.isfile(manifest_path):
-        return None
-    try:
-        with open(manifest_path, encoding="utf-8") as handle:
-            manifest = json.load(handle)
-    except (OSError, ValueError) as error:
-        raise InputUnreadableError(f"{manifest_path} cannot be read: {error}") from None
-    return [os.path.join(directory, entry["file"]) for entry in manifest.get("dumps", [])]
-
-
-def expand_bundles(paths: tuple[str, ...]) -> tuple[str, ...]:
-    """Each capture bundle among `paths` replaced by its dump files; other paths unchanged."""
-    expanded: list[str] = []
-    for path in paths:
-        files = bundle_dump_files(path) if os.path.isdir(path) else None
-        expanded.extend(files if files is not None else [path])
-    return tuple(expanded)

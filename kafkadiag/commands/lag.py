@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from kafkadiag import boundedjson
 from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
 from kafkadiag.collect.gather import Collector, LagTarget
 from kafkadiag.console import warn
@@ -138,7 +139,7 @@ def read_recorded(record_dir: str) -> tuple[list[Snapshot], list[str]]:
                 if not line.strip():
                     continue
                 try:
-                    snapshots.append(from_json(json.loads(line)))
+                    snapshots.append(from_json(boundedjson.loads(line)))
                 except (ValueError, KeyError, TypeError) as error:
                     problems.append(f"{path}:{number}: skipped, not a recorded snapshot ({error})")
     except OSError as error:

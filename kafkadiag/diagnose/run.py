@@ -25,9 +25,6 @@ from kafkadiag.errors import KafkadiagError, UsageError
 from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Severity
 from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
 
-# Bundle files that are not dumps (written by `kafkadiag capture`).
-_NOT_DUMPS = ("manifest.json", ".json", ".csv", ".jsonl")
-
 
 @dataclass(frozen=True)
 class DiagnoseOptions:
@@ -146,29 +143,24 @@ def _parse_live(live: LiveDump) -> list[Any]:
     return [replace(dump, source=name, pid=dump.pid if dump.pid is not None else live.pid) for dump in parsed]
 
 
-def _bundle_files(bundle: str) -> list[str]:
-    from kafkadiag.collect.capture import bundle_dump_files
-
-    if os.path.isfile(bundle):
-        return [bundle]
-    listed = bundle_dump_files(bundle)
-    if listed is not None:
-        return listed
-    return [
-        os.path.join(bundle, name)
-        for name in sorted(os.listdir(bundle))
-        if os.path.isfile(os.path.join(bundle, name)) and not name.endswith(_NOT_DUMPS)
-    ]
-
-
 def _read_bundle(bundle: str, sources: list[SourceStatus]) -> list[Any]:
+    """The dumps of a capture bundle (or of a dump file, or a directory of them). What the bundle
+    refuses to read (a name outside it, a FIFO, a manifest that is not one) is a source not read,
+    named, beside the dumps that were."""
+    from kafkadiag.collect.bundle import read_bundle
     from kafkadiag.dumps import read_dumps
 
     if not os.path.exists(bundle):
         sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, "no such file or directory"))
         return []
+    files: tuple[str, ...] = (bundle,)
+    if os.path.isdir(bundle):
+        contents = read_bundle(bundle)
+        files = contents.files
+        refused = (SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, why) for why in contents.refused)
+        sources.extend(refused)
     dumps: list[Any] = []
-    for path in _bundle_files(bundle):
+    for path in files:
         try:
             dumps.extend(read_dumps(path))
         except KafkadiagError as error:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kafkadiag.errors import UsageError
+from kafkadiag.errors import OutputUnwritableError, UsageError
 from kafkadiag.pipeline import lag_sql, outputs, stuck
 from kafkadiag.pipeline.progress import SparkProgress
 from kafkadiag.pipeline.units import BUNDLE, DUMP, LAG, Unit, expand_local, is_url
@@ -57,29 +57,25 @@ def run_batch(
     ignore: Sequence[str] = (),
     show_progress: bool = False,
 ) -> BatchResult:
-    target = Path(out_dir)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise UsageError(
-            f"{out_dir} exists and is not an empty directory",
-            help_text="Name a new directory for --out: batch never overwrites earlier results.",
-        )
-    local_units, missing = expand_local([path for path in inputs if not is_url(path)])
-    remote_inputs = [path for path in inputs if is_url(path)]
-    from kafkadiag.pipeline.session import start_session
-
-    session = start_session(master, conf, quick_start=wants_quick_start(local_units, remote_inputs))
-    context = session.sparkContext
+    target = out_directory(out_dir)
+    # Made before the job: a parent that cannot be written to is said now, not after an hour.
+    staging = _staging_beside(target, out_dir)
     try:
-        with SparkProgress(context, show_progress) as progress:
-            remote_units = list_remote(session, remote_inputs, missing)
-            units = sorted(local_units + remote_units, key=lambda unit: unit.path)
-            progress.phase(f"analysing {sum(u.kind != LAG for u in units):,} dump inputs")
-            analysed = _analyse_dumps(session, [u for u in units if u.kind != LAG], select, ignore)
-            progress.phase(f"reading {sum(u.kind == LAG for u in units):,} lag histories")
-            lag_result = _read_lags(session, [u for u in units if u.kind == LAG])
-            progress.phase("writing results")
-            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent.resolve())))
-            try:
+        local_units, missing = expand_local([path for path in inputs if not is_url(path)])
+        remote_inputs = [path for path in inputs if is_url(path)]
+        from kafkadiag.pipeline.session import start_session
+
+        session = start_session(master, conf, quick_start=wants_quick_start(local_units, remote_inputs))
+        context = session.sparkContext
+        try:
+            with SparkProgress(context, show_progress) as progress:
+                remote_units = list_remote(session, remote_inputs, missing)
+                units = sorted(local_units + remote_units, key=lambda unit: unit.path)
+                progress.phase(f"analysing {sum(u.kind != LAG for u in units):,} dump inputs")
+                analysed = _analyse_dumps(session, [u for u in units if u.kind != LAG], select, ignore)
+                progress.phase(f"reading {sum(u.kind == LAG for u in units):,} lag histories")
+                lag_result = _read_lags(session, [u for u in units if u.kind == LAG])
+                progress.phase("writing results")
                 counts = outputs.write_all(
                     session,
                     staging,
@@ -89,15 +85,58 @@ def run_batch(
                     missing,
                     units=len(units),
                 )
-                if target.exists():
-                    target.rmdir()
-                staging.rename(target)
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)
-                raise
-    finally:
-        session.stop()
-    return BatchResult(out_dir=str(target), **counts)
+        finally:
+            session.stop()
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _move_into_place(staging, target)
+    return BatchResult(out_dir=out_dir, **counts)
+
+
+def out_directory(out_dir: str) -> Path:
+    """Where the results go, checked before the job runs: a new directory, or an empty one. A
+    symlink stands for the directory it names (an empty one is filled; the link stays a link);
+    one that names nothing is refused, as is anything that is not an empty directory."""
+    target = Path(out_dir)
+    if target.is_symlink():
+        resolved = Path(os.path.realpath(target))
+        if not resolved.exists():
+            raise UsageError(
+                f"--out {out_dir} is a symbolic link to {resolved}, which does not exist",
+                help_text="Create that directory, or name a new directory for --out.",
+            )
+        target = resolved
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UsageError(
+            f"{out_dir} exists and is not an empty directory",
+            help_text="Name a new directory for --out: batch never overwrites earlier results.",
+        )
+    return target
+
+
+def _staging_beside(target: Path, out_dir: str) -> Path:
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent.resolve())))
+    except OSError as error:
+        raise OutputUnwritableError(
+            f"cannot write the results beside {out_dir}: {error.strerror or error}",
+            help_text="Name an --out directory in a folder this user can write to.",
+        ) from None
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    """The finished results renamed to `target`; when that fails (the directory was filled or
+    removed meanwhile), they are kept where they are and the error says where."""
+    try:
+        if target.exists():
+            target.rmdir()
+        staging.rename(target)
+    except OSError as error:
+        raise OutputUnwritableError(
+            f"the results could not be moved to {target} ({error.strerror or error}); they are in {staging}",
+            help_text=f"Move {staging} where you want the results; nothing was lost.",
+        ) from None
 
 
 def list_remote(session: Any, urls: Sequence[str], missing: list[dict[str, str]]) -> list[Unit]:

@@ -14,19 +14,20 @@ with Hadoop's FileSystem through the Spark session (see `job.list_remote`).
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from kafkadiag import boundedjson
+from kafkadiag.collect.bundle import MANIFEST, file_kind, is_bundle, read_bundle
 
 DUMP = "dump"
 BUNDLE = "bundle"
 LAG = "lag"
-BUNDLE_MANIFEST = "manifest.json"
+BUNDLE_MANIFEST = MANIFEST
 LAG_SNAPSHOT_FILE = "lag-snapshots.jsonl"
-# Files of a bundle that are not dumps (the manifest, per-thread CPU, metrics as read).
-_BUNDLE_NON_DUMP = re.compile(r"(?i)(manifest|cpu|threads?-cpu|metrics?)[^/]*\.(json|jsonl|csv|tsv)$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
@@ -52,36 +53,64 @@ def is_url(path: str) -> bool:
 
 def expand_local(arguments: Iterable[str]) -> tuple[list[Unit], list[dict[str, str]]]:
     """Units for the local INPUT arguments (files, directories, globs), sorted by path, and the
-    arguments that name nothing (each a quarantine record)."""
+    quarantine records of what cannot be read: arguments that name nothing, folders that cannot
+    be listed, files that are not regular (a FIFO, a link to /dev/zero: read, they would block
+    the job or never end), what a bundle refuses (kafkadiag.collect.bundle)."""
     units: dict[str, Unit] = {}
-    missing: list[dict[str, str]] = []
+    problems: list[dict[str, str]] = []
     for argument in arguments:
         path = argument.removeprefix("file://")
         matches = sorted(glob.glob(path, recursive=True)) if glob.has_magic(path) else [path]
-        if not matches or not all(os.path.exists(match) for match in matches):
-            missing.append({"path": argument, "reason": "no such file or directory"})
+        if not matches or not all(os.path.lexists(match) for match in matches):
+            problems.append({"path": argument, "reason": "no such file or directory"})
             continue
         for match in matches:
-            for unit in _units_under(match):
+            for unit in _units_under(match, problems):
                 units.setdefault(unit.path, unit)
-    return sorted(units.values(), key=lambda unit: unit.path), missing
+    return sorted(units.values(), key=lambda unit: unit.path), problems
 
 
-def _units_under(path: str) -> Iterator[Unit]:
-    if os.path.isfile(path):
-        yield classify_file(path)
+def _units_under(path: str, problems: list[dict[str, str]]) -> Iterator[Unit]:
+    if not os.path.isdir(path):
+        yield from _file_unit(path, problems)
         return
-    if os.path.isfile(os.path.join(path, BUNDLE_MANIFEST)):
-        yield bundle_unit(path)
+    if is_bundle(path):
+        yield _bundle_unit(path, problems)
         return
-    for root, directories, files in os.walk(path):
+
+    def unlisted(error: OSError) -> None:
+        reason = f"cannot be listed: {error.strerror}"
+        problems.append(_quarantined(DIRECTORY, error.filename or path, reason))
+
+    for root, directories, files in os.walk(path, onerror=unlisted):
         directories.sort()
         if BUNDLE_MANIFEST in files and root != path:
-            yield bundle_unit(root)
+            yield _bundle_unit(root, problems)
             directories.clear()
             continue
         for name in sorted(files):
-            yield classify_file(os.path.join(root, name))
+            yield from _file_unit(os.path.join(root, name), problems)
+
+
+DIRECTORY = "directory"
+
+
+def _quarantined(kind: str, path: str, reason: str) -> dict[str, str]:
+    """A quarantine record of the driver's, as pipeline.work.quarantine writes the tasks' own."""
+    return {"path": path, "kind": kind, "reason": reason}
+
+
+def _file_unit(path: str, problems: list[dict[str, str]]) -> Iterator[Unit]:
+    """The unit of one file, unless it is not a regular file: that is quarantined, never opened."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        problems.append(_quarantined(DUMP, path, f"cannot be read: {error.strerror or error}"))
+        return
+    if not stat.S_ISREG(mode):
+        problems.append(_quarantined(DUMP, path, f"{file_kind(mode)}, not a regular file: not read"))
+        return
+    yield classify_file(path)
 
 
 def classify_file(path: str) -> Unit:
@@ -97,44 +126,15 @@ def looks_like_lag_snapshots(path: str) -> bool:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             first = handle.readline(1 << 20)
-        document = json.loads(first)
+        document = boundedjson.loads(first)
     except (OSError, ValueError):
         return False
     return isinstance(document, dict) and str(document.get("schema", "")).startswith("kafkadiag.lag")
 
 
-def bundle_unit(directory: str) -> Unit:
-    """A capture bundle: its dumps in the order the manifest lists them (else by name)."""
-    manifest: dict[str, object] = {}
-    try:
-        with open(os.path.join(directory, BUNDLE_MANIFEST), encoding="utf-8") as handle:
-            loaded = json.load(handle)
-        manifest = loaded if isinstance(loaded, dict) else {}
-    except (OSError, ValueError):
-        manifest = {}
-    files = _manifest_dump_files(directory, manifest) or tuple(
-        os.path.join(directory, name)
-        for name in sorted(os.listdir(directory))
-        if os.path.isfile(os.path.join(directory, name)) and not _BUNDLE_NON_DUMP.search(name)
-    )
-    pid = manifest.get("pid")
-    host = manifest.get("host")
-    return Unit(
-        BUNDLE,
-        directory,
-        files,
-        host=str(host) if host is not None else None,
-        pid=int(pid) if isinstance(pid, int) else None,
-    )
-
-
-def _manifest_dump_files(directory: str, manifest: dict[str, object]) -> tuple[str, ...]:
-    listed = manifest.get("dumps")
-    if not isinstance(listed, list):
-        return ()
-    files = []
-    for entry in listed:
-        name = entry.get("file") if isinstance(entry, dict) else entry
-        if isinstance(name, str) and os.path.isfile(os.path.join(directory, name)):
-            files.append(os.path.join(directory, name))
-    return tuple(files)
+def _bundle_unit(directory: str, problems: list[dict[str, str]]) -> Unit:
+    """A capture bundle: its dumps in the order the manifest lists them (else by name); what it
+    refuses to read is quarantined, the rest analysed."""
+    bundle = read_bundle(directory)
+    problems.extend(_quarantined(BUNDLE, directory, reason) for reason in bundle.refused)
+    return Unit(BUNDLE, directory, bundle.files, host=bundle.host, pid=bundle.pid)
