@@ -24,7 +24,7 @@ from kafkadiag.errors import SandboxError
 
 POM_DIR = Path(__file__).resolve().parent / "kafka_releases"
 # The releases kafkadiag is tested against, oldest first.
-VERSIONS = ("0.8.2.2", "1.1.1", "3.9.1", "4.1.1")
+VERSIONS = ("0.8.2.2", "0.9.0.1", "1.1.1", "3.9.1", "4.1.1")
 # Marks a complete copy; holds the digest of the POM it was resolved from.
 COMPLETE_MARK = ".resolved-from"
 MAVEN_TIMEOUT_S = 900.0

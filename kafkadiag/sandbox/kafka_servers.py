@@ -83,9 +83,11 @@ def start_zookeeper_broker(
     *,
     auto_create_topics: bool = True,
     settings: dict[str, str] | None = None,
+    jvm_options: tuple[str, ...] = (),
     ready_timeout_s: float = 60.0,
 ) -> KafkaBroker:
-    """A broker of `version` (0.8.2 to 3.9) registered under a chroot of its own in `zookeeper`."""
+    """A broker of `version` (0.8.2 to 3.9) registered under a chroot of its own in `zookeeper`
+    (`jvm_options` come after the defaults: an -Xmx there wins)."""
     if version_tuple(version) >= KRAFT_FROM:
         raise SandboxError(f"Kafka {version} has no ZooKeeper mode", help_text="Use start_kraft_broker.")
     workdir.mkdir(parents=True, exist_ok=True)
@@ -123,7 +125,7 @@ def start_zookeeper_broker(
         )
     properties.update(settings or {})
     config = _write_properties(workdir / "server.properties", properties)
-    argv = _broker_argv(version, workdir, config)
+    argv = _broker_argv(version, workdir, config, jvm_options)
     with starting(lambda: spawn("kafka", argv, workdir, port)) as server:
         _wait_for_registration(server, zookeeper, chroot, ready_timeout_s)
         _wait_for_port(server, ready_timeout_s)

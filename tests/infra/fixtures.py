@@ -87,3 +87,13 @@ def kafka_41(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealKafka]:
         yield real
     finally:
         real.broker.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_09(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
+    """The last broker before ApiVersions (0.9.0.1): it leaves the probe unanswered, connection open."""
+    real = start_zookeeper_mode("0.9.0.1", tmp_path_factory.mktemp("kafka-09"), zookeeper)
+    try:
+        yield real
+    finally:
+        real.broker.stop()

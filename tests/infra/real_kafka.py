@@ -25,7 +25,7 @@ from kafkadiag.sandbox.servers import ServerProcess, spawn
 
 TOOL_TIMEOUT_S = 120.0
 # kafka-python's name for the versions of brokers that do not answer ApiVersions.
-PINNED_API_VERSION = {"0.8.2.2": (0, 8, 2)}
+PINNED_API_VERSION = {"0.8.2.2": (0, 8, 2), "0.9.0.1": (0, 9)}
 # Where ConsumerGroupCommand lives: kafka.admin until 3.7, kafka-tools from 3.8 on.
 TOOLS_GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 ADMIN_GROUP_COMMAND = "kafka.admin.ConsumerGroupCommand"
@@ -235,10 +235,12 @@ class RealKafka:
 
 
 def parse_describe(out: str) -> dict[tuple[str, int], dict[str, str]]:
+    """Rows of any release's table: 0.9 and 0.10 print "GROUP, TOPIC, PARTITION, CURRENT OFFSET,
+    ..." separated by commas, later releases columns separated by spaces."""
     rows: dict[tuple[str, int], dict[str, str]] = {}
     header: list[str] | None = None
     for line in out.splitlines():
-        fields = line.split()
+        fields = line.split(", ") if ", " in line else line.split()
         if "PARTITION" in fields and "LAG" in fields:
             header = fields
             continue
@@ -273,7 +275,10 @@ def with_group_coordinator(kafka: RealKafka, timeout_s: float = 60.0) -> RealKaf
         try:
             admin = KafkaAdminClient(bootstrap_servers=kafka.address, **kafka.client_settings())
             try:
-                admin.list_group_offsets("kafkadiag-tests-warm-up")
+                if version_tuple(kafka.version) < (0, 10, 2):  # OffsetFetch of a whole group came in 0.10.2
+                    admin.describe_groups(["kafkadiag-tests-warm-up"])
+                else:
+                    admin.list_group_offsets("kafkadiag-tests-warm-up")
                 return kafka
             finally:
                 admin.close()

@@ -175,6 +175,7 @@ def _first_bootstrapped_admin(
 # taken for a broker that predates it. Brokers before 0.10 never answer it: 0.8.2 closes the
 # connection, 0.9 logs an ArrayIndexOutOfBoundsException and keeps the connection open.
 VERSION_PROBE_S = 1.5
+FIRST_PROBE_S = 0.25
 # Pinned versions for brokers without ApiVersions: 0.9 added the group APIs (ListGroups,
 # DescribeGroups, FindCoordinator for Kafka-stored groups); 0.8.2 has OffsetFetch v1 and
 # ConsumerMetadata (FindCoordinator v0).
@@ -190,15 +191,21 @@ def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> 
     """
     if config.get("api_version") is not None:
         return _bootstrapped_admin(server, config, timeout_s)
-    deadline = time.monotonic() + timeout_s
-    try:
-        return _bootstrapped_admin(server, config, min(timeout_s, VERSION_PROBE_S))
-    except _BootstrapFailed as failure:
-        left = deadline - time.monotonic()
-        if failure.final or left <= 0.05:
-            raise
-        if not failure.probe_unanswered:
-            return _bootstrapped_admin(server, config, left)
+    started = time.monotonic()
+    deadline = started + timeout_s
+    # A short first look: a broker that drops the connection at the probe is old for certain;
+    # one that only stays silent may be slow, and gets the rest of VERSION_PROBE_S.
+    for window in (FIRST_PROBE_S, VERSION_PROBE_S):
+        try:
+            return _bootstrapped_admin(server, config, min(deadline, started + window) - time.monotonic())
+        except _BootstrapFailed as failure:
+            left = deadline - time.monotonic()
+            if failure.final or left <= 0.05:
+                raise
+            if failure.probe_dropped:
+                break
+            if not failure.probe_unanswered:
+                return _bootstrapped_admin(server, config, left)
     newest_old, oldest = BEFORE_VERSION_PROBE
     admin = _bootstrapped_admin(server, {**config, "api_version": newest_old}, deadline - time.monotonic())
     if _answers_list_groups(admin, deadline):
@@ -231,12 +238,16 @@ def _answers_list_groups(admin: Any, deadline: float) -> bool:
 
 
 class _BootstrapFailed(Exception):
-    def __init__(self, reason: str, final: bool, probe_unanswered: bool = False) -> None:
+    def __init__(
+        self, reason: str, final: bool, probe_unanswered: bool = False, probe_dropped: bool = False
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.final = final
         # The connection was made and the broker then dropped or ignored the version probe.
         self.probe_unanswered = probe_unanswered
+        # ... and dropped it: no broker that knows ApiVersions does that.
+        self.probe_dropped = probe_dropped
 
 
 class _BootstrapLog(logging.Handler):
@@ -258,6 +269,10 @@ class _BootstrapLog(logging.Handler):
             and not self.versions_answered
             and all(_is_drop_or_timeout(cause) for cause in self.causes)
         )
+
+    @property
+    def probe_dropped(self) -> bool:
+        return self.probe_unanswered and any("socket disconnected" in cause for cause in self.causes)
 
     @property
     def refused_credentials(self) -> str | None:
@@ -315,7 +330,10 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
         if type(error).__name__ == "KafkaTimeoutError":
             reason = log.causes[-1] if log.causes else f"no answer within {timeout_s:.3g}s"
         raise _BootstrapFailed(
-            reason, final=_is_final(error), probe_unanswered=log.probe_unanswered
+            reason,
+            final=_is_final(error),
+            probe_unanswered=log.probe_unanswered,
+            probe_dropped=log.probe_dropped,
         ) from None
     finally:
         kafka_log.removeHandler(log)
@@ -324,7 +342,10 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
 
 
 def _is_drop_or_timeout(cause: str) -> bool:
-    return "socket disconnected" in cause or "Timeout during ApiVersions" in cause or NO_ANSWER in cause
+    return any(
+        symptom in cause
+        for symptom in ("socket disconnected", "Timeout during ApiVersions", "Request timed out", NO_ANSWER)
+    )
 
 
 def _is_final(error: Exception) -> bool:

@@ -1,0 +1,197 @@
+"""kafkadiag against the tools operators use, on real Apache Kafka, side by side in one run.
+
+    .venv/bin/python bench/real_kafka_bench.py [--runs 5] [--tool-runs 3] [--only kafka,zookeeper]
+
+Scenarios (servers on free 127.0.0.1 ports, stopped by PID at the end):
+  kafka      a KRaft Apache Kafka 4.1.1 broker holding 1,000 groups with 10 committed partitions
+             each (100 topics x 10 partitions): `kafkadiag lag --all-groups` against
+             `kafka-consumer-groups --describe --all-groups` of the same release (the JVM tool,
+             start-up included) and against bare kafka-python doing the same reads
+             (bench/bare_clients.py).
+  zookeeper  a ZooKeeper-mode Apache Kafka 0.8.2.2 broker and one old-consumer group with 10,000
+             offsets in ZooKeeper (100 topics x 100 partitions, all hosted by the broker):
+             `kafkadiag lag --zookeeper --bootstrap-server --group` against Kafka's own
+             ConsumerOffsetChecker (also start-up included) and bare kazoo reading the offsets.
+
+Every run is a whole cold process. Prints one JSON line per measurement, then the ratios the goal
+is stated in: at least 5x faster than the JVM tools, within 1.3x of the bare client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from lag_bench import bare_library_runs, timed_runs, write_zookeeper_group  # noqa: E402
+
+from kafkadiag.sandbox import kafka_release, kafka_servers  # noqa: E402
+from kafkadiag.sandbox.servers import ServerProcess, start_zookeeper  # noqa: E402
+from tests.infra.real_kafka import TOOLS_GROUP_COMMAND, RealKafka, with_group_coordinator  # noqa: E402
+
+
+def timed_tool(name: str, argv: list[str], runs: int, against: dict, expect_in_output: str) -> dict:
+    """A JVM tool as a cold process, `runs` times (one warm-up run first, as for kafkadiag)."""
+    subprocess.run(argv, capture_output=True, timeout=1800)
+    times, output = [], ""
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+        times.append(time.perf_counter() - started)
+        output = result.stdout
+    if expect_in_output not in output:
+        raise SystemExit(f"{name} printed no {expect_in_output!r}:\n{output[-2000:]}\n{result.stderr[-2000:]}")
+    median = statistics.median(times)
+    row = {
+        "scenario": name,
+        "median_s": round(median, 3),
+        "min_s": round(min(times), 3),
+        "runs": runs,
+        "output_lines": output.count("\n"),
+        "kafkadiag_median_s": against["median_s"],
+        "tool_over_kafkadiag": round(median / against["median_s"], 2),
+    }
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def kafka_scenario(work: Path, runs: int, tool_runs: int) -> None:
+    from kafka import KafkaAdminClient, TopicPartition
+    from kafka.admin import NewTopic
+    from kafka.structs import OffsetAndMetadata
+
+    broker = kafka_servers.start_kraft_broker("4.1.1", work / "kafka-41", jvm_options=("-Xmx1g",))
+    try:
+        kafka = with_group_coordinator(RealKafka(broker, work))
+        topics = [f"bench-topic-{index:03d}" for index in range(100)]
+        admin = KafkaAdminClient(bootstrap_servers=kafka.address, request_timeout_ms=120_000)
+        try:
+            admin.create_topics([NewTopic(topic, 10, 1) for topic in topics])
+            for topic in topics:
+                kafka.wait_for_leaders(topic, 10)
+            kafka.produce(topics[0], {partition: 3 for partition in range(10)})
+            started = time.monotonic()
+            for index in range(1000):
+                topic = topics[index % 100]
+                admin.alter_group_offsets(
+                    f"bench-group-{index:04d}",
+                    {TopicPartition(topic, p): OffsetAndMetadata(0, "", -1) for p in range(10)},
+                )
+            print(json.dumps({"setup": "1,000 groups committed", "seconds": round(time.monotonic() - started, 1)}))
+        finally:
+            admin.close()
+        servers: list[ServerProcess] = [broker.server]
+        ours = timed_runs(
+            "kafkadiag lag --all-groups (Kafka 4.1.1)", ["lag", "--bootstrap-server", kafka.address, "--all-groups"],
+            runs, servers,
+        )  # fmt: skip
+        bare_library_runs("bare kafka-python (same reads)", ["kafka", kafka.address], runs, servers, ours)
+        argv = kafka_servers.java_argv(
+            "4.1.1", work, "consumer-groups", TOOLS_GROUP_COMMAND,
+            "--bootstrap-server", kafka.address, "--describe", "--all-groups",
+        )  # fmt: skip
+        timed_tool("kafka-consumer-groups --describe --all-groups (4.1.1)", argv, tool_runs, ours, "bench-group-0999")
+    finally:
+        broker.stop()
+
+
+def zookeeper_scenario(work: Path, runs: int, tool_runs: int) -> None:
+    zookeeper = start_zookeeper(work / "zookeeper")
+    broker = None
+    try:
+        broker = kafka_servers.start_zookeeper_broker(
+            "0.8.2.2", work / "kafka-0822", zookeeper.address, jvm_options=("-Xmx1g",),
+            settings={"num.recovery.threads.per.data.dir": "4"},
+        )  # fmt: skip
+        chroot = "/" + broker.zookeeper.split("/", 1)[1] if broker.zookeeper else ""
+        _register_topics(zookeeper.address + chroot, 100, 100)
+        _wait_for_partitions(zookeeper.address + chroot, 100 * 100)
+        group, sessions = write_zookeeper_group(zookeeper, chroot, 100, 100, owners=False)
+        servers = [zookeeper, broker.server]
+        assert broker.zookeeper is not None
+        ours = timed_runs(
+            "kafkadiag lag, 10,000 ZooKeeper offsets (Kafka 0.8.2.2)",
+            ["lag", "--zookeeper", broker.zookeeper, "--bootstrap-server", broker.address, "--group", group],
+            runs, servers,
+        )  # fmt: skip
+        bare_library_runs("bare kazoo (the offsets only)", ["zookeeper", broker.zookeeper, group], runs, servers, ours)
+        argv = kafka_servers.java_argv(
+            "0.8.2.2", work, "offset-checker", "kafka.tools.ConsumerOffsetChecker",
+            "--zookeeper", broker.zookeeper, "--group", group,
+        )  # fmt: skip
+        timed_tool("ConsumerOffsetChecker (0.8.2.2)", argv, tool_runs, ours, "bench-topic-099")
+        for session in sessions:
+            session.stop()
+    finally:
+        if broker is not None:
+            broker.stop()
+        zookeeper.stop()
+
+
+def _register_topics(hosts: str, topics: int, partitions: int) -> None:
+    """/brokers/topics/<t> as Kafka's TopicCommand (AdminUtils.createTopic) writes it; the
+    controller then creates the partitions on broker 0."""
+    from tests.infra import workload
+
+    client = workload.zk_client(hosts)
+    try:
+        client.ensure_path("/brokers/topics")
+        for index in range(topics):
+            assignment = {str(partition): [0] for partition in range(partitions)}
+            value = json.dumps({"version": 1, "partitions": assignment}).encode()
+            client.create(f"/brokers/topics/bench-topic-{index:03d}", value)
+    finally:
+        client.stop()
+        client.close()
+
+
+def _wait_for_partitions(hosts: str, expected: int, timeout_s: float = 600.0) -> None:
+    from tests.infra import workload
+
+    client = workload.zk_client(hosts)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            ready = 0
+            for topic in client.get_children("/brokers/topics"):
+                path = f"/brokers/topics/{topic}/partitions"
+                if client.exists(path):
+                    ready += sum(
+                        1 for p in client.get_children(path) if client.exists(f"{path}/{p}/state")
+                    )
+            if ready >= expected:
+                return
+            time.sleep(2.0)
+    finally:
+        client.stop()
+        client.close()
+    raise SystemExit(f"the broker did not create {expected} partitions within {timeout_s}s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--tool-runs", type=int, default=3)
+    parser.add_argument("--only", default="kafka,zookeeper")
+    options = parser.parse_args()
+    for version in ("0.8.2.2", "3.9.1", "4.1.1"):
+        kafka_release.release_jars(version)
+    with tempfile.TemporaryDirectory(prefix="kafkadiag-real-bench-") as scratch:
+        work = Path(scratch)
+        if "kafka" in options.only:
+            kafka_scenario(work, options.runs, options.tool_runs)
+        if "zookeeper" in options.only:
+            zookeeper_scenario(work, options.runs, options.tool_runs)
+
+
+if __name__ == "__main__":
+    main()
