@@ -49,7 +49,8 @@ def timed_tool(name: str, argv: list[str], runs: int, against: dict, expect_in_o
         times.append(time.perf_counter() - started)
         output = result.stdout
     if expect_in_output not in output:
-        raise SystemExit(f"{name} printed no {expect_in_output!r}:\n{output[-2000:]}\n{result.stderr[-2000:]}")
+        tail = f"{output[-2000:]}\n{result.stderr[-2000:]}"
+        raise SystemExit(f"{name} printed no {expect_in_output!r}:\n{tail}")
     median = statistics.median(times)
     row = {
         "scenario": name,
@@ -86,20 +87,22 @@ def kafka_scenario(work: Path, runs: int, tool_runs: int) -> None:
                     f"bench-group-{index:04d}",
                     {TopicPartition(topic, p): OffsetAndMetadata(0, "", -1) for p in range(10)},
                 )
-            print(json.dumps({"setup": "1,000 groups committed", "seconds": round(time.monotonic() - started, 1)}))
+            seconds = round(time.monotonic() - started, 1)
+            print(json.dumps({"setup": "1,000 groups committed", "seconds": seconds}))
         finally:
             admin.close()
         servers: list[ServerProcess] = [broker.server]
         ours = timed_runs(
-            "kafkadiag lag --all-groups (Kafka 4.1.1)", ["lag", "--bootstrap-server", kafka.address, "--all-groups"],
-            runs, servers,
+            "kafkadiag lag --all-groups (Kafka 4.1.1)",
+            ["lag", "--bootstrap-server", kafka.address, "--all-groups"], runs, servers,
         )  # fmt: skip
         bare_library_runs("bare kafka-python (same reads)", ["kafka", kafka.address], runs, servers, ours)
         argv = kafka_servers.java_argv(
             "4.1.1", work, "consumer-groups", TOOLS_GROUP_COMMAND,
             "--bootstrap-server", kafka.address, "--describe", "--all-groups",
         )  # fmt: skip
-        timed_tool("kafka-consumer-groups --describe --all-groups (4.1.1)", argv, tool_runs, ours, "bench-group-0999")
+        name = "kafka-consumer-groups --describe --all-groups (4.1.1)"
+        timed_tool(name, argv, tool_runs, ours, "bench-group-0999")
     finally:
         broker.stop()
 
@@ -115,7 +118,8 @@ def zookeeper_scenario(work: Path, runs: int, tool_runs: int) -> None:
         chroot = "/" + broker.zookeeper.split("/", 1)[1] if broker.zookeeper else ""
         _register_topics(zookeeper.address + chroot, 100, 100)
         _wait_for_partitions(zookeeper.address + chroot, 100 * 100)
-        group, sessions = write_zookeeper_group(zookeeper, chroot, 100, 100, owners=False)
+        # Owners too: ConsumerOffsetChecker refuses a group without /owners.
+        group, sessions = write_zookeeper_group(zookeeper, chroot, 100, 100, owners=True)
         servers = [zookeeper, broker.server]
         assert broker.zookeeper is not None
         ours = timed_runs(
@@ -123,7 +127,8 @@ def zookeeper_scenario(work: Path, runs: int, tool_runs: int) -> None:
             ["lag", "--zookeeper", broker.zookeeper, "--bootstrap-server", broker.address, "--group", group],
             runs, servers,
         )  # fmt: skip
-        bare_library_runs("bare kazoo (the offsets only)", ["zookeeper", broker.zookeeper, group], runs, servers, ours)
+        bare = ["zookeeper", broker.zookeeper, group]
+        bare_library_runs("bare kazoo (the offsets only)", bare, runs, servers, ours)
         argv = kafka_servers.java_argv(
             "0.8.2.2", work, "offset-checker", "kafka.tools.ConsumerOffsetChecker",
             "--zookeeper", broker.zookeeper, "--group", group,
@@ -178,7 +183,9 @@ def _wait_for_partitions(hosts: str, expected: int, timeout_s: float = 600.0) ->
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tool-runs", type=int, default=3)
     parser.add_argument("--only", default="kafka,zookeeper")
