@@ -25,14 +25,17 @@ class PartitionMapLockCollateral(Rule):
     severity = Severity.WARNING
     requires = frozenset({Requirement.JAVA})
     explanation = """
-The blocked fetcher (KD201) holds its partitionMapLock while it waits. The leader finder (which
-adds partitions after a leader change), rebalances (which remove and add partitions) and anything
-else that touches the fetcher's partitions queue behind that lock, so the consumer can neither
-follow leader moves nor rebalance until the stream drains. These are victims, not causes.
+The blocked fetcher (KD201) holds its partitionMapLock while it waits. Work that takes that lock
+without first stopping the fetcher queues behind it: the leader finder adding partitions after a
+leader change (addPartitions), and readers of the fetcher's partition count. So the consumer does
+not follow leader moves until the stream drains. These are victims, not causes. A rebalance is
+not among them in the real old consumer (0.8.2 to 1.1): it stops the fetchers first, which
+interrupts the blocked put, and then starts a new fetcher that blocks again on the same full
+queue while the stream stays stalled. The finding names only threads the dump shows waiting.
 """
     remedy = """
 Nothing to fix in these threads: they recover when the fetcher does (see KD201 and KD203).
-A rebalance that never finishes, or a leader change the consumer never follows, is this.
+A leader change the consumer never follows is this.
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
