@@ -29,9 +29,11 @@ The old consumer's ConsumerFetcherThread fetches for every partition that broker
 each chunk into the bounded queue of the stream that owns the partition
 (PartitionTopicInfo.enqueue -> LinkedBlockingQueue.put; capacity queued.max.message.chunks,
 2 by default). It does so inside processFetchRequest, holding its partition-map lock. When one
-stream's queue is full because nobody drains it, put parks, and the fetcher stops fetching for
-all its partitions: every other topic of that connector starves, the leader finder and rebalances
-queue behind the lock. The fetcher's MaxLag stays small (it is caught up to where it stopped)
+stream's queue is full because its stream thread does not take from it, put parks, and the fetcher
+stops fetching for all its partitions: every other topic of that connector starves, and the leader
+finder queues behind the lock. One dump shows the fetcher parked at one moment; a stream that only
+drains slowly parks it too, between chunks. Several dumps, or the committed offsets, tell a stall
+from slowness. The fetcher's MaxLag stays small (it is caught up to where it stopped)
 while the committed-offset lag of every partition grows. The frames differ by release and are
 matched in each: Kafka 0.8.0-beta1 locks in processFetchRequest itself, 0.8.0-0.8.2 through
 Utils$.inLock, 0.9/0.10 through CoreUtils$.inLock; Kafka 0.7's FetcherRunnable ("FetchRunnable-<n>")
@@ -57,13 +59,13 @@ terms (any bounded put under a lock others wait for).
                 who = f" (group {fetcher.group}, broker {fetcher.broker_id})"
             yield self.finding(
                 f"{thread.name}{who} is parked in {thread.frames[fetcher.put_index].function} under "
-                f"{thread.frames[fetcher.enqueue_index].function}: a stream queue is full and "
-                f"nobody drains it. {lock_note}",
+                f"{thread.frames[fetcher.enqueue_index].function}: a stream queue is full and its "
+                f"stream thread is not taking from it. {lock_note}",
                 [thread.name],
                 evidence,
                 story=(
-                    f"The fetcher {thread.name} is stuck putting a chunk into a full stream queue, so it "
-                    "fetches nothing for any of its partitions"
+                    f"The fetcher {thread.name} is blocked putting a chunk into a full stream queue, so "
+                    "while it waits it fetches nothing for any of its partitions"
                 ),
                 details={
                     "consumer_id": fetcher.consumer_id,
