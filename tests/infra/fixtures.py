@@ -97,3 +97,13 @@ def kafka_09(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess)
         yield real
     finally:
         real.broker.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_11(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
+    """The last release with the old consumer (1.1.1), as a broker."""
+    real = start_zookeeper_mode("1.1.1", tmp_path_factory.mktemp("kafka-11"), zookeeper)
+    try:
+        yield real
+    finally:
+        real.broker.stop()

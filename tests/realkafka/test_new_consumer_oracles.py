@@ -1,7 +1,7 @@
 """The new consumer on real Apache Kafka: kafkadiag's lag against kafka-consumer-groups --describe of
 the same release, on the same cluster, with the group's members alive.
 
-- 3.9, the last ZooKeeper-mode broker: a kafka-python group member (the classic group protocol).
+- 1.1 and 3.9 (ZooKeeper mode): a kafka-python group member (the classic group protocol).
 - 4.1, KRaft: the classic protocol, and Kafka's own Java consumer on the consumer group protocol of
   KIP-848 (group.protocol=consumer), whose members the broker assigns itself.
 """
@@ -41,7 +41,7 @@ def _assert_equals_describe(document: dict, group: str, described: dict) -> None
             assert str(mine[field] if mine[field] is not None else "-") == theirs, (key, field, mine, row)
 
 
-@pytest.mark.parametrize("release", ["kafka_39", "kafka_41"])
+@pytest.mark.parametrize("release", ["kafka_11", "kafka_39", "kafka_41"])
 def test_live_classic_group_equals_consumer_groups_describe(
     release: str, request: pytest.FixtureRequest
 ) -> None:
