@@ -12,6 +12,7 @@ from kafkadiag.errors import KafkadiagError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.model import DumpFormat, ThreadDump
 from kafkadiag.progress import FileProgress
+from kafkadiag.readlimits import ReadLimits, format_size
 from kafkadiag.report.output import report_stream
 from kafkadiag.rules.base import Severity
 from kafkadiag.rules.engine import Report, analyze
@@ -93,7 +94,11 @@ def reading_caveats(source: str, stats: ReadStats) -> list[str]:
     """What reading the file changed or could not read, said beside the findings."""
     caveats = []
     if stats.cut_lines:
-        caveats.append(f"{source}: {stats.cut_lines} line(s) over 1 MiB were cut (the line numbers hold)")
+        bound = format_size(ReadLimits.from_environment().max_line_chars)
+        caveats.append(
+            f"{source}: {stats.cut_lines} line(s) over {bound} were cut (the line numbers hold; "
+            "--max-line-length raises the bound)"
+        )
     if stats.replaced_characters:
         caveats.append(f"{source}: {stats.replaced_characters} byte(s) that are not text were replaced")
     if stats.encoding != "utf-8":

@@ -4,7 +4,9 @@ Dumps arrive as whatever the user has: a jstack file, a 200 MB application log t
 appended to, a gzip from a support bundle, a pipe. Reading is streaming (memory stays at one
 chunk plus one line), decoding never fails (bytes that are not UTF-8 become U+FFFD and are
 counted), and a "line" is capped so that binary garbage without newlines cannot become one
-huge string.
+huge string. This is where the bounds of kafkadiag.readlimits apply to every dump input (files,
+stdin, gzip, capture bundles, the batch job's units): the text read, the expansion of a gzip,
+the length of a line and of a one-line JSON document.
 """
 
 from __future__ import annotations
@@ -19,12 +21,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kafkadiag.errors import InputUnreadableError
+from kafkadiag.readlimits import (
+    DEFAULT_MAX_JSON_CHARS,
+    DEFAULT_MAX_LINE_CHARS,
+    ENV_MAX_EXPANSION,
+    ENV_MAX_INPUT_SIZE,
+    ENV_MAX_JSON_SIZE,
+    EXPANSION_GRACE_BYTES,
+    InputTooLargeError,
+    ReadLimits,
+    format_size,
+)
 
-# Longer lines are cut: no real dump line comes close (the longest are SMR address lists and
-# py-spy --locals reprs, which py-spy itself truncates), and garbage must not grow unbounded.
-# A line within one chunk is shorter than the chunk anyway; only a line that runs on across
-# chunks needs cutting, which keeps the per-line check out of the reading loop.
-MAX_LINE_CHARS = 1 << 20
+# Longer lines are cut (kafkadiag.readlimits says why 1 MiB; --max-line-length raises it). A line
+# within one chunk is shorter than the chunk anyway; only a line that runs on across chunks needs
+# cutting, which keeps the per-line check out of the reading loop.
+MAX_LINE_CHARS = DEFAULT_MAX_LINE_CHARS
 # The encoding (and gzip) is told from this much of the start: a name with an accent may come late.
 SNIFF_BYTES = 1 << 20
 # Decoded and split this much at a time. A batch's lines are parsed right after the split, so a
@@ -32,8 +44,8 @@ SNIFF_BYTES = 1 << 20
 # from the cache: with 1 MiB chunks a 12 MB dump parsed about a tenth slower.
 CHUNK_BYTES = 1 << 17
 # A JSON document (py-spy --json, Spring Boot Actuator's thread dump) may be one line of megabytes:
-# it is text, not garbage, and cut it would not parse. Still bounded.
-MAX_JSON_LINE_CHARS = 256 << 20
+# it is text, not garbage, and cut it would not parse: a longer one is an error, not cut.
+MAX_JSON_LINE_CHARS = DEFAULT_MAX_JSON_CHARS
 GZIP_MAGIC = b"\x1f\x8b"
 STDIN_NAME = "-"
 
@@ -81,38 +93,59 @@ def open_binary(path: str) -> io.BufferedIOBase:
 
 
 class _Decompressing(io.RawIOBase):
-    """A gzip reader that turns corruption into InputUnreadableError, not a traceback."""
+    """A gzip reader that turns corruption into InputUnreadableError, not a traceback, and stops
+    a stream that expands more than `max_expansion` times the compressed bytes it has consumed
+    (a decompression bomb: a 10 MB gzip of newlines is 10 GiB of text)."""
 
-    def __init__(self, raw: io.RawIOBase | io.BufferedIOBase, name: str) -> None:
+    def __init__(self, raw: _Prepended, name: str, max_expansion: int) -> None:
+        self._raw = raw
         self._gzip = gzip.GzipFile(fileobj=raw, mode="rb")
         self._name = name
+        self._max_expansion = max_expansion
+        self._expanded = 0
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int = -1) -> bytes:
         try:
-            return self._gzip.read(size)
+            data = self._gzip.read(size)
         except (OSError, EOFError, zlib.error) as error:
             raise InputUnreadableError(
                 f"{self._name}: the gzip stream is damaged ({error})",
                 help_text="Check the download or copy; `gzip -t FILE` tests the archive.",
             ) from None
+        self._expanded += len(data)
+        consumed = self._raw.consumed
+        if self._expanded > EXPANSION_GRACE_BYTES and self._expanded > self._max_expansion * consumed:
+            raise InputTooLargeError(
+                f"{self._name}: the gzip stream expands more than {self._max_expansion} times its size "
+                f"({format_size(consumed)} compressed gave {format_size(self._expanded)} and more): "
+                "a decompression bomb, or a log of nearly identical lines",
+                "--max-expansion",
+                ENV_MAX_EXPANSION,
+                str(self._max_expansion * 10),
+            )
+        return data
 
 
-def iter_lines(path: str, stats: ReadStats | None = None) -> Iterator[str]:
+def iter_lines(path: str, stats: ReadStats | None = None, limits: ReadLimits | None = None) -> Iterator[str]:
     """Yield the lines of `path` one by one (see iter_line_batches)."""
-    for batch in iter_line_batches(path, stats):
+    for batch in iter_line_batches(path, stats, limits):
         yield from batch
 
 
-def iter_line_batches(path: str, stats: ReadStats | None = None) -> Iterator[list[str]]:
+def iter_line_batches(
+    path: str, stats: ReadStats | None = None, limits: ReadLimits | None = None
+) -> Iterator[list[str]]:
     """Yield the lines of `path` (without terminators) in batches of about CHUNK_BYTES.
 
     Batches, not single lines, because a generator hop per line would cost more than the
-    parser's own work on a frame line. Gzip is decompressed transparently.
+    parser's own work on a frame line. Gzip is decompressed transparently. `limits` defaults to
+    the bounds the environment sets (ReadLimits.from_environment).
     """
     stats = stats if stats is not None else ReadStats()
+    limits = limits if limits is not None else ReadLimits.from_environment()
     name = display_name(path)
     binary = open_binary(path)
     try:
@@ -120,9 +153,9 @@ def iter_line_batches(path: str, stats: ReadStats | None = None) -> Iterator[lis
         stream: io.RawIOBase | io.BufferedIOBase = binary
         if first.startswith(GZIP_MAGIC):
             stats.compressed = True
-            stream = _Decompressing(_Prepended(first, binary), name)
+            stream = _Decompressing(_Prepended(first, binary), name, limits.max_expansion)
             first = stream.read(SNIFF_BYTES)
-        yield from _split(first, stream, stats, name)
+        yield from _split(first, stream, stats, name, limits)
     finally:
         if path != STDIN_NAME:
             binary.close()
@@ -138,18 +171,19 @@ def _read(stream: io.RawIOBase | io.BufferedIOBase, size: int, name: str) -> byt
 
 
 def _split(
-    first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str
+    first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str, limits: ReadLimits
 ) -> Iterator[list[str]]:
     stats.encoding, bom = sniff_encoding(first)
     decoder = codecs.getincrementaldecoder(stats.encoding)(errors="replace")
-    max_line = MAX_JSON_LINE_CHARS if first[bom:].lstrip()[:1] in (b"{", b"[") else MAX_LINE_CHARS
+    json_input = first[bom:].lstrip()[:1] in (b"{", b"[")
+    max_line = limits.max_json_chars if json_input else limits.max_line_chars
     # The start of a line that runs on past the chunk read so far: a list of parts, joined once
     # its end is read (a one-line document of many chunks is not copied again at every chunk).
     carry: list[str] = []
     carried = 0
     stats.bytes_read += bom
     skipping = False  # inside a line already cut at the cap: drop the rest of it
-    for text in _texts(_chunks(first[bom:], stream, stats, name), decoder):
+    for text in _texts(_chunks(first[bom:], stream, stats, name, limits.max_input_bytes), decoder):
         if skipping:
             newline = text.find("\n")
             if newline < 0:
@@ -163,6 +197,8 @@ def _split(
             carry.append(text)
             carried += len(text)
             if carried > max_line:
+                if json_input:
+                    raise _json_too_long(name, max_line)
                 # One line, cut: its rest is dropped, not read as further lines, so that every
                 # later line keeps its number.
                 stats.cut_lines += 1
@@ -176,28 +212,72 @@ def _split(
         # Only the first line can have grown past the cap (it starts with the carry); every other
         # line lies within one chunk.
         if len(lines[0]) > max_line:
+            if json_input:
+                raise _json_too_long(name, max_line)
             stats.cut_lines += 1
             lines[0] = lines[0][:max_line]
         yield lines
     tail = "" if skipping else "".join(carry)
     if tail:
         if len(tail) > max_line:
+            if json_input:
+                raise _json_too_long(name, max_line)
             stats.cut_lines += 1
             tail = tail[:max_line]
         yield [tail]
 
 
+def bounded_document(
+    batches: Iterator[list[str]], name: str, read_chars: int, limits: ReadLimits | None = None
+) -> Iterator[list[str]]:
+    """The batches of an input read as one JSON document, which is held whole while it is parsed:
+    InputTooLargeError once it passes the bound on one JSON document (`read_chars` were read
+    before these batches). A pretty-printed document (jcmd's) is many lines, each short."""
+    limit = (limits if limits is not None else ReadLimits.from_environment()).max_json_chars
+    if read_chars > limit:
+        raise _json_too_long(name, limit)
+    for batch in batches:
+        read_chars += sum(map(len, batch)) + len(batch)
+        if read_chars > limit:
+            raise _json_too_long(name, limit)
+        yield batch
+
+
+def _json_too_long(name: str, limit: int) -> InputTooLargeError:
+    # Cut, a JSON document would not parse; read whole, a 1.2 MB gzip of one `{...` line was 3 GB.
+    return InputTooLargeError(
+        f"{name}: a JSON document longer than {format_size(limit)}, the bound on one",
+        "--max-json-size",
+        ENV_MAX_JSON_SIZE,
+        format_size(limit * 4).replace(" ", ""),
+    )
+
+
 def _chunks(
-    first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str
+    first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str, max_bytes: int
 ) -> Iterator[bytes]:
-    """The sniffed start in pieces of CHUNK_BYTES, then the rest of the stream read as much."""
+    """The sniffed start in pieces of CHUNK_BYTES, then the rest of the stream read as much; at
+    most `max_bytes` of them (after decompression), else InputTooLargeError."""
     for start in range(0, len(first), CHUNK_BYTES):
         chunk = first[start : start + CHUNK_BYTES]
         stats.bytes_read += len(chunk)
+        _check_size(stats.bytes_read, max_bytes, name)
         yield chunk
     while chunk := _read(stream, CHUNK_BYTES, name):
         stats.bytes_read += len(chunk)
+        _check_size(stats.bytes_read, max_bytes, name)
         yield chunk
+
+
+def _check_size(size: int, max_bytes: int, name: str) -> None:
+    if size > max_bytes:
+        raise InputTooLargeError(
+            f"{name}: more than {format_size(max_bytes)} of text (after decompression), "
+            "the bound on one input",
+            "--max-input-size",
+            ENV_MAX_INPUT_SIZE,
+            format_size(max_bytes * 4).replace(" ", ""),
+        )
 
 
 def _texts(chunks: Iterator[bytes], decoder: codecs.IncrementalDecoder) -> Iterator[str]:
@@ -254,11 +334,13 @@ def sniff_encoding(head: bytes) -> tuple[str, int]:
 
 
 class _Prepended(io.RawIOBase):
-    """A binary stream that first replays bytes already read (to sniff the gzip magic)."""
+    """A binary stream that first replays bytes already read (to sniff the gzip magic), and
+    counts what it gave (the compressed bytes a gzip reader consumed)."""
 
     def __init__(self, head: bytes, rest: io.BufferedIOBase) -> None:
         self._head = head
         self._rest = rest
+        self.consumed = 0
 
     def readable(self) -> bool:
         return True
@@ -268,7 +350,9 @@ class _Prepended(io.RawIOBase):
             count = min(len(buffer), len(self._head))
             buffer[:count] = self._head[:count]
             self._head = self._head[count:]
-            return count
-        data = self._rest.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
+        else:
+            data = self._rest.read(len(buffer))
+            count = len(data)
+            buffer[:count] = data
+        self.consumed += count
+        return count

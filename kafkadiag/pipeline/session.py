@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkadiag.pipeline.classcache import driver_java_options, record_writer
+from kafkadiag.readlimits import ENV_VARIABLES
 
 DEFAULT_MASTER = "local[*]"
 # Quiet, loopback-only, UTC: the job's output must not depend on the machine's timezone.
@@ -51,6 +52,11 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]], quick_sta
     if not submitted:
         builder = builder.master(master)
     settings = {**DEFAULT_CONF, **dict(conf)}
+    # The input bounds (kafkadiag.readlimits) travel in the environment, which local executors
+    # inherit; executors on a cluster's other hosts get them through Spark's setting for it.
+    for name in ENV_VARIABLES:
+        if os.environ.get(name):
+            settings.setdefault(f"spark.executorEnv.{name}", os.environ[name])
     pending_archive = None
     if "spark.driver.extraJavaOptions" not in settings:
         cache_options, pending_archive = ([], None) if submitted else driver_java_options()

@@ -1,0 +1,129 @@
+"""The bounds every input is read within: size, expansion, line length, JSON document size.
+
+Dumps come from wherever an incident left them: a support bundle's gzip, a pipe, a file someone
+attached to a ticket. A 10 MB gzip of newlines expands to 10 GiB (45 minutes of parsing), a
+1.2 MB one of a single `{...` line to a 3 GB document. Every bound here is stated, far above what
+a real dump needs, and named in the error that reaches it together with the option and the
+environment variable that raise it (docs/inputs.md):
+
+    text read from one input, after decompression   1 GiB   --max-input-size   KAFKADIAG_MAX_INPUT_SIZE
+    expansion of a gzip input                       100x    --max-expansion    KAFKADIAG_MAX_EXPANSION
+    one line of text (longer ones are cut)          1 MiB   --max-line-length  KAFKADIAG_MAX_LINE_LENGTH
+    one JSON document (py-spy --json, jcmd ...)     64 MiB  --max-json-size    KAFKADIAG_MAX_JSON_SIZE
+
+The command-line options (kafkadiag/commands/input_bounds.py) set the environment variables, so
+that the bounds reach every reader a command runs, the batch job's Spark workers included (they
+inherit the driver's environment).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kafkadiag.errors import InputUnreadableError, UsageError
+
+KIB = 1 << 10
+MIB = 1 << 20
+GIB = 1 << 30
+
+# A log of kill -3 output holding thousands of dumps is hundreds of MB; 1 GiB of text is a minute
+# of parsing at the usual rate, and every option above it is the user's own decision.
+DEFAULT_MAX_INPUT_BYTES = 1 * GIB
+# Real dumps compress 5 to 15 times, a log of one process's dumps about 55 times (gzip -9 of
+# fixtures/captured/old-consumer-stall/kill3-50-dumps.log); a gzip of newlines 1,000 times.
+DEFAULT_MAX_EXPANSION = 100
+# Checked only once this much has been expanded: a small gzip of a very repetitive log (a few
+# hundred KB of identical lines) is read, whatever its ratio, and the ratio is not judged on the
+# first buffer gzip reads ahead.
+EXPANSION_GRACE_BYTES = 16 * MIB
+# No dump line comes close: the longest are SMR address lists and py-spy --locals reprs, which
+# py-spy itself truncates. A longer line is garbage, cut so that it cannot become one huge string.
+DEFAULT_MAX_LINE_CHARS = 1 * MIB
+# A JSON dump is one document, often on one line: py-spy --json with --locals of a 10,000-thread
+# process or Actuator's compact output are tens of MB. Parsed whole, it costs several times its
+# size in objects: 64 MiB keeps that under a GiB.
+DEFAULT_MAX_JSON_CHARS = 64 * MIB
+
+ENV_MAX_INPUT_SIZE = "KAFKADIAG_MAX_INPUT_SIZE"
+ENV_MAX_EXPANSION = "KAFKADIAG_MAX_EXPANSION"
+ENV_MAX_LINE_LENGTH = "KAFKADIAG_MAX_LINE_LENGTH"
+ENV_MAX_JSON_SIZE = "KAFKADIAG_MAX_JSON_SIZE"
+ENV_VARIABLES = (ENV_MAX_INPUT_SIZE, ENV_MAX_EXPANSION, ENV_MAX_LINE_LENGTH, ENV_MAX_JSON_SIZE)
+
+_UNITS = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": GIB * KIB}
+_SIZE = re.compile(r"^\s*(?P<number>\d{1,15})\s*(?P<unit>[kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """Bytes from `1048576`, `512K`, `64MiB`, `1G`, `2GB` (binary multiples); ValueError otherwise."""
+    match = _SIZE.match(str(text))
+    if match is None:
+        raise ValueError(f"{text!r} is not a size (examples: 512MiB, 4GiB, 1048576)")
+    size = int(match["number"]) * _UNITS[match["unit"].lower()]
+    if size <= 0:
+        raise ValueError(f"{text!r} must be more than zero")
+    return size
+
+
+def parse_ratio(text: str) -> int:
+    """A whole expansion factor such as `100` or `1000x`; ValueError otherwise."""
+    stripped = str(text).strip().rstrip("xX").strip()
+    if not stripped.isascii() or not stripped.isdigit() or len(stripped) > 9 or int(stripped) < 1:
+        raise ValueError(f"{text!r} is not an expansion factor (examples: 100, 1000x)")
+    return int(stripped)
+
+
+def format_size(size: int) -> str:
+    """`1 GiB`, `64 MiB`, `1.5 KiB`, `100 bytes`: how a bound is named in an error."""
+    for unit, name in ((GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")):
+        if size >= unit:
+            return f"{size / unit:.4g} {name}"
+    return f"{size} bytes"
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+    max_expansion: int = DEFAULT_MAX_EXPANSION
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS
+    max_json_chars: int = DEFAULT_MAX_JSON_CHARS
+
+    @classmethod
+    def from_environment(cls) -> ReadLimits:
+        """The bounds as the environment (or the command line, through it) sets them. A value
+        that does not parse is a usage error naming the variable, not a silent default."""
+        return cls(
+            max_input_bytes=_from_env(ENV_MAX_INPUT_SIZE, parse_size, DEFAULT_MAX_INPUT_BYTES),
+            max_expansion=_from_env(ENV_MAX_EXPANSION, parse_ratio, DEFAULT_MAX_EXPANSION),
+            max_line_chars=_from_env(ENV_MAX_LINE_LENGTH, parse_size, DEFAULT_MAX_LINE_CHARS),
+            max_json_chars=_from_env(ENV_MAX_JSON_SIZE, parse_size, DEFAULT_MAX_JSON_CHARS),
+        )
+
+
+def _from_env(name: str, parse: Any, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value: int = parse(text)
+    except ValueError as error:
+        raise UsageError(
+            f"{name}: {error}", help_text=f"Unset {name} or set it to a size such as 2GiB."
+        ) from None
+    return value
+
+
+class InputTooLargeError(InputUnreadableError):
+    """An input past one of the bounds: the message names the bound, the help how to raise it."""
+
+    def __init__(self, message: str, option: str, variable: str, example: str) -> None:
+        super().__init__(
+            message,
+            help_text=(
+                f"If the input is what you meant to read, raise the bound with {option} {example} "
+                f"(or {variable}={example}); docs/inputs.md lists every bound."
+            ),
+        )
