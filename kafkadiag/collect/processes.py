@@ -20,8 +20,9 @@ JVM_CLIENT_MARKERS = (
     (re.compile(r"spring-kafka|org\.springframework\.kafka"), "spring-kafka"),
     (re.compile(r"flink-connector-kafka|flink-sql-connector-kafka"), "flink"),
     (re.compile(r"storm-kafka"), "storm"),
-    (re.compile(r"kafka-clients[-_][\d.]+.*\.jar|org\.apache\.kafka\.clients"), "new-consumer"),
-    (re.compile(r"kafka_2\.\d+-[\d.]+.*\.jar|kafka\.consumer\.|kafka\.javaapi"), "old-consumer"),
+    # A jar's name ends at the classpath's next separator (else the match runs to the last jar).
+    (re.compile(r"kafka-clients[-_][\d.]+[^\s:;]*?\.jar|org\.apache\.kafka\.clients"), "new-consumer"),
+    (re.compile(r"kafka_2\.\d+-[\d.]+[^\s:;]*?\.jar|kafka\.consumer\.|kafka\.javaapi"), "old-consumer"),
 )
 # Thread names (15 characters in comm) that only a consumer's JVM has.
 JVM_THREAD_MARKERS = (
@@ -123,15 +124,40 @@ def _runtime(name: str, cmdline: list[str]) -> str | None:
 def _jvm_kind(pid: int, command: str) -> tuple[str | None, list[str]]:
     if SERVER_MAIN_CLASSES.search(command):
         return None, []
+    found = [(kind, match.group(0)) for kind, match in _client_markers(command)]
+    if {kind for kind, _ in found} == {"old-consumer", "new-consumer"}:
+        # Kafka's core jar (kafka_2.x, 0.8.2 to 1.1) depends on kafka-clients, so a real old
+        # consumer's classpath holds both: its threads tell which consumer runs, and the core jar
+        # without any consumer thread yet still means the old one.
+        (core,) = [text for kind, text in found if kind == "old-consumer"]
+        evidence = [f"command line: {core}"]
+        thread = _thread_marker(pid)
+        if thread is not None:
+            return thread[0], [*evidence, f"thread: {thread[1]}"]
+        return "old-consumer", evidence
+    if found:
+        kind, text = found[0]
+        return kind, [f"command line: {text}"]
+    thread = _thread_marker(pid)
+    if thread is not None:
+        return thread[0], [f"thread: {thread[1]}"]
+    return None, []
+
+
+def _client_markers(command: str) -> Iterator[tuple[str, re.Match[str]]]:
     for pattern, kind in JVM_CLIENT_MARKERS:
         match = pattern.search(command)
         if match:
-            return kind, [f"command line: {match.group(0)}"]
+            yield kind, match
+
+
+def _thread_marker(pid: int) -> tuple[str, str] | None:
+    """(kind, thread name) of the first thread whose name only a consumer's JVM has."""
     for name in _thread_names(pid):
         for pattern, kind in JVM_THREAD_MARKERS:
             if pattern.search(name):
-                return kind, [f"thread: {name}"]
-    return None, []
+                return kind, name
+    return None
 
 
 def _thread_names(pid: int) -> Iterator[str]:

@@ -1,9 +1,12 @@
-"""The sandbox's old-consumer application: a JVM (sources in jvm/, shipped with the package) that
-runs an order service on a replica of Kafka 0.8.2's ZookeeperConsumerConnector.
+"""The sandbox's old-consumer application: an order service (Java sources in jvm/, shipped with the
+package) written against Apache Kafka 0.8.2.2's public consumer API, compiled on first use against
+the release's real jars and run with them.
 
-It fetches from the real broker, registers itself and its partition ownership in the real
-ZooKeeper and auto-commits there, and publishes its metrics under Kafka's MBean names. The
-driver talks to it over stdin/stdout: `hang TOPIC` makes that topic's handler stop returning.
+One connector reads orders, payments and shipments, one stream per topic, each on a worker thread
+of the service's pool (`order-worker-<topic>`). It registers in ZooKeeper, owns its partitions and
+auto-commits there, and publishes the consumer's metrics through metrics-core's JmxReporter, all by
+Kafka's own code. The driver talks to it over stdin/stdout (child.py): `hang payments` makes the
+payment gateway stop answering; `status` gives the offsets handled and each stream queue's fill.
 """
 
 from __future__ import annotations
@@ -11,15 +14,21 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from kafkadiag.errors import SandboxError
+from kafkadiag.sandbox import kafka_release
 from kafkadiag.sandbox.child import CommandedProcess, start_commanded
-from kafkadiag.sandbox.servers import java_tool, zookeeper_client_classpath
+from kafkadiag.sandbox.kafka_servers import java_argv
+from kafkadiag.sandbox.servers import java_tool
 
+# The seeds' release: its broker, its old consumer and the jars the service compiles against.
+RELEASE = "0.8.2.2"
 SOURCES = Path(__file__).parent / "jvm"
-MAIN_CLASS = "com.example.orders.OrderPipeline"
-# The consumer settings the diagnosis reads from the JVM's system properties.
+MAIN_CLASS = "com.example.orders.OrderService"
+# Passed as -D system properties, which the service hands to the consumer and kafkadiag reads from
+# the JVM (`diagnose --pid` bounds what the consumer buffers with them).
 CONSUMER_SETTINGS = {
     "queued.max.message.chunks": "2",
     "fetch.message.max.bytes": "1048576",
@@ -28,34 +37,24 @@ CONSUMER_SETTINGS = {
 }
 
 
-def compiled_classes(cache_root: Path | None = None) -> Path:
-    """The classes compiled from the shipped sources, cached by the sources' hash."""
+def compiled_classes(notify: Callable[[str], None] | None = None) -> Path:
+    """The service's classes, compiled once per source and release into kafkadiag's cache."""
     sources = sorted(SOURCES.rglob("*.java"))
-    digest = hashlib.sha256()
+    classpath = kafka_release.classpath(RELEASE, notify)
+    digest = hashlib.sha256(RELEASE.encode())
     for source in sources:
         digest.update(str(source.relative_to(SOURCES)).encode())
         digest.update(source.read_bytes())
-    root = cache_root or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kafkadiag"
-    classes = root / f"sandbox-classes-{digest.hexdigest()[:16]}"
+    classes = kafka_release.cache_root() / "sandbox" / f"order-service-{digest.hexdigest()[:16]}"
     if (classes / "COMPLETE").exists():
         return classes
+    if notify is not None:
+        notify(f"Compiling the order service against Apache Kafka {RELEASE}'s jars (once)")
     building = classes.with_name(classes.name + f".building-{os.getpid()}")
     building.mkdir(parents=True, exist_ok=True)
+    argv = [java_tool("javac"), "--release", "17", "-nowarn", "-d", str(building), "-cp", classpath]
     done = subprocess.run(
-        [
-            java_tool("javac"),
-            "--release",
-            "17",
-            "-nowarn",
-            "-d",
-            str(building),
-            "-cp",
-            zookeeper_client_classpath(),
-            *map(str, sources),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [*argv, *map(str, sources)], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
     )
     if done.returncode != 0:
         raise SandboxError(f"javac could not compile the sandbox's order service:\n{done.stderr[-3000:]}")
@@ -67,31 +66,33 @@ def compiled_classes(cache_root: Path | None = None) -> Path:
     return classes
 
 
-def start_order_service(
-    workdir: Path, zookeeper: str, broker_id: int, broker_address: str, group: str, partitions: dict[str, int]
-) -> CommandedProcess:
-    """Started and ready: announced its consumer id (`CONSUMER <id>`), owns its partitions."""
-    classes = compiled_classes()
-    host, port = broker_address.rsplit(":", 1)
-    argv = [
-        java_tool("java"),
-        "-Xmx128m",
-        "-XX:+UseSerialGC",
-        *(f"-D{name}={value}" for name, value in CONSUMER_SETTINGS.items()),
-        "-cp",
-        os.pathsep.join([str(classes), zookeeper_client_classpath()]),
-        MAIN_CLASS,
-        "--zookeeper",
-        zookeeper,
-        "--group",
-        group,
-        "--broker",
-        f"{broker_id}:{host}:{port}",
-    ]
-    for topic, count in partitions.items():
-        argv += ["--topic", f"{topic}:{count}"]
+def start_order_service(workdir: Path, zookeeper: str, group: str, topics: list[str]) -> CommandedProcess:
+    """Started and ready: its streams are created, so it is registered and owns its partitions.
+    `zookeeper` is the broker's connect string (with its chroot)."""
+    argv = java_argv(
+        RELEASE, workdir, "order-service", MAIN_CLASS,
+        "--zookeeper", zookeeper, "--group", group, "--topics", ",".join(topics),
+    )  # fmt: skip
+    classpath = argv.index("-cp")
+    argv[classpath + 1] += os.pathsep + str(compiled_classes())
+    argv[classpath:classpath] = [f"-D{name}={value}" for name, value in CONSUMER_SETTINGS.items()]
     return start_commanded("order service", argv, workdir / "order-service.log")
 
 
-def consumer_id(service: CommandedProcess) -> str:
-    return next(line.split(" ", 1)[1] for line in service.announcements if line.startswith("CONSUMER "))
+def consumer_id(zookeeper: str, group: str) -> str:
+    """The id the connector registered under /consumers/<group>/ids (it names the fetcher thread)."""
+    import logging
+
+    from kazoo.client import KazooClient
+
+    logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
+    client = KazooClient(hosts=zookeeper, timeout=10.0, read_only=True)
+    client.start(timeout=10.0)
+    try:
+        ids = client.get_children(f"/consumers/{group}/ids")
+    finally:
+        client.stop()
+        client.close()
+    if len(ids) != 1:
+        raise SandboxError(f"expected one consumer registered in group {group}, ZooKeeper lists {ids}")
+    return str(ids[0])

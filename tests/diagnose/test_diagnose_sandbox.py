@@ -1,15 +1,18 @@
 """`kafkadiag diagnose` and `kafkadiag demo` on the sandbox's real systems.
 
-GIVEN a running scenario (real ZooKeeper, real broker, live producers, a real consumer process),
-THEN healthy it diagnoses healthy; WHEN its incident is triggered, THEN one joined finding names the
-stream thread that stopped and what it does, the blocked fetcher, the starving topics and MaxLag
-against the checker lag (old consumer), or the blocked poll loop and its full hand-off queue
-(Python); and the demo runs the whole story and leaves no process behind.
+GIVEN a running scenario (ZooKeeper and an Apache Kafka broker from Kafka's own jars, live
+producers, a real consumer process: Kafka 0.8.2.2's old consumer, or kafka-python), THEN healthy it
+diagnoses healthy; WHEN its incident is triggered, THEN one joined finding names the stream thread
+that stopped and what it does, the real ConsumerFetcherThread blocked on its queue, the starving
+topics and MaxLag against the checker lag (old consumer), or the blocked poll loop and its full
+hand-off queue (Python); each checked against the consumer's own threads as jstack prints them;
+and the demo runs the whole story and leaves no process behind.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -17,12 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.sandbox.scenarios import HUNG_TOPIC, ORDER_TOPICS, running_sandbox
-from tests.conftest import REPO
 from tests.infra.cli import run
+from tests.infra.demo import Demo
 
 
 def diagnose_json(arguments: list[str], expect: int) -> dict[str, Any]:
@@ -40,44 +41,70 @@ def by_rule(document: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
-def alive(pids: list[int]) -> list[int]:
-    return [
-        pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    ]
+def jstack(pid: int) -> str:
+    jstack_tool = shutil.which("jstack") or "jstack"
+    return subprocess.run(
+        [jstack_tool, "-l", str(pid)], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+
+
+def threads_in(dump: str) -> dict[str, str]:
+    """Thread name -> its stack, as jstack printed them: the independent record of who is where."""
+    threads: dict[str, str] = {}
+    for block in dump.split("\n\n"):
+        header = re.match(r'"([^"]+)"', block.strip())
+        if header:
+            threads[header.group(1)] = block
+    return threads
 
 
 def test_old_consumer_healthy_then_the_stall_explained_from_every_source(tmp_path: Path) -> None:
     with running_sandbox("old-consumer") as sandbox:
-        # GIVEN the healthy order service: no warning from any source
+        # GIVEN the healthy order service on Kafka 0.8.2.2's old consumer: no warning from any source
         sandbox.wait_until_consuming()
         healthy = diagnose_json(sandbox.diagnose_arguments(), ExitCode.OK)
         assert healthy["verdict"].startswith("Healthy") and healthy["findings"] == []
         assert all(source["ok"] for source in healthy["sources"])
         assert {source["kind"] for source in healthy["sources"]} == {"lag", "dump", "metrics"}
 
-        # WHEN the payments handler hangs and the stall shows
+        # WHEN the payments gateway stops answering and the stall shows
         sandbox.trigger_incident()
         sandbox.wait_until_stalled()
         stalled = diagnose_json(sandbox.diagnose_arguments(), ExitCode.FINDINGS)
+        dump = jstack(sandbox.pid)
 
-        # THEN one record holds the whole story with its facts
+        # THEN one record holds the whole story with its facts, and the facts are the JVM's own:
+        # the real fetcher parked in put() under PartitionTopicInfo.enqueue, the one worker stuck in
+        # the gateway's socket read, the workers of the other topics waiting in take()
+        threads = threads_in(dump)
+        consumer_id = sandbox.consumer_details["consumer id"]
+        (fetcher,) = [name for name in threads if name.startswith("ConsumerFetcherThread-")]
+        assert fetcher == f"ConsumerFetcherThread-{consumer_id}-0-0"
+        assert "LinkedBlockingQueue.put" in threads[fetcher]
+        assert "kafka.consumer.PartitionTopicInfo.enqueue" in threads[fetcher]
+        (hung,) = [name for name, stack in threads.items() if "PaymentGateway.authorize" in stack]
+        starving = sorted(
+            name for name, stack in threads.items() if "kafka.consumer.ConsumerIterator.makeNext" in stack
+        )
+        assert hung not in starving and len(starving) == len(ORDER_TOPICS) - 1
+
         rules = by_rule(stalled)
         (story,) = rules["KD801"]
         facts = story["facts"]
-        consumer_id = sandbox.consumer_details["consumer id"]
         assert stalled["findings"][0]["rule"] == "KD801" and story["source"] == "joined"
         assert facts["stalled_stream"]["topic"] == HUNG_TOPIC
-        assert facts["stalled_stream"]["thread"].startswith("pool-1-thread-")  # found by behaviour
-        assert "WarehouseClient.reserve" in facts["stalled_stream"]["doing"]
-        assert facts["fetcher"].startswith(f"ConsumerFetcherThread-{consumer_id}-0-")
+        assert facts["stalled_stream"]["thread"] == hung
+        assert "PaymentGateway.authorize" in facts["stalled_stream"]["doing"]
+        assert facts["fetcher"] == fetcher
         assert facts["consumer_id"] == consumer_id
         assert facts["starving_topics"] == sorted(set(ORDER_TOPICS) - {HUNG_TOPIC})
-        assert len(facts["starving_threads"]) == len(ORDER_TOPICS) - 1
-        starving = [p for p in facts["partitions"] if p["starving"]]
-        assert len(starving) == 4 and all(p["checker_lag"] > 5 for p in starving)
+        assert sorted(facts["starving_threads"]) == starving
+        starving_partitions = [p for p in facts["partitions"] if p["starving"]]
+        assert len(starving_partitions) == 4 and all(p["checker_lag"] > 5 for p in starving_partitions)
+        # the real 0.8.2 fetcher stops fetching, so its MaxLag froze while the checker lag grew
         assert facts["max_lag"] is not None and facts["max_lag"] < 5 < facts["checker_lag_total"]
         assert facts["queue_full_by_metrics"] and facts["buffer_bound_records"] > 0
-        for name in (HUNG_TOPIC, facts["fetcher"], facts["stalled_stream"]["thread"], "MaxLag"):
+        for name in (HUNG_TOPIC, fetcher, hung, "MaxLag", *facts["starving_topics"]):
             assert name in story["message"], name
         assert story["message"] in stalled["narrative"]
         # the evidence names where each item came from
@@ -87,12 +114,9 @@ def test_old_consumer_healthy_then_the_stall_explained_from_every_source(tmp_pat
         assert {"KD201", "KD202", "KD203", "KD701"} <= set(rules)
 
         # `--from` a saved dump gives the same dump findings as the live one
-        dump = tmp_path / "jstack.txt"
-        jstack = shutil.which("jstack") or "jstack"
-        dump.write_text(
-            subprocess.run([jstack, "-l", str(sandbox.pid)], capture_output=True, text=True).stdout
-        )
-        offline = diagnose_json(["--from", str(dump)], ExitCode.FINDINGS)
+        saved = tmp_path / "jstack.txt"
+        saved.write_text(dump)
+        offline = diagnose_json(["--from", str(saved)], ExitCode.FINDINGS)
         dump_rules = lambda doc: sorted(  # noqa: E731
             (f["rule"], tuple(f["threads"])) for f in doc["findings"] if f["source"] == "dump"
         )
@@ -111,9 +135,9 @@ def test_python_consumer_stall_names_the_poll_loop_and_the_full_queue() -> None:
         assert story["facts"]["poll_thread"] == "MainThread"
         assert story["facts"]["workers"] == ["billing-worker-0", "billing-worker-1"]
         assert story["facts"]["group"] == sandbox.group and story["facts"]["checker_lag_total"] > 10
-        # kafka-python 3.0.12 heartbeats from its I/O thread, named after the client id, which this
-        # broker does not report for members: no heartbeat thread can be tied to the group here
-        assert story["facts"]["heartbeat_thread"] is None
+        # kafka-python 3.0.12 heartbeats from its I/O thread, named after the client id, which the
+        # real broker reports for the group's member: the thread that keeps the member alive
+        assert story["facts"]["heartbeat_thread"] == "kafka-io-billing-service"
         assert "full hand-off queue" in story["message"]
 
 
@@ -136,29 +160,33 @@ def test_unreadable_sources_are_named_and_the_rest_is_diagnosed(tmp_path: Path) 
     assert code == ExitCode.USAGE and "nothing to diagnose" in err
 
 
-def run_demo(scenario: str) -> tuple[int, dict[str, Any], str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "kafkadiag", "demo", "--scenario", scenario, "--format", "json"],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
-    )  # fmt: skip
-    return done.returncode, json.loads(done.stdout), done.stderr
-
-
 def test_demo_tells_the_old_consumer_story_and_stops_everything() -> None:
-    code, diagnosis, progress = run_demo("old-consumer")
-    assert code == ExitCode.OK, progress
-    assert "Before the incident: Healthy" in progress, progress  # the whole progress, not a cut
-    (story,) = by_rule(diagnosis)["KD801"]
-    assert story["facts"]["stalled_stream"]["topic"] == HUNG_TOPIC
-    assert story["facts"]["starving_topics"] == sorted(set(ORDER_TOPICS) - {HUNG_TOPIC})
-    pids = [int(pid) for pid in re.findall(r"\(pid (\d+)\)", progress)]
-    assert len(pids) == 3 and alive(pids) == []
+    # WHEN the README's command runs (`kafkadiag demo`: the old consumer, the table a person reads)
+    demo = Demo(env={**os.environ, "KAFKADIAG_WIDTH": "250"})
+    code = demo.finish()
+    # THEN the progress shows the real Kafka 0.8.2.2 broker healthy first, then the incident
+    assert code == ExitCode.OK, demo.progress
+    assert "Apache Kafka 0.8.2.2 broker is up" in demo.progress, demo.progress
+    assert "Before the incident: Healthy" in demo.progress, demo.progress  # the whole progress, not a cut
+    # and the printed diagnosis names the real fetcher, the hung payments stream thread (the service
+    # names its workers after their topics) and the starving topics
+    story = demo.stdout
+    assert story.startswith("Stalled: The stream thread order-worker-payments of topic payments"), story
+    assert re.search(
+        r"ConsumerFetcherThread-orders-service_\S+-[0-9a-f]{8}-0-0 for broker 0 is blocked", story
+    )
+    assert "PaymentGateway.authorize" in story
+    assert "So topics orders, shipments starve" in story
+    assert "KD801 old-consumer-stall-explained" in story
+    # and every process it started is gone: the three it printed and any it did not
+    assert len(demo.pids()) == 3 and demo.left_behind() == []
 
 
 def test_demo_tells_the_python_story_and_stops_everything() -> None:
-    code, diagnosis, progress = run_demo("python")
-    assert code == ExitCode.OK, progress
-    (story,) = by_rule(diagnosis)["KD802"]
+    demo = Demo("--scenario", "python", "--format", "json")
+    code = demo.finish()
+    assert code == ExitCode.OK, demo.progress
+    assert "Apache Kafka 3.9.1 broker is up" in demo.progress, demo.progress
+    (story,) = by_rule(json.loads(demo.stdout))["KD802"]
     assert story["facts"]["poll_thread"] == "MainThread"
-    pids = [int(pid) for pid in re.findall(r"\(pid (\d+)\)", progress)]
-    assert len(pids) == 3 and alive(pids) == []
+    assert len(demo.pids()) == 3 and demo.left_behind() == []

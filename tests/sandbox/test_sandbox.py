@@ -1,6 +1,7 @@
 """The sandbox's systems, observed with kafkadiag's own commands as production ones would be.
 
-GIVEN a running scenario (real ZooKeeper, real broker, live producers, a real consumer process),
+GIVEN a running scenario (ZooKeeper and an Apache Kafka broker from Kafka's own jars, live
+producers, a real consumer process: Kafka 0.8.2.2's old consumer or kafka-python),
 WHEN its incident is triggered, THEN the lag, the consumer's metrics and its thread dump show the
 stall the scenario promises; and every process is gone afterwards, also when the run fails.
 """
@@ -59,10 +60,10 @@ def test_old_consumer_scenario_stalls_as_the_mission_describes(tmp_path: Path) -
         sandbox.wait_until_consuming()
         healthy = rules_of(analyze(jstack(sandbox.pid), tmp_path))
         assert not {"KD201", "KD202", "KD203"} & set(healthy), healthy
-        zookeeper_args = ["--zookeeper", sandbox.zookeeper.address, "--group", sandbox.group]
+        zookeeper_args = ["--zookeeper", sandbox.zookeeper_connect, "--group", sandbox.group]
         before = run_json(["lag", *zookeeper_args])
 
-        # WHEN the payments handler hangs
+        # WHEN the payment gateway the payments handler calls stops answering
         sandbox.trigger_incident()
         status = sandbox.wait_until_stalled()
 
@@ -84,7 +85,8 @@ def test_old_consumer_scenario_stalls_as_the_mission_describes(tmp_path: Path) -
             "ConsumerFetcherThread-" + sandbox.consumer_details["consumer id"]
         )
         (culprit,) = findings["KD203"]
-        assert "WarehouseClient.reserve" in culprit["message"]
+        assert culprit["threads"][0] == "order-worker-payments"
+        assert "PaymentGateway.authorize" in culprit["message"]
         (starving,) = findings["KD202"]
         assert len(starving["threads"]) == len(ORDER_TOPICS) - 1
 

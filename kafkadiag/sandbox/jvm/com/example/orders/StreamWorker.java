@@ -1,24 +1,32 @@
 package com.example.orders;
 
+import kafka.consumer.ConsumerIterator;
 import kafka.consumer.KafkaStream;
 import kafka.message.MessageAndMetadata;
 
-/** Iterates one stream on a pool thread and hands every record to the topic's handler. */
-public final class StreamWorker implements Runnable {
-    private final KafkaStream stream;
-    private final OrderHandler handler;
+/** Iterates one stream for ever, as the old consumer's documentation shows it. */
+final class StreamWorker implements Runnable {
+    private final KafkaStream<byte[], byte[]> stream;
+    private final RecordHandler handler;
+    private final Progress progress;
 
-    public StreamWorker(KafkaStream stream, OrderHandler handler) {
+    StreamWorker(KafkaStream<byte[], byte[]> stream, RecordHandler handler, Progress progress) {
         this.stream = stream;
         this.handler = handler;
+        this.progress = progress;
     }
 
     @Override
     public void run() {
+        ConsumerIterator<byte[], byte[]> records = stream.iterator();
         try {
-            for (MessageAndMetadata message : stream) handler.handle(message);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            while (records.hasNext()) {
+                MessageAndMetadata<byte[], byte[]> record = records.next();
+                handler.handle(record.message());
+                progress.handled(record.topic(), record.partition(), record.offset());
+            }
+        } catch (Exception e) {
+            System.err.println("worker " + Thread.currentThread().getName() + " died: " + e);
         }
     }
 }
