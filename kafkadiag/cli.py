@@ -268,8 +268,8 @@ def explain_command(code: str) -> int:
     type=click.Choice(("old-consumer", "python")),
     default="old-consumer",
     show_default=True,
-    help="old-consumer: one connector over three topics, one handler hangs; "
-    "python: a kafka-python consumer whose workers hang.",
+    help="old-consumer: Kafka 0.8.2.2's old consumer, one connector over three topics, one handler "
+    "hangs; python: a kafka-python consumer whose workers hang.",
 )
 @click.option("--keep", is_flag=True, help="Leave the sandbox running after the diagnosis (Ctrl-C stops it).")
 @click.option(
@@ -281,11 +281,12 @@ def explain_command(code: str) -> int:
     help="The diagnosis as `kafkadiag diagnose` prints it.",
 )
 def demo_command(scenario: str, keep: bool, output_format: str) -> int:
-    """Reproduce a consumer stall in an embedded sandbox and diagnose it.
+    """Reproduce a consumer stall on real Apache Kafka and diagnose it.
 
-    Starts a real ZooKeeper, a real Kafka-protocol broker, live producers and a consumer on
-    127.0.0.1, shows them healthy, makes one handler hang, waits until the stall shows, runs
-    `kafkadiag diagnose` against it and stops every process. Needs a JDK and the sandbox extra
+    Starts ZooKeeper, an Apache Kafka broker (0.8.2.2 for the old consumer, 3.9 for Python), live
+    producers and a consumer on 127.0.0.1, shows them healthy, makes one handler hang, waits until
+    the stall shows, runs `kafkadiag diagnose` against it and stops every process. Kafka's jars
+    are fetched from Maven Central on first use. Needs a JDK, Maven and the sandbox extra
     (pip install 'kafkadiag[sandbox]'). The diagnosis goes to stdout, progress to stderr.
     """
     from kafkadiag.commands.demo import run_demo
