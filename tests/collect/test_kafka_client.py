@@ -204,3 +204,12 @@ def test_zookeeper_given_as_the_bootstrap_server_is_refused_in_bounded_time(zook
     with pytest.raises(BrokerUnreachableError, match=zookeeper.address):
         KafkaClient(zookeeper.address, {}, 1.0)
     assert time.monotonic() - started < 2.5
+
+
+def test_a_bootstrap_port_in_superscript_digits_is_refused_not_a_crash() -> None:
+    # GIVEN a port that str.isdigit() accepts and int() refuses
+    from kafkadiag.collect.kafka.client import parse_bootstrap
+
+    # WHEN it is parsed THEN it is a ValueError naming the entry (exit 3 upstream), not a crash
+    with pytest.raises(ValueError, match="is not host:port"):
+        parse_bootstrap("broker:9092,broker:²")

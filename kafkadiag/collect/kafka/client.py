@@ -26,6 +26,7 @@ from kafkadiag.collect.errors import BrokerUnreachableError
 from kafkadiag.collect.kafka import internals
 from kafkadiag.collect.kafka import requests as wire
 from kafkadiag.collect.kafka.translate import to_answer, to_kafka_python
+from kafkadiag.digits import decimal
 
 NO_ANSWER = "no answer within --timeout"
 # The largest answer accepted from a broker. kafkadiag's answers are small (a describe of
@@ -42,10 +43,11 @@ def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
         entry = entry.strip()
         if not entry:
             continue
-        host, _, port = entry.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        host, _, port_text = entry.rpartition(":")
+        port = decimal(port_text)
+        if not host or port is None or not 0 < port < 65536:
             raise ValueError(f"{entry!r} is not host:port")
-        addresses.append((host.strip("[]"), int(port)))
+        addresses.append((host.strip("[]"), port))
     if not addresses:
         raise ValueError("no host:port given")
     return addresses
