@@ -13,15 +13,24 @@ snapshot's lag, enriched per partition with:
   committed offset (a commit whose lag is unknown counts; Burrow's ring of commits can only be
   empty at its start, before the first commit, while a sample can miss the offset anywhere).
 - Burrow's status (kafkadiag.lag.burrow) over the partition's observations. An observation is a
-  committed offset: where its commit time is known (the old consumer's offset znode mtime, which
-  changes only when the offset changes) each distinct commit is one observation stamped with
-  its commit time, as Burrow's ZooKeeper module sees it; where it is not (Kafka-stored offsets:
-  OffsetFetch returns no commit time) each sample is one observation stamped with the sample's
-  time. Without commit times a consumer that stopped cannot be told from one that commits
-  without progress, and both are reported STALL, never STOP. A commit seen while the high
-  watermark was unknown is kept with an unknown lag (as Burrow keeps it) and counted in
-  `commits_without_lag`; the window's known high watermarks are the "recent" ones Burrow's
-  caught-up-recently check looks at.
+  commit as far as the source can show one. Where its commit time is known (the old consumer's
+  offset znode mtime, which changes only when the offset changes) each distinct commit is one
+  observation stamped with its commit time, as Burrow's ZooKeeper module sees it. Where it is
+  not (Kafka-stored offsets: OffsetFetch returns no commit time) a commit shows only as a new
+  offset: each change of the offset is one observation, stamped with the time of the first
+  sample that showed it (the latest time the commit can have been made), and "now" is the last
+  sample. So a consumer that stopped committing while it lags is STOP, as Burrow says; one that
+  keeps committing the same offset cannot be told from it (Burrow would say STALL, having seen
+  the commits), and is STOP too. A commit seen while the high watermark was unknown is kept with
+  an unknown lag (as Burrow keeps it) and counted in `commits_without_lag`.
+- Burrow's "caught up recently" check (do not call a silent consumer stopped while there was
+  nothing new to read) looks at the high watermarks read after the sample that first showed the
+  last commit. Burrow looks at its last `intervals` high-watermark refreshes, a span of its own
+  that usually starts after the commits it compares them with; the window's older watermarks are
+  always at or below the last commit of a consumer that made progress, and counting them made a
+  consumer that stopped after progress read OK or WARN, never STOP (Burrow's own cases 2, 3, 9).
+  The watermark of the sample that showed the commit is the commit's own lag, which Burrow's
+  case 9 says does not excuse the silence that follows.
 
 `now_ms` evaluates the window as of a chosen time (`lag history --at`): later snapshots are left
 out, and the STOP rule measures from that time where commit times are known. Observations
@@ -71,24 +80,47 @@ def _has_commit_times(entry: _Series) -> bool:
     return any(commit is not None for commit in entry.commit_times)
 
 
-def observations(entry: _Series) -> list[burrow.Observation]:
+@dataclasses.dataclass(frozen=True)
+class Observed:
+    """A partition's observations in the window, and the index of the sample that first showed
+    the last of them (None when there is none)."""
+
+    observations: list[burrow.Observation]
+    last_seen_in: int | None
+
+    def watermarks_since(self, entry: _Series) -> list[int]:
+        """The known high watermarks read after the sample that first showed the last commit."""
+        if self.last_seen_in is None:
+            return []
+        return [mark for mark in entry.watermarks[self.last_seen_in + 1 :] if mark is not None]
+
+
+def observed(entry: _Series) -> Observed:
     result: list[burrow.Observation] = []
+    last_seen_in: int | None = None
     use_commit_times = _has_commit_times(entry)
     seen: set[tuple[int, int]] = set()
-    for time_ms, offset, watermark, commit in zip(
-        entry.times_ms, entry.offsets, entry.watermarks, entry.commit_times
+    previous_offset: int | None = None
+    for index, (time_ms, offset, watermark, commit) in enumerate(
+        zip(entry.times_ms, entry.offsets, entry.watermarks, entry.commit_times)
     ):
         if offset is None:
-            continue
+            continue  # a read that failed is not a commit: the next offset is compared with the last known
         lag = max(watermark - offset, 0) if watermark is not None else None
         if use_commit_times:
             if commit is None or (offset, commit) in seen:
                 continue
             seen.add((offset, commit))
-            result.append(burrow.Observation(offset, commit, lag))
+            stamp = commit
         else:
-            result.append(burrow.Observation(offset, time_ms, lag))
-    return result
+            # Without commit times a commit that does not move the offset leaves no trace.
+            if offset == previous_offset:
+                continue
+            previous_offset = offset
+            stamp = time_ms
+        result.append(burrow.Observation(offset, stamp, lag))
+        last_seen_in = index
+    return Observed(result, last_seen_in)
 
 
 def _rate(first: int | None, last: int | None, seconds: float) -> float | None:
@@ -131,12 +163,14 @@ def enrich_partition(
                 time_lag = lag / production
             if consumption is not None and production is not None and consumption > production:
                 catch_up = lag / (consumption - production)
-    found = observations(entry)
+    seen = observed(entry)
+    found = seen.observations
     status = None
     if lag is not None and partition.high_watermark is not None:
-        recent = [mark for mark in entry.watermarks if mark is not None]
         evaluated_at = now_ms if now_ms is not None and _has_commit_times(entry) else entry.times_ms[-1]
-        status = burrow.partition_status(found, max(lag, 0), evaluated_at, recent, allowed_lag)
+        status = burrow.partition_status(
+            found, max(lag, 0), evaluated_at, seen.watermarks_since(entry), allowed_lag
+        )
     samples_with_offset = sum(1 for offset in entry.offsets if offset is not None)
     since = partition.since_progress_s
     at_least = partition.since_progress_at_least

@@ -1,12 +1,27 @@
 """Burrow's evaluation rules (kafkadiag.lag.burrow): every case of Burrow's own evaluator test
-table, then kafkadiag's own cases for what that table leaves out."""
+table, then kafkadiag's own cases for what that table leaves out; and the same table of Burrow's
+through `kafkadiag lag history`, where the window's samples become the observations."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from kafkadiag.commands.lag import RECORD_FILE
 from kafkadiag.lag import burrow
 from kafkadiag.lag.burrow import Observation as O  # noqa: N817 - short, for readable tables
+from kafkadiag.lag.snapshot import (
+    SOURCE_KAFKA,
+    SOURCE_ZOOKEEPER,
+    BrokerPartition,
+    CommittedOffset,
+    GroupSnapshot,
+    Snapshot,
+    to_json,
+)
+from tests.infra.cli import group_of, partitions_of, run_json
 
 # The table of linkedin/Burrow core/internal/evaluator/caching_test.go (commit 2676759d), as data:
 # observations (offset, commit time ms, lag or None), the recent broker high watermarks, the
@@ -372,3 +387,101 @@ def test_cases_of_our_own(
 )
 def test_group_status_is_the_worst_capped_at_err(statuses: list[str], expected: str) -> None:
     assert burrow.group_status(statuses) == expected
+
+
+# ---- Burrow's cases through `kafkadiag lag history` (issue 32) -------------------------------
+# Each case becomes a recording, as kafkadiag would have sampled what Burrow stored: one snapshot
+# at each commit's time (committed offset, high watermark = offset + the commit's lag, unknown
+# where Burrow's lag is nil), then one snapshot per recent broker offset between the last commit
+# and "now" (offset unchanged), and a last one at "now" whose high watermark gives the current
+# lag. `lag history` evaluates Kafka-stored offsets as of its last snapshot, so "now" is sampled.
+# Twice: with commit times (the old consumer's offset znode mtime) and without (Kafka-stored
+# offsets, where OffsetFetch gives none).
+
+# Without commit times a commit that repeats the offset leaves no trace: Burrow's cases that
+# commit one offset several times read as one commit followed by silence, STOP. Burrow says OK
+# for case 4 (its lag was zero once) and STALL for 5, 6 and 13 (committing without progress);
+# docs/lag.md, "Differences from Burrow".
+WITHOUT_COMMIT_TIMES_DIFFERS = {
+    "4: offset unmoved but lag zero once": "STOP",
+    "5: stalled, lag growing": "STOP",
+    "6: stalled, lag steady": "STOP",
+    "13: stalled above the allowed lag": "STOP",
+}
+
+
+def burrow_case_as_recording(
+    directory: Path,
+    observations: list[O],
+    recent_marks: list[int],
+    current_lag: int,
+    now_s: int,
+    with_commit_times: bool,
+) -> int:
+    """Write the case's snapshots as `lag --record` does; returns how many."""
+    last = observations[-1]
+    now_ms = now_s * 1000
+
+    def sample(at_ms: int, commit: O, high_watermark: int | None) -> Snapshot:
+        source = SOURCE_ZOOKEEPER if with_commit_times else SOURCE_KAFKA
+        offset = CommittedOffset(
+            "t", 0, commit.offset, commit_time_ms=commit.timestamp_ms if with_commit_times else None
+        )
+        mark = (
+            BrokerPartition("t", 0, leader=0, high_watermark=high_watermark)
+            if high_watermark is not None
+            else BrokerPartition("t", 0, leader=0, error="high watermark not read")
+        )
+        group = GroupSnapshot("g", source, offsets=(offset,))
+        return Snapshot(taken_at_ms=at_ms, groups=(group,), partitions=(mark,))
+
+    snapshots = [
+        sample(commit.timestamp_ms, commit, commit.offset + commit.lag if commit.lag is not None else None)
+        for commit in observations
+    ]
+    gap = now_ms - last.timestamp_ms
+    snapshots += [
+        sample(last.timestamp_ms + gap * (index + 1) // (len(recent_marks) + 1), last, mark)
+        for index, mark in enumerate(recent_marks)
+    ]
+    snapshots.append(sample(now_ms, last, last.offset + current_lag))
+    directory.mkdir()
+    with open(directory / RECORD_FILE, "w", encoding="utf-8") as record:
+        for snapshot in snapshots:
+            record.write(json.dumps(to_json(snapshot)) + "\n")
+    return len(snapshots)
+
+
+@pytest.mark.parametrize("with_commit_times", [True, False], ids=["commit times", "no commit times"])
+@pytest.mark.parametrize(
+    ("observations", "recent_marks", "current_lag", "now_s", "allowed_lag", "checks", "expected"),
+    BURROW_CASES,
+)
+def test_burrows_own_cases_through_lag_history(
+    observations: list[O],
+    recent_marks: list[int],
+    current_lag: int,
+    now_s: int,
+    allowed_lag: int,
+    checks: tuple[bool, int | None, bool, bool, bool, bool],
+    expected: str,
+    with_commit_times: bool,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> None:
+    # GIVEN Burrow's case recorded as kafkadiag would have sampled it
+    count = burrow_case_as_recording(
+        tmp_path / "record", observations, recent_marks, current_lag, now_s, with_commit_times
+    )
+    # WHEN `lag history` evaluates the whole recording, with Burrow's allowed lag
+    record = str(tmp_path / "record")
+    window = ["--samples", str(count), "--allowed-lag", str(allowed_lag)]
+    document = run_json(["lag", "history", record, *window])
+    (partition,) = partitions_of(document, "g").values()
+    # THEN the status is Burrow's, or the documented difference
+    case = request.node.callspec.id.rsplit("-", 1)[0]  # "<Burrow's case>-<commit times or not>"
+    if not with_commit_times:
+        expected = WITHOUT_COMMIT_TIMES_DIFFERS.get(case, expected)
+    assert partition["lag"] == current_lag
+    assert partition["status"] == expected
+    assert group_of(document, "g")["status"] == burrow.group_status([expected])

@@ -132,10 +132,11 @@ def test_samples_give_rates_and_burrow_statuses(cluster: Cluster) -> None:
          "--group", new, "--samples", "3", "--interval", "0.3"]
     )  # fmt: skip
     assert document["samples"] == 3 and document["window_s"] > 0.5
-    # THEN the old consumer (offset znode mtime = last progress) is STOP, the new one STALL
+    # THEN both stopped committing while they lag: STOP, the old consumer from its offset znode's
+    # mtime (last progress), the new one from the offset that no sample saw move
     assert partitions_of(document, old)[(topic, 0)]["status"] == "STOP"
     assert partitions_of(document, old)[(topic, 1)]["status"] == "OK"  # no lag
-    assert partitions_of(document, new)[(topic, 0)]["status"] == "STALL"
+    assert partitions_of(document, new)[(topic, 0)]["status"] == "STOP"
     assert group_of(document, old)["status"] == "ERR" and group_of(document, new)["status"] == "ERR"
     assert partitions_of(document, new)[(topic, 0)]["consumption_rate"] == 0.0
     assert partitions_of(document, new)[(topic, 0)]["catch_up_s"] is None
@@ -190,9 +191,9 @@ def test_history_as_of_a_time_and_with_an_allowed_lag(cluster: Cluster, tmp_path
     # WHEN evaluated as of a moment between the second and third snapshot (ISO 8601, UTC)
     between = datetime.datetime.fromtimestamp((times[1] + times[2]) / 2000, tz=datetime.timezone.utc)
     document = run_json(["lag", "history", str(record), "--at", between.isoformat().replace("+00:00", "Z")])
-    # THEN only the first two count: lag 3 -> 4 with the offset unmoved, STALL
+    # THEN only the first two count: lag 3 -> 4 with the offset unmoved, STOP
     entry = partitions_of(document, group)[(topic, 0)]
-    assert document["samples"] == 2 and entry["lag"] == 4 and entry["status"] == "STALL"
+    assert document["samples"] == 2 and entry["lag"] == 4 and entry["status"] == "STOP"
     # and it is the evaluation as of the second snapshot, however long after it the time is
     at_second = run_json(["lag", "history", str(record), "--at", utc(times[1])])
     assert partitions_of(at_second, group) == partitions_of(document, group)
@@ -203,7 +204,7 @@ def test_history_as_of_a_time_and_with_an_allowed_lag(cluster: Cluster, tmp_path
     # WHEN a lag of 5 is allowed THEN the whole recording (lag 5 at the end) is OK
     document = run_json(["lag", "history", str(record), "--allowed-lag", "5"])
     assert partitions_of(document, group)[(topic, 0)]["status"] == "OK"
-    assert partitions_of(run_json(["lag", "history", str(record)]), group)[(topic, 0)]["status"] == "STALL"
+    assert partitions_of(run_json(["lag", "history", str(record)]), group)[(topic, 0)]["status"] == "STOP"
     # a time before the recording: exit 3 with its span; not a time, or a negative lag: usage errors
     code, out, err = run(["lag", "history", str(record), "--at", "2001-01-01T00:00:00Z"])
     assert code == ExitCode.INPUT_UNREADABLE, err

@@ -76,11 +76,12 @@ def test_falling_behind_never_catches_up_and_warns() -> None:
     assert partition.status == "WARN" and group.status == "WARN"
 
 
-def test_kafka_offsets_that_do_not_move_are_stall_not_stop() -> None:
-    # Kafka-stored offsets have no commit time: each sample is an observation at sample time,
-    # so "now - last" is 0 and only STALL can say the consumer is stuck.
+def test_kafka_offsets_that_do_not_move_are_stop() -> None:
+    # Kafka-stored offsets have no commit time: a commit shows only as a new offset, stamped with
+    # the sample that first showed it (0 s). Nothing new since, while 50 records wait: now (20) -
+    # last (0) > last - first (0), STOP, as Burrow says of a consumer that stopped committing.
     _, group, partition = only_partition([snapshot(0, 50, 100), snapshot(10, 50, 100), snapshot(20, 50, 110)])
-    assert partition.status == "STALL" and group.status == "ERR"
+    assert partition.status == "STOP" and group.status == "ERR"
     assert partition.since_progress_s == 20.0 and partition.since_progress_at_least
     assert partition.consumption_rate == 0.0 and partition.production_rate == pytest.approx(0.5)
 
@@ -125,9 +126,9 @@ def test_a_group_that_began_committing_late_has_a_partial_window() -> None:
     report = evaluate_window([*first_commit_late, snapshot(20, 50, 100), snapshot(30, 50, 110)])
     (partition,) = report.groups[0].partitions
     # THEN as in Burrow the empty start of the window counts against completeness (2 of 4),
-    # and the status is still judged on what there is
+    # and the status is still judged on what there is: one commit, then silence while it lags
     assert partition.complete == pytest.approx(0.5)
-    assert partition.status == "STALL"
+    assert partition.status == "STOP"
 
 
 def test_one_snapshot_has_no_rates_and_no_status() -> None:
@@ -137,17 +138,18 @@ def test_one_snapshot_has_no_rates_and_no_status() -> None:
 
 
 def test_a_commit_seen_while_the_watermark_was_unknown_is_kept_and_counted() -> None:
-    # GIVEN the middle sample has no high watermark (leader unavailable) and the offset never moves
-    unknown = snapshot(10, 100, 0)
+    # GIVEN the middle sample has no high watermark (leader unavailable) and shows a new commit
+    unknown = snapshot(10, 110, 0)
     unknown = Snapshot(
         taken_at_ms=unknown.taken_at_ms,
         groups=unknown.groups,
         partitions=(BrokerPartition("t", 0, error="LEADER_NOT_AVAILABLE"),),
     )
-    report, group, partition = only_partition([snapshot(0, 100, 150), unknown, snapshot(20, 100, 170)])
-    # THEN the commit stays an observation (three, one without lag) and the offset stalled
+    report, group, partition = only_partition([snapshot(0, 100, 150), unknown, snapshot(20, 120, 170)])
+    # THEN the commit stays an observation (three, one without lag), skipped where lags are
+    # compared: 50 then 50, never decreasing
     assert partition.commits_without_lag == 1
-    assert partition.status == "STALL" and group.status == "ERR"
+    assert partition.status == "WARN" and group.status == "WARN"
     # the window is complete, as Burrow counts it: every sample saw the committed offset
     assert partition.complete == 1.0
     # and the table says, beside the status, that one commit's lag was unknown
@@ -183,14 +185,14 @@ def test_as_of_a_time_between_samples_kafka_offsets_get_the_earlier_evaluation()
     as_of_earlier = evaluate_window(series[:3]).groups[0].partitions[0]
     # WHEN evaluated as of 90 s, long after the 20 s sample
     (partition,) = evaluate_window(series, now_ms=90_000).groups[0].partitions
-    # THEN it is the 20 s evaluation: the 70 s nobody sampled are not a stopped consumer
+    # THEN it is the 20 s evaluation: the 70 s nobody sampled add nothing to the 20 s of silence
     assert partition == as_of_earlier
-    assert partition.status == "STALL"
+    assert partition.status == "STOP"
 
 
 def test_the_allowed_lag_keeps_a_small_steady_lag_ok() -> None:
     steady = [snapshot(0, 100, 103), snapshot(10, 100, 103), snapshot(20, 100, 103)]
-    assert only_partition(steady)[2].status == "STALL"
+    assert only_partition(steady)[2].status == "STOP"
     (partition,) = evaluate_window(steady, allowed_lag=3).groups[0].partitions
     assert partition.status == "OK"
 
@@ -204,3 +206,60 @@ def test_a_group_with_a_partition_of_unknown_lag_is_not_called_ok() -> None:
     (group,) = evaluate_window(series).groups
     assert [partition.status for partition in group.partitions] == ["OK", None]
     assert group.status is None
+
+
+# ---- a consumer that stopped committing is STOP (issue 32: it read OK or WARN) ---------------
+
+
+def test_kafka_offsets_that_moved_then_stopped_are_stop() -> None:
+    # GIVEN commits 10, 20, 30 at 0-20 s, then nothing while the log end keeps growing
+    samples = [(0, 10, 50), (10, 20, 60), (20, 30, 70), (30, 30, 80), (40, 30, 90), (50, 30, 100)]
+    series = [snapshot(at, offset, mark) for at, offset, mark in samples]
+    # WHEN the window is evaluated at the last sample
+    _, group, partition = only_partition(series)
+    # THEN 30 s of silence > the 20 s the commits span: STOP (every sample an observation at its
+    # own time made the silence invisible: the lag 40, 40, 40, 50, 60, 70 read WARN)
+    assert partition.status == "STOP" and group.status == "ERR"
+
+
+def test_old_consumer_that_moved_then_stopped_is_stop_though_early_watermarks_were_below() -> None:
+    # GIVEN an old consumer's commits (mtimes) 10 @ 0 s, 20 @ 10 s, 30 @ 20 s, lag 5 at each, then
+    # silence to 50 s while the log end grows to 65: Burrow's case 3 in small
+    series = [
+        snapshot(0, 10, 15, SOURCE_ZOOKEEPER, commit_time_s=0),
+        snapshot(10, 20, 25, SOURCE_ZOOKEEPER, commit_time_s=10),
+        snapshot(20, 30, 35, SOURCE_ZOOKEEPER, commit_time_s=20),
+        snapshot(30, 30, 45, SOURCE_ZOOKEEPER, commit_time_s=20),
+        snapshot(40, 30, 55, SOURCE_ZOOKEEPER, commit_time_s=20),
+        snapshot(50, 30, 65, SOURCE_ZOOKEEPER, commit_time_s=20),
+    ]
+    _, _, partition = only_partition(series)
+    # THEN STOP: the watermarks 15 and 25 read before the last commit are below it for any
+    # consumer that made progress, and say nothing about the silence after it (counting them as
+    # "caught up recently" read WARN)
+    assert partition.status == "STOP"
+
+
+def test_a_silent_consumer_with_nothing_to_read_is_not_stop() -> None:
+    # GIVEN a consumer caught up at 30 that commits nothing new, the log end at 30 for three
+    # samples after, then one new record (Burrow's case 10 in small)
+    series = [snapshot(at, 30, mark) for at, mark in [(0, 30), (10, 30), (20, 30), (30, 31)]]
+    _, _, partition = only_partition(series)
+    # THEN OK: a watermark read after its last commit was at that commit, so the silence was idleness
+    assert partition.lag == 1 and partition.status == "OK"
+
+
+def test_caught_up_at_its_last_commit_then_silent_while_records_arrive_is_stop() -> None:
+    # GIVEN commits with lag 0 (10, 20, 30 at 0-20 s), then silence while 30 records arrive
+    samples = [(0, 10, 10), (10, 20, 20), (20, 30, 30), (30, 30, 40), (40, 30, 50), (50, 30, 60)]
+    series = [snapshot(at, offset, mark) for at, offset, mark in samples]
+    _, _, partition = only_partition(series)
+    # THEN STOP: the lag at its own commits does not excuse what followed (Burrow's case 9)
+    assert partition.status == "STOP"
+
+
+def test_a_failed_read_between_two_equal_offsets_is_not_a_commit() -> None:
+    # GIVEN the same offset before and after a sample that could not read it
+    _, _, partition = only_partition([snapshot(0, 50, 60), snapshot(10, None, 70), snapshot(20, 50, 80)])
+    # THEN one observation, not two: still STOP, not a rewind or a fresh commit
+    assert partition.status == "STOP"
