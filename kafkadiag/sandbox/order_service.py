@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +58,7 @@ def compiled_classes(notify: Callable[[str], None] | None = None) -> Path:
         [*argv, *map(str, sources)], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
     )
     if done.returncode != 0:
+        shutil.rmtree(building, ignore_errors=True)
         raise SandboxError(f"javac could not compile the sandbox's order service:\n{done.stderr[-3000:]}")
     (building / "COMPLETE").write_text("")
     try:

@@ -1,6 +1,7 @@
 package com.example.orders;
 
 import java.lang.management.ManagementFactory;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.management.MBeanServer;
@@ -24,7 +25,7 @@ final class Status {
         out.append("},\"queues\":[");
         separator = "";
         for (Map.Entry<String, Integer> queue : queueSizes().entrySet()) {
-            out.append(separator).append(String.format(
+            out.append(separator).append(String.format(Locale.ROOT,
                     "{\"topic\":\"%s\",\"size\":%d,\"capacity\":%d}", queue.getKey(), queue.getValue(), capacity));
             separator = ",";
         }
