@@ -23,8 +23,9 @@ from pathlib import Path
 from kafkadiag.errors import SandboxError
 
 POM_DIR = Path(__file__).resolve().parent / "kafka_releases"
-# The releases kafkadiag is tested against, oldest first.
-VERSIONS = ("0.8.2.2", "0.9.0.1", "1.1.1", "3.9.1", "4.1.1")
+# The releases kafkadiag is tested against, oldest first. 0.8.0-beta1 and 0.10.2.2 run only as old
+# consumers, in the captured fixtures (fixtures/capture_real_kafka.py).
+VERSIONS = ("0.8.0-beta1", "0.8.2.2", "0.9.0.1", "0.10.2.2", "1.1.1", "3.9.1", "4.1.1")
 # Marks a complete copy; holds the digest of the POM it was resolved from.
 COMPLETE_MARK = ".resolved-from"
 MAVEN_TIMEOUT_S = 900.0
@@ -98,6 +99,8 @@ def fetch(version: str, notify: Callable[[str], None] | None = None) -> Path:
             "-B",
             "-q",
             "--strict-checksums",
+            # Maven 3.8 colours its output even in batch mode; the tail is quoted in errors.
+            "-Dstyle.color=never",
             "-f",
             str(pom),
             "dependency:copy-dependencies",
