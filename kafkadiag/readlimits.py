@@ -2,14 +2,15 @@
 
 Dumps come from wherever an incident left them: a support bundle's gzip, a pipe, a file someone
 attached to a ticket. A 10 MB gzip of newlines expands to 10 GiB (45 minutes of parsing), a
-1.2 MB one of a single `{...` line to a 3 GB document. Every bound here is stated, far above what
-a real dump needs, and named in the error that reaches it together with the option and the
-environment variable that raise it (docs/inputs.md):
+1.2 MB one of a single `{...` line cost 3.1 GB of memory, a 40 MB one of thread headers 3 GB.
+Every bound here is stated, far above what a real dump needs, and named in the error that
+reaches it together with the option and the environment variable that raise it (docs/inputs.md):
 
     text read from one input, after decompression   1 GiB   --max-input-size   KAFKADIAG_MAX_INPUT_SIZE
     expansion of a gzip input                       100x    --max-expansion    KAFKADIAG_MAX_EXPANSION
     one line of text (longer ones are cut)          1 MiB   --max-line-length  KAFKADIAG_MAX_LINE_LENGTH
     one JSON document (py-spy --json, jcmd ...)     64 MiB  --max-json-size    KAFKADIAG_MAX_JSON_SIZE
+    memory taken while one input is read            1 GiB   --max-memory       KAFKADIAG_MAX_MEMORY
 
 The command-line options (kafkadiag/commands/input_bounds.py) set the environment variables, so
 that the bounds reach every reader a command runs, the batch job's Spark workers included (they
@@ -46,12 +47,24 @@ DEFAULT_MAX_LINE_CHARS = 1 * MIB
 # process or Actuator's compact output are tens of MB. Parsed whole, it costs several times its
 # size in objects: 64 MiB keeps that under a GiB.
 DEFAULT_MAX_JSON_CHARS = 64 * MIB
+# What reading one input may add to the process's resident memory. Real dumps take about their
+# own size once parsed (a 200 MB log of 4,000 dumps held whole: 237 MB; 100,000 threads: 82 MB);
+# text that is only thread headers takes five times its size (600 bytes a thread), so that the
+# bounds on text alone let a 40 MB gzip of headers take 3 GB.
+DEFAULT_MAX_MEMORY_BYTES = 1 * GIB
 
 ENV_MAX_INPUT_SIZE = "KAFKADIAG_MAX_INPUT_SIZE"
 ENV_MAX_EXPANSION = "KAFKADIAG_MAX_EXPANSION"
 ENV_MAX_LINE_LENGTH = "KAFKADIAG_MAX_LINE_LENGTH"
 ENV_MAX_JSON_SIZE = "KAFKADIAG_MAX_JSON_SIZE"
-ENV_VARIABLES = (ENV_MAX_INPUT_SIZE, ENV_MAX_EXPANSION, ENV_MAX_LINE_LENGTH, ENV_MAX_JSON_SIZE)
+ENV_MAX_MEMORY = "KAFKADIAG_MAX_MEMORY"
+ENV_VARIABLES = (
+    ENV_MAX_INPUT_SIZE,
+    ENV_MAX_EXPANSION,
+    ENV_MAX_LINE_LENGTH,
+    ENV_MAX_JSON_SIZE,
+    ENV_MAX_MEMORY,
+)
 
 _UNITS = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": GIB * KIB}
 _SIZE = re.compile(r"^\s*(?P<number>\d{1,15})\s*(?P<unit>[kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
@@ -90,6 +103,7 @@ class ReadLimits:
     max_expansion: int = DEFAULT_MAX_EXPANSION
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS
     max_json_chars: int = DEFAULT_MAX_JSON_CHARS
+    max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES
 
     @classmethod
     def from_environment(cls) -> ReadLimits:
@@ -100,6 +114,7 @@ class ReadLimits:
             max_expansion=_from_env(ENV_MAX_EXPANSION, parse_ratio, DEFAULT_MAX_EXPANSION),
             max_line_chars=_from_env(ENV_MAX_LINE_LENGTH, parse_size, DEFAULT_MAX_LINE_CHARS),
             max_json_chars=_from_env(ENV_MAX_JSON_SIZE, parse_size, DEFAULT_MAX_JSON_CHARS),
+            max_memory_bytes=_from_env(ENV_MAX_MEMORY, parse_size, DEFAULT_MAX_MEMORY_BYTES),
         )
 
 
@@ -120,10 +135,46 @@ class InputTooLargeError(InputUnreadableError):
     """An input past one of the bounds: the message names the bound, the help how to raise it."""
 
     def __init__(self, message: str, option: str, variable: str, example: str) -> None:
+        # The option in the message too: batch's quarantine records keep the message alone.
         super().__init__(
-            message,
+            f"{message} ({option} raises the bound)",
             help_text=(
                 f"If the input is what you meant to read, raise the bound with {option} {example} "
                 f"(or {variable}={example}); docs/inputs.md lists every bound."
             ),
         )
+
+
+class MemoryWatch:
+    """The resident memory the process gained since reading one input began, checked as it is
+    read: InputTooLargeError past `max_bytes`. Resident memory, not a count of objects: it is what
+    runs a machine out of memory, whatever the parser keeps (threads, frames, a JSON document)."""
+
+    def __init__(self, name: str, max_bytes: int) -> None:
+        self._name = name
+        self._max_bytes = max_bytes
+        self._start = resident_bytes()
+
+    def check(self) -> None:
+        gained = resident_bytes() - self._start
+        if gained > self._max_bytes:
+            raise InputTooLargeError(
+                f"{self._name}: reading it took more than {format_size(self._max_bytes)} of memory, "
+                "the bound on one input (a dump of that many threads, or a log of that many dumps)",
+                "--max-memory",
+                ENV_MAX_MEMORY,
+                format_size(self._max_bytes * 4).replace(" ", ""),
+            )
+
+
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux's /proc/self/statm); 0 where that cannot be read,
+    which leaves the memory bound unchecked there."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_SIZE
+    except (OSError, ValueError, IndexError):
+        return 0

@@ -11,16 +11,19 @@ import os
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from kafkadiag.readlimits import (
     DEFAULT_MAX_EXPANSION,
     DEFAULT_MAX_INPUT_BYTES,
     DEFAULT_MAX_JSON_CHARS,
     DEFAULT_MAX_LINE_CHARS,
+    DEFAULT_MAX_MEMORY_BYTES,
     ENV_MAX_EXPANSION,
     ENV_MAX_INPUT_SIZE,
     ENV_MAX_JSON_SIZE,
     ENV_MAX_LINE_LENGTH,
+    ENV_MAX_MEMORY,
     format_size,
     parse_ratio,
     parse_size,
@@ -39,16 +42,39 @@ class _Bound(click.ParamType):
         try:
             self._parse(str(value))
         except ValueError as error:
-            self.fail(str(error), param, ctx)
+            self.fail(f"{error}{_from_environment(param, ctx)}", param, ctx)
         return str(value)
+
+
+def _from_environment(param: Any, ctx: Any) -> str:
+    """Where a bad value came from, when not from the command line: its environment variable."""
+    if (
+        ctx is None
+        or param is None
+        or ctx.get_parameter_source(param.name) is not ParameterSource.ENVIRONMENT
+    ):
+        return ""
+    return f" (set by {param.envvar})"
 
 
 def _store(variable: str) -> Any:
     def store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-        if value is not None:
-            os.environ[variable] = value
+        if value is None:
+            return
+        # For this command only: the environment is given back as it was when the command ends
+        # (tests and callers of main() run many commands in one process).
+        previous = os.environ.get(variable)
+        os.environ[variable] = value
+        ctx.call_on_close(lambda: _restore(variable, previous))
 
     return store
+
+
+def _restore(variable: str, previous: str | None) -> None:
+    if previous is None:
+        os.environ.pop(variable, None)
+    else:
+        os.environ[variable] = previous
 
 
 def _size(size: int) -> str:
@@ -56,7 +82,7 @@ def _size(size: int) -> str:
 
 
 def input_bound_options(command: Any) -> Any:
-    """--max-input-size, --max-expansion, --max-line-length and --max-json-size on a command."""
+    """--max-input-size, --max-expansion, --max-line-length, --max-json-size and --max-memory."""
     options = [
         ("--max-input-size", ENV_MAX_INPUT_SIZE, _Bound("size", parse_size), _size(DEFAULT_MAX_INPUT_BYTES),
          "Most text read from one input, after decompression"),
@@ -66,6 +92,8 @@ def input_bound_options(command: Any) -> Any:
          "Longest line of text read; longer lines are cut, with a caveat"),
         ("--max-json-size", ENV_MAX_JSON_SIZE, _Bound("size", parse_size), _size(DEFAULT_MAX_JSON_CHARS),
          "Most characters of one JSON dump document"),
+        ("--max-memory", ENV_MAX_MEMORY, _Bound("size", parse_size), _size(DEFAULT_MAX_MEMORY_BYTES),
+         "Most memory reading one input may take"),
     ]  # fmt: skip
     for flag, variable, kind, default, text in reversed(options):
         command = click.option(

@@ -29,6 +29,7 @@ from kafkadiag.readlimits import (
     ENV_MAX_JSON_SIZE,
     EXPANSION_GRACE_BYTES,
     InputTooLargeError,
+    MemoryWatch,
     ReadLimits,
     format_size,
 )
@@ -183,7 +184,7 @@ def _split(
     carried = 0
     stats.bytes_read += bom
     skipping = False  # inside a line already cut at the cap: drop the rest of it
-    for text in _texts(_chunks(first[bom:], stream, stats, name, limits.max_input_bytes), decoder):
+    for text in _texts(_chunks(first[bom:], stream, stats, name, limits), decoder):
         if skipping:
             newline = text.find("\n")
             if newline < 0:
@@ -254,19 +255,25 @@ def _json_too_long(name: str, limit: int) -> InputTooLargeError:
 
 
 def _chunks(
-    first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str, max_bytes: int
+    first: bytes, stream: io.RawIOBase | io.BufferedIOBase, stats: ReadStats, name: str, limits: ReadLimits
 ) -> Iterator[bytes]:
     """The sniffed start in pieces of CHUNK_BYTES, then the rest of the stream read as much; at
-    most `max_bytes` of them (after decompression), else InputTooLargeError."""
+    most `limits.max_input_bytes` of them (after decompression), and while the memory the
+    parsing of the chunks before took stays within `limits.max_memory_bytes`: else
+    InputTooLargeError. The chunks are parsed between two of them, so the check of the memory
+    sees what the parser kept."""
+    memory = MemoryWatch(name, limits.max_memory_bytes)
     for start in range(0, len(first), CHUNK_BYTES):
         chunk = first[start : start + CHUNK_BYTES]
         stats.bytes_read += len(chunk)
-        _check_size(stats.bytes_read, max_bytes, name)
+        _check_size(stats.bytes_read, limits.max_input_bytes, name)
         yield chunk
+        memory.check()
     while chunk := _read(stream, CHUNK_BYTES, name):
         stats.bytes_read += len(chunk)
-        _check_size(stats.bytes_read, max_bytes, name)
+        _check_size(stats.bytes_read, limits.max_input_bytes, name)
         yield chunk
+        memory.check()
 
 
 def _check_size(size: int, max_bytes: int, name: str) -> None:
