@@ -25,15 +25,19 @@ SNIFF_LINES = 20_000
 # them at the line's start, and a log pipeline's prefix is looked for in front of them.
 # CPython 3.3 and 3.4, and the faulthandler package for Python 2, end the thread's line at its
 # ident: "Thread 0x00007f5a2c3f9700:".
+# A bracketed or parenthesised part ends before the next opening one (`[^\][]*`, `[^()]*`) and a
+# recipe's name before the next "# Thread: ": searched anywhere in a line (a log prefix's end), each
+# was otherwise tried from every repetition of its start, with a scan of the rest of the line
+# (256 KB of "# Thread: " took seconds).
 _FAULTHANDLER_THREAD = (
-    r"(?:(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\]]*\])?|Stack) \(most recent call first\):"
+    r"(?:(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+(?: \[[^\][]*\])?|Stack) \(most recent call first\):"
     r"|(?:Current thread|Thread) 0x[0-9a-fA-F]+:\s*$)"
 )
-_PYSPY_THREAD = rf"Thread (?:{PYSPY_THREAD_ID}) \((?:idle|active)[^)]*\):"
+_PYSPY_THREAD = rf"Thread (?:{PYSPY_THREAD_ID}) \((?:idle|active)[^()]*\):"
 _PYSPY_PROCESS_LINE = r"Process \d+:"
 _GDB_THREAD = r"Thread \d+ \(Thread 0x[0-9a-fA-F]+ \(LWP \d+\)"
-_RECIPE_THREAD = r"# Thread: .*\(\d+\)\s*$|# ThreadID: \d+"
-_PYSTACK_THREAD = r"Traceback for thread \d+ \([^)]*\) \["
+_RECIPE_THREAD = r"# Thread: (?:[^#]|#(?! Thread: ))*\(\d+\)\s*$|# ThreadID: \d+"
+_PYSTACK_THREAD = r"Traceback for thread \d+ \([^()]*\) \["
 # A frame under the drawing of gevent's greenlet tree (" :      File ..."): no other format prints one.
 GEVENT_TREE_FRAME = r'^ *[:|][ :|]*File ".*", line \d+, in '
 _ASYNCIO_TASK = r"(?:No stack|Stack) for <\w*Task "
@@ -41,7 +45,10 @@ _ASYNCIO_TASK = r"(?:No stack|Stack) for <\w*Task "
 # Also when hard wrapping moved the thread's name or the command line to the next line.
 _PYSPY_HEADER = re.compile(rf'^{_PYSPY_THREAD}(?: "|\s*$)')
 _PYSPY_PROCESS = re.compile(rf"^{_PYSPY_PROCESS_LINE}(?: |\s*$)")
-_NETBEANS_HEADER = re.compile(r'^".*"\s+.*\bt@\d+\b|^Thread t@\d+:')
+# The name ends at the first quote a space follows (a later one leaves less for `t@N` to be found
+# in): `^".*"\s+.*` tried every quote of the line, each with a scan of the rest, and a line of
+# 64 KB of `" ` took 25 s to detect.
+_NETBEANS_HEADER = re.compile(r'^"(?:[^"]|"(?!\s))*"\s.*\bt@\d+\b|^Thread t@\d+:')
 _HOTSPOT_HEADER = re.compile(r'^".*" (?:#\d+ |daemon |prio=|tid=|Id=)')
 # Renderings whose thread headers HotSpot's pattern would also match, or that have none of its
 # own: each is recognised by a line no other format prints.
@@ -75,7 +82,10 @@ _PYTHON_MARKERS = (
     ),
     # its section heading; from an excerpt of it, the tree's drawing before a greenlet or a frame
     (
-        re.compile(rf"^\* (?:Threads|Greenlets)\s*$|^ *[:|]? *\+--- <(?:Greenlet|Hub) |{GEVENT_TREE_FRAME}"),
+        # (` *(?:[:|] *)?`, not ` *[:|]? *`: two runs of spaces in a row split a long indent every way)
+        re.compile(
+            rf"^\* (?:Threads|Greenlets)\s*$|^ *(?:[:|] *)?\+--- <(?:Greenlet|Hub) |{GEVENT_TREE_FRAME}"
+        ),
         DumpFormat.GEVENT,
     ),
     (re.compile(rf"^{_ASYNCIO_TASK}"), DumpFormat.ASYNCIO),

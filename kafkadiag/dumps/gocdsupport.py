@@ -45,13 +45,37 @@ THREAD_LINE = re.compile(
 MONITORS = "Locked Monitors:"
 SYNCHRONIZERS = "Locked Synchronizers:"
 STACK = "Stacktrace:"
-# A held monitor (`Class@hash at frame`) or synchronizer (`Class@hash`), as many as the line holds.
-_HELD = re.compile(r"(?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-f]+)(?: at (?P<frame>[^()]*\([^()]*\)))?")
+# A held monitor (`Class@hash at frame`) or synchronizer (`Class@hash`), as many as the line holds
+# (glued to each other: "...(JdbcConnection.java:441)java.lang.String@36036f62 at ..."). Matched
+# from the start of its class name only (see _held_locks); a frame holds no "@".
+_HELD = re.compile(r"(?P<class>[\w.$\[\];]+)@(?P<hash>[0-9a-f]+)(?: at (?P<frame>[^()@]*\([^()@]*\)))?")
+_AT_HASH = re.compile(r"@[0-9a-f]")
+_CLASS_CHAR = re.compile(r"[\w.$\[\];]")
 
 NOTE_NO_WAIT_TARGETS = (
     "GoCD's support report: the lock a BLOCKED or waiting thread waits for is not printed, only the "
     "locks each thread holds; a blocked thread is not linked to the holder of its lock"
 )
+
+
+def _held_locks(text: str) -> Iterator[re.Match[str]]:
+    """`_HELD.finditer(text)`, in time linear in the text.
+
+    finditer tried _HELD from every character of a long run of class-name characters (up to where
+    "@" fails): a monitor list of 256 KB without "@" took minutes. Here each "@hash" is found
+    once and its class name is the run of class characters right before it, read back once.
+    """
+    position = 0
+    while (at := _AT_HASH.search(text, position)) is not None:
+        start = at.start()
+        while start > position and _CLASS_CHAR.match(text, start - 1):
+            start -= 1
+        held = _HELD.match(text, start) if start < at.start() else None
+        if held is None:
+            position = at.start() + 1
+            continue
+        yield held
+        position = held.end()
 
 
 class _Thread(OpenThread):
@@ -63,7 +87,7 @@ class _Thread(OpenThread):
         self.synchronizers: list[LockRef] = []
 
     def held(self, text: str, line_no: int, monitors: bool) -> None:
-        for held in _HELD.finditer(text):
+        for held in _held_locks(text):
             lock_id = int(held["hash"], 16)
             if monitors:
                 self.monitors.append((held["class"], lock_id, held["frame"] or "", line_no, held[0]))

@@ -11,6 +11,7 @@ gives the dump as its author pasted it. Only HTML's own tags are dropped: a fram
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 
@@ -21,15 +22,22 @@ _BLOCK_NAMES = (
 # Where the browser ends a line: a run of block boundaries (opening or closing tags, with the
 # page's own indentation between them) is one line end, a <br> just before it included; another
 # <br> is a line end of its own.
+# Linear by construction: a run of whitespace is entered only at its start (`(?<!\s)`; split tried
+# every position of it, and a 64 KB line of spaces took seconds), and a tag's attributes stop at
+# the next `<` (an unclosed `<div ` no longer scans the rest of the line for every `<div `).
 _BOUNDARY = re.compile(
-    r"(?:<br(?:\s[^>]*)?/?>\s*)?(?:\s*</?(?:" + _BLOCK_NAMES + r")(?:\s[^>]*)?/?>)+|<br(?:\s[^>]*)?/?>",
+    r"(?<!\s)(?:<br(?:\s[^<>]*)?/?>\s*)?(?:\s*</?(?:"
+    + _BLOCK_NAMES
+    + r")(?:\s[^<>]*)?/?>)+|<br(?:\s[^<>]*)?/?>",
     re.IGNORECASE,
 )
 # Every other tag of HTML's, dropped without a break (inline markup, table cells, the page's head).
+# Comments are dropped before (`_without_comments`): `<!--.*?-->` scanned to the end of the line
+# from every unclosed `<!--`.
 _TAGS = re.compile(
-    r"<!--.*?-->|<!DOCTYPE[^>]*>|<\?xml[^>]*\?>|</?(?:a|abbr|b|body|button|code|col|colgroup|del|em|"
+    r"<!DOCTYPE[^<>]*>|<\?xml[^<>]*\?>|</?(?:a|abbr|b|body|button|code|col|colgroup|del|em|"
     r"font|form|head|html|i|img|input|ins|kbd|label|link|mark|meta|noscript|s|samp|script|small|"
-    r"span|strong|style|sub|sup|td|th|time|title|tt|u|var|wbr)(?:\s[^>]*)?/?>",
+    r"span|strong|style|sub|sup|td|th|time|title|tt|u|var|wbr)(?:\s[^<>]*)?/?>",
     re.IGNORECASE,
 )
 # How an HTML page starts: a doctype, the comment a browser's "save as" writes, an XML prolog,
@@ -58,7 +66,6 @@ _CELL_END = re.compile(r"</t[dh]>(?=\s*<t[dh][\s>])", re.IGNORECASE)
 # bare or has attributes with values (`<script src="..">`); a self-closing one hides nothing, and
 # `<Style object at 0x7f>` in a frame a page failed to escape is text, not a tag.
 _HIDDEN_OPEN = re.compile(r"<(script|style)((?:\s[^<>]*)?)>", re.IGNORECASE)
-_COMMENT = re.compile(r"<!--.*?-->")
 _HIDDEN_CLOSE = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),
@@ -94,7 +101,7 @@ class PageText:
                     pieces = pieces[1:]
                 if len(pieces) > 1 and not pieces[-1].strip():
                     pieces = pieces[:-1]
-            shown_pieces = [html.unescape(_TAGS.sub("", piece)).replace("\xa0", " ") for piece in pieces]
+            shown_pieces = [_shown(piece) for piece in pieces]
             if len(shown_pieces) == 1 and not shown_pieces[0].strip() and shown_pieces[0] != line:
                 continue  # tags alone ("</pre>", '<div class="highlight">'): no line of the text
             text.extend(shown_pieces)
@@ -127,13 +134,48 @@ class PageText:
 
 def _hidden_element(text: str) -> re.Match[str] | None:
     """The first opening tag of a script or a style sheet in `text`, outside comments."""
+    comments = _comment_spans(text)
+    starts = [start for start, _ in comments]
     for opening in _HIDDEN_OPEN.finditer(text):
         attributes = opening.group(2)
         if attributes.rstrip().endswith("/"):
             continue  # <script src=".." />: nothing inside
         if attributes.strip() and "=" not in attributes:
             continue  # words after the name, no attribute values: text that looks like a tag
-        if any(comment.start() < opening.start() < comment.end() for comment in _COMMENT.finditer(text)):
+        # The comment that starts last before the tag is the only one that can hold it.
+        before = bisect.bisect_left(starts, opening.start()) - 1
+        if before >= 0 and opening.start() < comments[before][1]:
             continue
         return opening
     return None
+
+
+def _comment_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds a whole `<!-- ... -->` comment: (start, end) pairs, in order. Found with
+    str.find, one pass: a comment left open ends the search, as nothing after it can close."""
+    spans = []
+    position = 0
+    while (start := text.find("<!--", position)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break
+        spans.append((start, end + 3))
+        position = end + 3
+    return spans
+
+
+def _shown(piece: str) -> str:
+    """A piece of a line between boundaries, as the browser shows it."""
+    return html.unescape(_TAGS.sub("", _without_comments(piece))).replace("\xa0", " ")
+
+
+def _without_comments(text: str) -> str:
+    if "<!--" not in text:
+        return text
+    kept = []
+    position = 0
+    for start, end in _comment_spans(text):
+        kept.append(text[position:start])
+        position = end
+    kept.append(text[position:])
+    return "".join(kept)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kafkadiag.dumps.rewrap import fits
 from kafkadiag.threadheader import PYSPY_THREAD_ID
 
 _RECORD = re.compile(rf"^(?:Process \d+:|Python v|Thread (?:{PYSPY_THREAD_ID}) \()")
@@ -120,7 +121,8 @@ def logical_lines(batches: Iterable[list[str]]) -> Iterator[tuple[int, str, bool
                 continue
             at_column_0 = not line[:1].isspace()
             if at_column_0 and _RECORD.match(line) is None and pending is not None:
-                if not after_blank and unfinished(pending[1]):
+                # Joined only within MAX_REJOINED_CHARS: each join copies and rescans the line.
+                if not after_blank and fits(pending[1], line) and unfinished(pending[1]):
                     if _name_breaks_line(pending[1]):
                         pending = (pending[0], pending[1] + "\n" + line, pending[2])
                     else:

@@ -32,13 +32,14 @@ another becomes rare.
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
         graph = context.graph()
         in_cycle = {member for cycle in graph.cycles() for member in cycle}
-        longest: list[int] = []
-        for index in range(len(context.dump.threads)):
-            if index in in_cycle or not graph.blockers(index):
-                continue
-            chain = graph.chain(index)
-            if len(chain) > len(longest) and chain[-1] not in chain[:-1]:
-                longest = chain
+        # The first thread (in the dump's order) whose chain is the longest, outside deadlocks;
+        # chains that run into a loop are not among the lengths.
+        lengths = graph.chain_lengths()
+        candidates = sorted(index for index in lengths if index not in in_cycle)
+        if not candidates:
+            return
+        start = max(candidates, key=lengths.__getitem__)
+        longest = graph.chain(start)
         if len(longest) < 3:
             return
         threads = [graph.thread(index) for index in longest]

@@ -12,7 +12,9 @@ from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 MIN_POOL = 3
-TRAILING_NUMBER = re.compile(r"\d+$")
+# Only from the start of a run of digits: `\d+$` alone was tried from every digit of a long run
+# that does not end the name (a 256 KB name of digits and a letter took minutes).
+TRAILING_NUMBER = re.compile(r"(?<!\d)\d+$")
 
 
 def pools(dump: ThreadDump) -> dict[str, list[Thread]]:

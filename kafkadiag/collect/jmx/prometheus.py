@@ -26,6 +26,7 @@ import math
 import re
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 
 from kafkadiag.collect.jmx.errors import MetricsSourceError
 from kafkadiag.collect.jmx.http import MAX_BYTES, http_get, without_credentials
@@ -37,7 +38,12 @@ PASSWORD_ENV = "KAFKADIAG_PROMETHEUS_PASSWORD"
 _SERIES = re.compile(
     r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+(?P<value>\S+)(?:\s+\S+)?\s*$"
 )
-_LABEL = re.compile(r'\s*(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*,?')
+# A label `key="value"`, tried only where a name starts (`(?<![a-zA-Z0-9_])`: from inside a long
+# name each start rescanned the rest of it) and a value that is never closed runs to the end of
+# the line (`end` is then not a quote: see _labels). A 256 KB label line took more than 300 s.
+_LABEL = re.compile(
+    r'(?<![a-zA-Z0-9_])(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"(?P<value>(?:[^"\\]|\\.)*)(?P<end>"|\\?$)\s*,?'
+)
 _EMBEDDED = re.compile(r",\s*(?P<key>[A-Za-z][\w-]*)=")
 
 # normalized type -> (domain, type) as Kafka registers them
@@ -86,7 +92,7 @@ def parse_exposition(text: str) -> list[tuple[str, dict[str, str], float]]:
         if match is None:
             continue
         labels: dict[str, str] = {}
-        for label in _LABEL.finditer(match["labels"] or ""):
+        for label in _labels(match["labels"] or ""):
             labels[label["key"]] = re.sub(r"\\(.)", lambda m: "\n" if m[1] == "n" else m[1], label["value"])
         try:
             value = float(match["value"])
@@ -95,6 +101,15 @@ def parse_exposition(text: str) -> list[tuple[str, dict[str, str], float]]:
         if math.isfinite(value):
             samples.append((match["name"], labels, value))
     return samples
+
+
+def _labels(text: str) -> Iterator[re.Match[str]]:
+    """The labels of a series, in linear time. A value left open ends them: a later value could
+    only close where this one would have (a quote escaped for this one is escaped for it)."""
+    for label in _LABEL.finditer(text):
+        if label["end"] != '"':
+            return
+        yield label
 
 
 def _unquote(value: str) -> str:
