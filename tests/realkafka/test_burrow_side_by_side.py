@@ -2,15 +2,16 @@
 Debian's Burrow (1.2.1) and sampled by `kafkadiag lag --samples` over the same seconds; the
 statuses per partition and per group are Burrow's, or the difference docs/lag.md documents.
 
-Broker: Apache Kafka 0.9.0.1, the line Burrow 1.2.1's sarama client is configured for here
-(`kafka-version="0.9.0.1"`); it reads Kafka-committed groups from `__consumer_offsets` and the old
-consumer's groups from ZooKeeper. The consumers are real: kafka-python consumers that poll and
-commit (one per Kafka-committed group, each on a topic of its own) and Kafka 0.9's own old
-console consumer.
+Brokers: Apache Kafka 0.9.0.1 (Burrow's `kafka-version="0.9.0.1"`) and 3.9.1 in ZooKeeper mode
+(`kafka-version="2.0.0"`); a 4.x broker refuses Burrow 1.2.1's ListOffsets v0 (docs/lag.md). Burrow
+reads Kafka-committed groups from `__consumer_offsets` and the old consumer's groups from
+ZooKeeper. The consumers are real: kafka-python consumers that poll and commit (one per
+Kafka-committed group, each on a topic of its own) and Kafka's own old console consumer (0.9.0.1;
+1.1.1, the last one, against 3.9.1).
 
 | group | what the consumer does | Burrow | kafkadiag |
 |---|---|---|---|
-| keeps-up | polls everything, commits every 0.3 s | OK | OK |
+| keeps-up | reads every record (1 every 0.7 s), commits after every poll | OK | OK |
 | catching-up | works off a backlog, no new records | OK | OK |
 | falling-behind | commits progress slower than records arrive | WARN | WARN |
 | stopped | commits progress, then its process ends | STOP | STOP |
