@@ -1,7 +1,10 @@
 """New-consumer lag from real groups that subscribe, poll and commit on a real broker, checked
-offset by offset against librdkafka (confluent-kafka) reading the same broker."""
+offset by offset against librdkafka (confluent-kafka) reading the same broker; the first also on
+Tansu, another Kafka-protocol broker."""
 
 from __future__ import annotations
+
+import pytest
 
 from tests.infra import workload
 from tests.infra.cli import group_of, partitions_of, run_json
@@ -23,7 +26,12 @@ def _assert_agrees(document: dict, group: str, topic: str, partitions: int, boot
             assert ours[key] == theirs[key], (partition, key, ours, theirs)
 
 
-def test_live_and_offsets_only_groups_agree_with_librdkafka(broker: ServerProcess) -> None:
+@pytest.mark.parametrize("server", ["broker", "tansu_broker"])
+def test_live_and_offsets_only_groups_agree_with_librdkafka(
+    server: str, request: pytest.FixtureRequest
+) -> None:
+    # On Apache Kafka, and on Tansu: another implementation of the protocol, with its own quirks.
+    broker: ServerProcess = request.getfixturevalue(server)
     # GIVEN a 3-partition topic with 8, 6 and 4 records; a live group member that consumed and
     # committed 9 records, and a group that only has committed offsets (no members)
     topic = workload.unique("payments")

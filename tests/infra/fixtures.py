@@ -1,9 +1,12 @@
-"""Session fixtures: one real ZooKeeper and one real Tansu broker for the whole test session.
+"""Session fixtures: one real ZooKeeper (Kafka 3.9's own jars) and real Apache Kafka brokers of
+several release lines for the whole test session; the default `broker` is a KRaft Kafka 4.1 one.
 
 Registered for every test directory through `pytest_plugins` in tests/conftest.py. Tests share
 the servers and keep out of each other's way with unique group, topic and chroot names
-(`workload.unique`). Both servers are stopped by PID when the session ends. A test that pauses,
+(`workload.unique`). Every server is stopped by PID when the session ends. A test that pauses,
 freezes or stops a server takes a private one of its own (`own_zookeeper`, `own_broker`).
+Tansu, a Kafka-protocol broker that is not Apache Kafka, stays as `tansu_broker` for the tests
+that check kafkadiag against another implementation of the protocol.
 """
 
 from __future__ import annotations
@@ -31,7 +34,13 @@ def zookeeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProces
 
 
 @pytest.fixture(scope="session")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def broker(kafka_41: RealKafka) -> ServerProcess:
+    """The default broker: the session's real KRaft Kafka 4.1 broker."""
+    return kafka_41.broker.server
+
+
+@pytest.fixture(scope="session")
+def tansu_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     yield from _stopped_at_the_end(start_tansu(tmp_path_factory.mktemp("tansu")))
 
 
@@ -42,7 +51,9 @@ def own_zookeeper(tmp_path: Path) -> Iterator[ServerProcess]:
 
 @pytest.fixture
 def own_broker(tmp_path: Path) -> Iterator[ServerProcess]:
-    yield from _stopped_at_the_end(start_tansu(tmp_path / "tansu"))
+    """A private real broker, for a test that freezes or stops it."""
+    real = start_kraft("4.1.1", tmp_path)
+    yield from _stopped_at_the_end(real.broker.server)
 
 
 @pytest.fixture
