@@ -146,10 +146,10 @@ windowed AS (
        NAMED_STRUCT('t', TRY_ELEMENT_AT(with_mark, -1).t, 'v', TRY_ELEMENT_AT(with_mark, -1).m)) AS last_mark,
     -- Burrow's observations: the samples that know the offset; the lag is unknown (null) where
     -- the high watermark was, and such commits are kept
-    TRANSFORM(with_offset, s -> NAMED_STRUCT('o', s.o, 't', s.t, 'c', s.c, 'l', GREATEST(s.m - s.o, 0)))
+    TRANSFORM(with_offset, s -> NAMED_STRUCT('o', s.o, 't', s.t, 'c', s.c,
+                                         -- GREATEST skips nulls: an unknown lag would read 0
+                                         'l', IF(s.m IS NULL, NULL, GREATEST(s.m - s.o, 0))))
       AS usable,
-    -- the window's known high watermarks: Burrow's "recent broker offsets"
-    TRANSFORM(with_mark, s -> s.m) AS recent_marks,
     EXISTS(samples, s -> s.c IS NOT NULL) AS has_commit_times
   FROM known
 ),
@@ -161,13 +161,22 @@ rated AS (
     IF(last_mark.t > first_mark.t,
        (last_mark.v - first_mark.v) / ((last_mark.t - first_mark.t) / 1000D), NULL) AS production_rate,
     -- where commit times are known each distinct commit is one observation stamped with its commit
-    -- time (as Burrow's ZooKeeper module sees it), else every sample stamped with its own time
+    -- time (as Burrow's ZooKeeper module sees it), else each change of the offset, stamped with the
+    -- first sample that showed it; 's' is that sample's time either way
     IF(has_commit_times,
        TRANSFORM(FILTER(usable, (s, i) -> s.c IS NOT NULL
                  AND NOT EXISTS(SLICE(usable, 1, i), p -> p.c IS NOT NULL AND p.o = s.o AND p.c = s.c)),
-                 s -> NAMED_STRUCT('o', s.o, 't', s.c, 'l', s.l)),
-       TRANSFORM(usable, s -> NAMED_STRUCT('o', s.o, 't', s.t, 'l', s.l))) AS observations
+                 s -> NAMED_STRUCT('o', s.o, 't', s.c, 'l', s.l, 's', s.t)),
+       TRANSFORM(FILTER(usable, (s, i) -> i = 0 OR s.o != usable[i - 1].o),
+                 s -> NAMED_STRUCT('o', s.o, 't', s.t, 'l', s.l, 's', s.t))) AS observations
   FROM windowed
+),
+recent AS (
+  -- Burrow's "recent broker offsets": the high watermarks read after the sample that first
+  -- showed the last commit
+  SELECT *,
+    TRANSFORM(FILTER(with_mark, x -> x.t > TRY_ELEMENT_AT(observations, -1).s), x -> x.m) AS recent_marks
+  FROM rated
 ),
 pairs AS (
   SELECT *, ZIP_WITH(SLICE(observations, 1, GREATEST(SIZE(observations) - 1, 0)),
@@ -175,7 +184,7 @@ pairs AS (
                      (earlier, later) -> NAMED_STRUCT('rewind', later.o < earlier.o,
                                                       'moved', later.o != earlier.o)) AS steps,
             FILTER(observations, x -> x.l IS NOT NULL) AS known_lags
-  FROM rated
+  FROM recent
 ),
 judged AS (
   SELECT *,
