@@ -29,6 +29,7 @@ from kafkadiag.collect.zookeeper.session import (
     GET_DATA,
     Failure,
     KazooSession,
+    NotZooKeeperError,
     ZooKeeperSessionError,
     parse_hosts,
 )
@@ -121,6 +122,8 @@ def connect(zookeeper: str, timeout_s: float, security: ZooKeeperSecurity = NO_S
         raise ZooKeeperUnreachableError(f"no ZooKeeper host in --zookeeper {zookeeper!r}")
     try:
         return KazooSession(zookeeper, timeout_s, security)
+    except NotZooKeeperError as error:
+        raise ZooKeeperUnreachableError(f"cannot connect to ZooKeeper at {hosts}: {error.reason}") from None
     except ZooKeeperSessionError as error:
         raise ZooKeeperUnreachableError(
             f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({error.reason})"

@@ -30,13 +30,14 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import KazooState
 from kazoo.retry import KazooRetry
 
+from kafkadiag.collect.zookeeper.framing import DECODING_ERRORS, ProtocolGuard
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 
 GET_DATA = "data"
 GET_CHILDREN = "children"
 NO_ANSWER = "no answer from ZooKeeper within --timeout"
-# The largest znode kazoo is asked to read is what ZooKeeper itself allows (jute.maxbuffer, 1 MB
-# by default); kazoo refuses larger replies before allocating them.
+# How often the wait for a session looks whether the server turned out not to be ZooKeeper.
+_SETTLE_POLL_S = 0.05
 
 
 class ZooKeeperSessionError(Exception):
@@ -45,6 +46,10 @@ class ZooKeeperSessionError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class NotZooKeeperError(ZooKeeperSessionError):
+    """The server answered, but not as ZooKeeper does (an HTTP or TLS port, a broken proxy)."""
 
 
 @dataclass(frozen=True)
@@ -83,19 +88,40 @@ class KazooSession:
             **security.kazoo_options(),
         )
         self.client.add_listener(self._on_state)
+        self.protocol_error: str | None = None
+        self._guard = ProtocolGuard(self.client, self._on_protocol_error)
         try:
             # kazoo's start() stops the client on a timeout and waits for its connection thread,
             # which a server trickling bytes holds for as long as it likes: wait here instead.
-            self.client.start_async().wait(timeout_s)
+            self._wait_for_session(self.client.start_async(), timeout_s)
         except Exception as error:  # noqa: BLE001 - TLS and SASL set-up errors among others
             self.close()
             raise ZooKeeperSessionError(f"{type(error).__name__}: {error}") from None
         except BaseException:  # Ctrl-C while connecting: the started threads must not outlive it
             self.close()
             raise
+        if self.protocol_error is not None:
+            self.close()
+            raise NotZooKeeperError(self.protocol_error)
         if not self.client.connected:
             self.close()
-            raise ZooKeeperSessionError(self._causes.last or "no session within the time given")
+            raise ZooKeeperSessionError(
+                self._guard.cause or self._causes.last or "no session within the time given"
+            )
+
+    def _wait_for_session(self, live: Any, timeout_s: float) -> None:
+        """Until a session is had, the server is seen not to be ZooKeeper, or `timeout_s` is up
+        (kazoo would otherwise reconnect to a wrong port until the time is up)."""
+        deadline = time.monotonic() + timeout_s
+        while self.protocol_error is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or live.wait(min(_SETTLE_POLL_S, remaining)):
+                return
+
+    def _on_protocol_error(self, message: str) -> None:
+        # On kazoo's connection thread; the first reason is the one told.
+        if self.protocol_error is None:
+            self.protocol_error = message
 
     def _on_state(self, state: str) -> None:
         if state == KazooState.LOST and self.lost is None:
@@ -103,6 +129,8 @@ class KazooSession:
 
     def wave(self, kind: str, paths: Sequence[str], deadline: float) -> list[Any]:
         """Answers in the order of `paths`: (data, stat), [children], or a Failure."""
+        if self.lost is None and self.protocol_error is not None:
+            self.lost = self.protocol_error
         if self.lost is not None:
             return [Failure(False, self.lost)] * len(paths)
         if kind == GET_DATA:
@@ -124,10 +152,16 @@ class KazooSession:
             except NoAuthError:
                 answers.append(Failure(False, "not allowed to read (ZooKeeper ACL)"))
             except (ConnectionLoss, SessionExpiredError) as error:
-                self.lost = f"ZooKeeper connection lost while reading ({type(error).__name__})"
+                self.lost = (
+                    self.protocol_error or f"ZooKeeper connection lost while reading ({type(error).__name__})"
+                )
                 answers.append(Failure(False, self.lost))
             except KazooException as error:
                 answers.append(Failure(False, type(error).__name__))
+            except DECODING_ERRORS as error:
+                # A reply kazoo could not decode (cut inside its frame): not ZooKeeper speaking.
+                self.lost = self._guard.undecodable_reply(error)
+                answers.append(Failure(False, self.lost))
         return answers
 
     def close(self, wait_s: float = 1.0) -> None:
