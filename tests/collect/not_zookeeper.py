@@ -1,15 +1,14 @@
 """Servers that are not ZooKeeper, on free 127.0.0.1 ports, for `--zookeeper` to be pointed at.
 
-A plain HTTP server (http.server), a TLS server (a self-signed certificate made with
-`cryptography`), and a socket server that speaks just enough of ZooKeeper's framing to go wrong
-in one chosen way: a negative frame length, a huge one, a frame cut short, each either in answer
-to the session's connect request or to the first read after a good connect. Each runs in a
-daemon thread for the length of a `with` block.
+A plain HTTP server (http.server), a TLS server (a self-signed certificate, tests/infra/tls.py),
+and a socket server that speaks just enough of ZooKeeper's framing to go wrong in one chosen way:
+a negative frame length, a huge one, a frame cut short, each either in answer to the session's
+connect request or to the first read after a good connect. Each runs in a daemon thread for the
+length of a `with` block.
 """
 
 from __future__ import annotations
 
-import datetime
 import http.server
 import socket
 import socketserver
@@ -19,6 +18,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from tests.infra.tls import self_signed_certificate
 
 # A connect response kazoo accepts: protocol version, negotiated timeout (ms), session id, a
 # 16-byte password, read-only flag.
@@ -143,7 +144,7 @@ def http_server() -> Iterator[str]:
 @contextmanager
 def tls_server(directory: Path) -> Iterator[str]:
     """host:port of a TLS server (a self-signed certificate) that answers what it can decrypt."""
-    certificate, key = _self_signed(directory)
+    certificate, key = self_signed_certificate(directory, "not-zookeeper")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(certificate, key)
 
@@ -158,33 +159,3 @@ def tls_server(directory: Path) -> Iterator[str]:
     server = _Server(("127.0.0.1", 0), Handler)
     with _serving(server) as address:
         yield address
-
-
-def _self_signed(directory: Path) -> tuple[Path, Path]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
-    certificate_path = directory / "not-zookeeper.pem"
-    key_path = directory / "not-zookeeper.key"
-    certificate_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return certificate_path, key_path
