@@ -4,7 +4,8 @@
     python bench/analyze_bench.py --threads 150000 --repeat 1     # the 150k-thread target
 
 The large dump is built from real thread blocks exactly as bench/parse_bench.py builds it; the
-50-dump log is the real kill -3 log in fixtures/captured/old-consumer-stall/. Times are parse +
+50-dump log is the real kill -3 log in fixtures/captured/real-old-consumer-stall-0.8.2.2/ (Apache
+Kafka 0.8.2.2's old consumer, gzipped). Times are parse +
 analysis in-process (best of --repeat) and `kafkadiag dump analyze` end to end; memory is the
 tracemalloc peak of parse + analysis, against the input size.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import gzip
 import subprocess
 import sys
 import tempfile
@@ -30,7 +32,7 @@ from parse_bench import build_large_dump  # noqa: E402
 from kafkadiag.dumps import read_dumps  # noqa: E402
 from kafkadiag.rules.engine import analyze  # noqa: E402
 
-LOG = REPO / "fixtures" / "captured" / "old-consumer-stall" / "kill3-50-dumps.log"
+LOG = REPO / "fixtures" / "captured" / "real-old-consumer-stall-0.8.2.2" / "kill3-50-dumps.log.gz"
 
 
 def timed(path: Path, repeat: int) -> tuple[float, float, int, int]:
@@ -88,7 +90,8 @@ def end_to_end(path: Path, repeat: int, output_format: str = "table") -> tuple[f
 
 
 def report(label: str, path: Path, repeat: int) -> None:
-    size = path.stat().st_size
+    # Against the text read, not the gzip of it.
+    size = len(gzip.decompress(path.read_bytes())) if path.suffix == ".gz" else path.stat().st_size
     parse_s, analysis_s, findings, dumps = timed(path, repeat)
     high = peak(path)
     print(f"{label}: {size / 1e6:.1f} MB, {dumps} dump(s), {findings} finding(s)")

@@ -26,19 +26,21 @@ class FetcherBlockedOnFullQueue(Rule):
     requires = frozenset({Requirement.JAVA})
     explanation = """
 The old consumer's ConsumerFetcherThread fetches for every partition that broker leads and puts
-each chunk into the bounded queue of the stream that owns the partition
-(PartitionTopicInfo.enqueue -> LinkedBlockingQueue.put; capacity queued.max.message.chunks,
-2 by default). It does so inside processFetchRequest, holding its partition-map lock. When one
-stream's queue is full because its stream thread does not take from it, put parks, and the fetcher
-stops fetching for all its partitions: every other topic of that connector starves, and the leader
-finder queues behind the lock. One dump shows the fetcher parked at one moment; a stream that only
+each chunk into the bounded queue of the stream that owns the partition (PartitionTopicInfo.enqueue
+-> LinkedBlockingQueue.put; capacity queued.max.message.chunks, 2 by default). It does so inside
+processFetchRequest, holding its partition-map lock. When one stream's queue is full because its
+stream thread does not take from it, put parks, and the fetcher stops fetching for all its
+partitions: every other topic of that connector starves, and once a leader moves the leader finder
+queues behind the lock (KD204). One dump shows the fetcher parked at one moment; a stream that only
 drains slowly parks it too, between chunks. Several dumps, or the committed offsets, tell a stall
-from slowness. The fetcher's MaxLag stays small (it is caught up to where it stopped)
-while the committed-offset lag of every partition grows. The frames differ by release and are
-matched in each: Kafka 0.8.0-beta1 locks in processFetchRequest itself, 0.8.0-0.8.2 through
-Utils$.inLock, 0.9/0.10 through CoreUtils$.inLock; Kafka 0.7's FetcherRunnable ("FetchRunnable-<n>")
-enqueues holding no lock, so only its own partitions stop. KD107 reports the same chain in generic
-terms (any bounded put under a lock others wait for).
+from slowness. The fetcher's MaxLag stays small (it is caught up to where it stopped) while the
+committed-offset lag of every partition grows. The frames differ by release and are matched in
+each, as dumps of the releases' own jars show them: Kafka 0.8.0-beta1 locks in processFetchRequest
+itself, 0.8.0-0.8.2 through Utils$.inLock, 0.9 to 1.1 through CoreUtils$.inLock. Kafka 0.7's
+FetcherRunnable ("FetchRunnable-<n>") enqueues holding no lock, so only its own partitions stop
+(read from the 0.7.2 source: 0.7 was never published to Maven Central, so no dump of it is at
+hand). KD107 reports the same chain in generic terms (any bounded put under a lock others wait
+for).
 """
     remedy = REMEDY
 

@@ -26,9 +26,12 @@ class PartitionMapLockCollateral(Rule):
     requires = frozenset({Requirement.JAVA})
     explanation = """
 The blocked fetcher (KD201) holds its partitionMapLock while it waits. Work that takes that lock
-without first stopping the fetcher queues behind it: the leader finder adding partitions after a
-leader change (addPartitions), and readers of the fetcher's partition count. So the consumer does
-not follow leader moves until the stream drains. These are victims, not causes. A rebalance is
+without first stopping the fetcher queues behind it: the leader finder after a leader change,
+adding the moved partitions to a fetcher (addPartitions) or, when it shuts idle fetchers down,
+asking each fetcher for its partition count (partitionCount). On Kafka 0.8.2.2 with the leader of
+one topic stopped, the leader finder parks in partitionCount and the topic never moves to the new
+leader. So the consumer does not follow leader moves until the stream drains. These are victims,
+not causes. A rebalance is
 not among them in the real old consumer (0.8.2 to 1.1): it stops the fetchers first, which
 interrupts the blocked put, and then starts a new fetcher that blocks again on the same full
 queue while the stream stays stalled. The finding names only threads the dump shows waiting.
@@ -74,11 +77,12 @@ A leader change the consumer never follows is this.
                 evidence.append(context.frame(thread, user))
         names = context.labels(victims)
         holder = ", ".join(sorted(context.label(fetcher.thread) for fetcher in fetchers))
+        wait = "waits" if len(names) == 1 else "wait"
         how = (
-            f"wait for the lock {holder} holds"
+            f"{wait} for the lock {holder} holds"
             if holder_visible
             else (
-                "wait for a fetcher's partition-map lock "
+                f"{wait} for a fetcher's partition-map lock "
                 f"(the dump has no lock data to show it is {holder}'s)"
             )
         )

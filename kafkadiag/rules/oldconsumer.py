@@ -4,12 +4,12 @@ ZookeeperConsumerConnector starts one ConsumerFetcherThread per broker; the fetc
 chunks into one bounded LinkedBlockingQueue per stream (capacity queued.max.message.chunks, 2
 by default) from PartitionTopicInfo.enqueue, inside AbstractFetcherThread.processFetchRequest,
 which holds the fetcher's partitionMapLock (through Utils$.inLock in 0.8.0-0.8.2, CoreUtils$.inLock
-in 0.9/0.10, a bare partitionMapLock.lock() in 0.8.0-beta1). Kafka 0.7 had no fetcher manager: a
+from 0.9 to 1.1, a bare partitionMapLock.lock() in 0.8.0-beta1). Kafka 0.7 had no fetcher manager: a
 FetcherRunnable thread ("FetchRunnable-<n>") enqueues from its run() without any lock. Each
 stream is drained by application threads in ConsumerIterator.makeNext (LinkedBlockingQueue.take).
 One stream that is not drained fills its queue, the fetcher blocks in put (holding the lock from
 0.8 on), and every other stream of that fetcher starves. Kafka's classes are matched by suffix,
-so Scala (`...$.inLock`) and Java replicas match.
+so the frames of Scala objects (`Utils$.inLock`, `CoreUtils$.inLock`) match too.
 """
 
 from __future__ import annotations

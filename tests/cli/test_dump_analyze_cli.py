@@ -9,9 +9,17 @@ import pytest
 
 from kafkadiag.exitcodes import ExitCode
 
+from ..rules.test_real_kafka_captures import fetcher_of
 from .test_dump_parse_cli import run
 
-FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
+# Apache Kafka 0.8.2.2's real old consumer (fixtures/capture_real_kafka.py): stalled, and caught up.
+STALL = "real-old-consumer-stall-0.8.2.2"
+HEALTHY = "real-old-consumer-healthy-0.8.2.2"
+# The stall on two brokers after the leader of orders stopped: the leader finder waits behind the
+# blocked fetcher's lock (KD204, a warning).
+LEADER_MOVED = "real-old-consumer-leader-moved-0.8.2.2"
+# Its name holds the consumer id the capture registered in ZooKeeper.
+FETCHER = fetcher_of(STALL)
 
 
 def analyze_json(*args: str) -> tuple[int, dict, str]:
@@ -20,14 +28,14 @@ def analyze_json(*args: str) -> tuple[int, dict, str]:
 
 
 def test_old_consumer_stall_names_culprit_and_starving_streams_in_json(captured: Path) -> None:
-    code, report, err = analyze_json(str(captured / "old-consumer-stall/jstack-l.txt"))
+    code, report, err = analyze_json(str(captured / STALL / "jstack-l.txt"))
     assert code == ExitCode.FINDINGS, err
     assert report["schema"] == "kafkadiag.analysis" and report["version"] == 1
     by_rule = {finding["rule"]: finding for finding in report["findings"]}
     assert by_rule["KD201"]["threads"][0] == FETCHER
-    assert by_rule["KD202"]["threads"] == ["payments-stream-0", "audit-stream-0"]
-    assert by_rule["KD203"]["threads"][0] == "orders-stream-0"
-    assert "orders-stream-0" in report["verdict"] and FETCHER in report["verdict"]
+    assert by_rule["KD202"]["threads"] == ["order-worker-orders", "order-worker-shipments"]
+    assert by_rule["KD203"]["threads"][0] == "order-worker-payments"
+    assert "order-worker-payments" in report["verdict"] and FETCHER in report["verdict"]
     for finding in report["findings"]:
         assert set(finding) >= {
             "rule",
@@ -42,16 +50,16 @@ def test_old_consumer_stall_names_culprit_and_starving_streams_in_json(captured:
         assert finding["severity"] in ("error", "warning", "info")
         for item in finding["evidence"]:
             # Evidence quotes the input exactly, at the line it names.
-            lines = (captured / "old-consumer-stall/jstack-l.txt").read_text().split("\n")
+            lines = (captured / STALL / "jstack-l.txt").read_text().split("\n")
             assert item["text"].strip() in lines[item["line"] - 1]
 
 
 def test_old_consumer_stall_in_the_table_puts_the_verdict_first(captured: Path) -> None:
-    code, out, err = run(["dump", "analyze", str(captured / "old-consumer-stall/jstack-l.txt")])
+    code, out, err = run(["dump", "analyze", str(captured / STALL / "jstack-l.txt")])
     assert code == ExitCode.FINDINGS, err
     first_paragraph = out.split("\n\n")[0]
     assert first_paragraph.startswith("Stalled")
-    assert "orders-stream-0" in first_paragraph.replace("\n", " ")
+    assert "order-worker-payments" in first_paragraph.replace("\n", " ")
     assert "ERROR KD203 stream-not-draining" in out
     assert out.index("Findings") < out.index("Details")
 
@@ -63,13 +71,13 @@ def test_healthy_dump_exits_0_with_no_warning(captured: Path) -> None:
 
 
 def test_fail_on_sets_the_threshold(captured: Path) -> None:
-    dump = str(captured / "old-consumer-stall/jstack-l.txt")
+    dump = str(captured / LEADER_MOVED / "jstack-l.txt")
     assert run(["dump", "analyze", "--select", "KD204", dump])[0] == ExitCode.OK  # a warning
     assert run(["dump", "analyze", "--select", "KD204", "--fail-on", "warning", dump])[0] == ExitCode.FINDINGS
 
 
 def test_select_and_ignore(captured: Path) -> None:
-    dump = str(captured / "old-consumer-stall/jstack-l.txt")
+    dump = str(captured / LEADER_MOVED / "jstack-l.txt")
     _, report, _ = analyze_json("--select", "KD2", "--ignore", "streams-starving", dump)
     assert {f["rule"] for f in report["findings"]} == {"KD201", "KD203", "KD204"}
     assert all(rule.startswith("KD2") for rule in report["rules_run"])
@@ -77,7 +85,7 @@ def test_select_and_ignore(captured: Path) -> None:
 
 @pytest.mark.parametrize("option", ["--select", "--ignore"])
 def test_a_rule_that_does_not_exist_is_a_usage_error_listing_the_rules(captured: Path, option: str) -> None:
-    dump = str(captured / "old-consumer-stall/jstack-l.txt")
+    dump = str(captured / STALL / "jstack-l.txt")
     code, out, err = run(["dump", "analyze", option, "KD201", option, "KD999", dump])
     assert code == ExitCode.USAGE and out == ""
     assert "no rule is named KD999" in err and "KD201 (fetcher-blocked-on-full-queue)" in err
@@ -86,16 +94,14 @@ def test_a_rule_that_does_not_exist_is_a_usage_error_listing_the_rules(captured:
 
 
 def test_rules_that_lack_input_are_listed_as_skipped(captured: Path) -> None:
-    _, report, _ = analyze_json(str(captured / "old-consumer-stall/jstack-l.txt"))
+    _, report, _ = analyze_json(str(captured / STALL / "jstack-l.txt"))
     skipped = {s["rule"]: s["missing"] for s in report["skipped_rules"]}
     assert skipped["KD501"] == ["several dumps of the same process"]
     assert "KD401" in skipped
 
 
 def test_several_files_of_one_process_are_one_series(captured: Path) -> None:
-    files = [
-        str(captured / f"old-consumer-stall/{name}") for name in ("jstack-l.txt", "jcmd-thread-print-l.txt")
-    ]
+    files = [str(captured / STALL / name) for name in ("jstack-l.txt", "jcmd-thread-print-l.txt")]
     _, report, _ = analyze_json(*files)
     assert len(report["series"]) == 1 and report["series"][0]["dumps"] == 2
     kd201 = next(f for f in report["findings"] if f["rule"] == "KD201")
@@ -126,7 +132,7 @@ def test_explain_unknown_rule_is_a_usage_error(code_or_name: str) -> None:
 
 # Each reproducer's dump, the rule that explains it and the thread it must name first.
 REPRODUCERS = [
-    ("old-consumer-stall/jstack-l.txt", "KD201", FETCHER),
+    (f"{STALL}/jstack-l.txt", "KD201", FETCHER),
     ("deadlock/jstack-l.txt", "KD101", "deadlock-lock-A"),
     ("threadinfo-deadlock/threadinfo.log", "KD102", "ti-deadlock-A"),
     ("hidden-wait-deadlock/jstack-l.txt", "KD103", "future-waiter"),
@@ -172,8 +178,8 @@ def test_warnings_only_exit_1_with_fail_on_warning(captured: Path) -> None:
     [
         "healthy/jstack-l.txt",
         "healthy/kill3-stdout.log",
-        "old-consumer-healthy/jstack-l.txt",
-        "old-consumer-healthy/kill3-stdout.log",
+        f"{HEALTHY}/jstack-l.txt",
+        f"{HEALTHY}/kill3-stdout.log",
         "py-healthy/py-spy-dump.txt",
         "py-healthy/py-spy-dump-locals.txt",
         "new-consumer-heartbeat-momentary/jstack-l.txt",
@@ -186,7 +192,7 @@ def test_healthy_consumers_produce_no_warning(captured: Path, fixture: str) -> N
 
 def test_a_dump_cut_short_never_reads_as_a_plain_no_stall(captured: Path, tmp_path: Path) -> None:
     # GIVEN a healthy dump cut in the middle of a thread, as a paste that hit a size limit does
-    whole = (captured / "old-consumer-healthy/jstack-l.txt").read_text()
+    whole = (captured / HEALTHY / "jstack-l.txt").read_text()
     cut = tmp_path / "cut.txt"
     cut.write_text(whole[: len(whole) // 2])
     code, report, err = analyze_json(str(cut))
@@ -197,7 +203,7 @@ def test_a_dump_cut_short_never_reads_as_a_plain_no_stall(captured: Path, tmp_pa
     code, table, _ = run(["dump", "analyze", str(cut)])
     assert "Caveats" in table and "the last thread may be incomplete" in table
     # and the whole dump has none
-    code, report, _ = analyze_json(str(captured / "old-consumer-healthy/jstack-l.txt"))
+    code, report, _ = analyze_json(str(captured / HEALTHY / "jstack-l.txt"))
     assert report["caveats"] == [] and report["verdict"].startswith("No stall found (")
 
 

@@ -134,7 +134,7 @@ def test_a_reader_that_stops_early_is_not_an_error(captured: Path) -> None:
             "kafkadiag",
             "dump",
             "parse",
-            str(captured / "old-consumer-stall/kill3-50-dumps.log"),
+            str(captured / "real-old-consumer-stall-0.8.2.2/kill3-50-dumps.log.gz"),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

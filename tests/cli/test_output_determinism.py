@@ -13,10 +13,10 @@ import pytest
 from ..conftest import CAPTURED
 
 # Real captures: a jstack without -l (rules needing lock data, several dumps or CPU times are
-# skipped, each listing what it misses), a kill -3 log of 50 dumps, and a py-spy dump.
+# skipped, each listing what it misses), a kill -3 log of 50 dumps (gzipped), and a py-spy dump.
 INPUTS = (
-    CAPTURED / "old-consumer-stall" / "jstack.txt",
-    CAPTURED / "old-consumer-stall" / "kill3-50-dumps.log",
+    CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack.txt",
+    CAPTURED / "real-old-consumer-stall-0.8.2.2" / "kill3-50-dumps.log.gz",
     CAPTURED / "py-poll-queue-full" / "py-spy-dump.txt",
 )
 

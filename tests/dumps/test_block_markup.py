@@ -37,7 +37,7 @@ def test_a_fence_typed_on_the_first_header_after_a_long_log_keeps_that_thread(tm
     # GIVEN the threads of a captured dump without its banner (as an issue quotes them), pasted
     # after more log lines than the format sniffer reads, the opening fence typed on the first
     # header's line and the closing fence on the last line
-    original = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    original = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
     text = original.read_text(encoding="utf-8")
     threads = text[text.index('"') : text.index("JNI global")].rstrip("\n")
     # Headers trimmed to the name and number, as reporters shorten them ("name" #56)
@@ -52,7 +52,7 @@ def test_a_fence_typed_on_the_first_header_after_a_long_log_keeps_that_thread(tm
 
 
 def test_a_tag_typed_after_the_last_frame_is_not_part_of_that_frame(tmp_path: Path) -> None:
-    original = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    original = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
     lines = original.read_text(encoding="utf-8").rstrip("\n").split("\n")
     last_frame = max(index for index, line in enumerate(lines) if line.startswith("\tat "))
     lines[last_frame] += "{code}"

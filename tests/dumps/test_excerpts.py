@@ -240,7 +240,7 @@ def grep_after_headers(text: str, after: int) -> str:
 
 def test_grep_output_is_one_excerpt_that_says_stacks_may_be_cut(tmp_path: Path) -> None:
     # GIVEN the stalled old consumer's dump as `jstack PID | grep -A N '^"'` prints it
-    original = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    original = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
     (whole,) = list(read_dumps(str(original)))
     text = original.read_text(encoding="utf-8")
     for after, stall_seen in ((8, False), (40, True)):

@@ -14,8 +14,8 @@ from kafkadiag.dumps.hotspot import parse_hotspot
 
 from ..conftest import CAPTURED
 
-SERIES = CAPTURED / "old-consumer-stall" / "kill3-50-dumps.log"
-ONE_DUMP = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+SERIES = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "kill3-50-dumps.log.gz"
+ONE_DUMP = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
 
 
 @pytest.fixture(autouse=True)

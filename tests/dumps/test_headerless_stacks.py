@@ -11,10 +11,12 @@ from kafkadiag.dumps.excerpts import headerless_name
 from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
+from ..rules.test_real_kafka_captures import fetcher_of
 from .test_excerpts import thread_blocks
 
-STALL = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
-FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
+# Apache Kafka 0.8.2.2's real stalled consumer; its fetcher's name holds the capture's consumer id.
+STALL = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
+FETCHER = fetcher_of("real-old-consumer-stall-0.8.2.2")
 
 
 def without_header(block: str) -> str:
@@ -44,14 +46,15 @@ def test_a_header_cut_from_between_two_stacks_leaves_two_threads(tmp_path: Path)
     # GIVEN two stream threads' stacks where the second one's header was cut out
     dump, blocks = thread_blocks(STALL)
     pasted = tmp_path / "report.txt"
-    pasted.write_text(blocks["orders-stream-0"] + "\n" + without_header(blocks["payments-stream-0"]) + "\n")
+    first_name, second_name = "order-worker-orders", "order-worker-payments"
+    pasted.write_text(blocks[first_name] + "\n" + without_header(blocks[second_name]) + "\n")
     (read,) = list(read_dumps(str(pasted)))
     # THEN the second stack is not added to the first thread: two threads, each with its own
     originals = {thread.name: thread for thread in dump.threads}
     first, second = read.threads
-    assert first.name == "orders-stream-0" and first.frames == originals["orders-stream-0"].frames
-    assert second.name.startswith("(no header") and second.frames == originals["payments-stream-0"].frames
-    assert second.state == originals["payments-stream-0"].state
+    assert first.name == first_name and first.frames == originals[first_name].frames
+    assert second.name.startswith("(no header") and second.frames == originals[second_name].frames
+    assert second.state == originals[second_name].state
 
 
 def test_the_fetcher_stall_is_still_found_without_the_fetchers_header(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from kafkadiag.dumps.lines import ReadStats
 
 from ..conftest import CAPTURED
 
-KILL3_LOG = CAPTURED / "old-consumer-stall" / "kill3-stdout.log"
+KILL3_LOG = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "kill3-stdout.log"
 
 
 def docker_json_file(lines: list[str]) -> str:

@@ -12,6 +12,7 @@ wrapped lines leave a caveat.
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
 from pathlib import Path
 
@@ -164,7 +165,7 @@ def test_pyspy_dump_reads_the_same_in_pasted_forms(path: Path, form: str, tmp_pa
 
 @pytest.mark.parametrize("width", [72, 80, 100])
 def test_rejoined_lines_are_a_caveat_of_the_analysis(width: int, tmp_path: Path) -> None:
-    path = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    path = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
     target = tmp_path / "wrapped.txt"
     target.write_text(mangle.hard_wrap(path.read_text(encoding="utf-8"), width, strip_trailing=True))
     report = analyze(list(read_dumps(str(target))))
@@ -174,15 +175,16 @@ def test_rejoined_lines_are_a_caveat_of_the_analysis(width: int, tmp_path: Path)
 
 
 def test_an_unwrapped_dump_has_no_rejoin_caveat() -> None:
-    report = analyze(list(read_dumps(str(CAPTURED / "old-consumer-stall" / "jstack-l.txt"))))
+    report = analyze(list(read_dumps(str(CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"))))
     assert not [caveat for caveat in report.caveats if "hard wrapping" in caveat]
 
 
 def test_a_highlighted_page_over_the_line_limit_is_cut_with_a_caveat(tmp_path: Path) -> None:
     # GIVEN the 50-dump kill -3 log as a blog's highlighted block: one source line of over 1 MiB
-    path = CAPTURED / "old-consumer-stall" / "kill3-50-dumps.log"
+    path = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "kill3-50-dumps.log.gz"
     page = tmp_path / "page.html"
-    page.write_text(mangle.html_page_highlighted(path.read_text(encoding="utf-8")), encoding="utf-8")
+    log = gzip.decompress(path.read_bytes()).decode("utf-8")
+    page.write_text(mangle.html_page_highlighted(log), encoding="utf-8")
     # WHEN it is read
     stats = ReadStats()
     dumps = list(read_dumps(str(page), stats=stats))

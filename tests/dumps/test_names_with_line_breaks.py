@@ -67,7 +67,7 @@ def test_a_long_name_cut_by_hard_wrapping_is_joined_back(
 ) -> None:
     # GIVEN the captured old-consumer stall wrapped at a width its fetcher's name is longer than
     # (the cut falls inside the name: no space in it to break at)
-    capture = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    capture = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
     (original,) = read_dumps(str(capture))
     path = tmp_path / "wrapped.txt"
     path.write_text(hard_wrap(capture.read_text(), width, strip_trailing))

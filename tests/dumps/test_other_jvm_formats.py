@@ -28,13 +28,12 @@ PUBLIC = Path(__file__).parent / "public"
 JAVACORE = PUBLIC / "javacore.20220606.114458.32888.0001.txt.gz"
 BUGREPORT = PUBLIC / "chkbugreport-bugreport_deadlock.txt.gz"
 INTELLIJ = PUBLIC / "intellij-helloworld-kafka-livelock-README.md"
-FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
 JAZZ_WORKER = (
     "Default Executor-thread-51 @@ 11:44 <unauthenticated> <JazzHttpClient@127.0.0.1> /dcc/service/"
     "com.ibm.team.repository.service.internal.IServerConfigurationRestService/configurationUpdates"
 )
 VIRTUAL = {
-    "vt-ledger-waiter", "vt-lock-holder", "vt-lock-waiter", FETCHER, "vt-leader-finder",
+    "vt-ledger-waiter", "vt-lock-holder", "vt-lock-waiter", "vt-putter", "vt-put-lock-waiter",
     "vt-queue-taker", "vt-deadlock-A", "vt-deadlock-B",
 }  # fmt: skip
 
@@ -113,11 +112,11 @@ def test_dump_to_file_lists_platform_and_virtual_threads_with_states(
     assert thread(dump, "vt-ledger-waiter").status is ThreadStatus.BLOCKED
     assert thread(dump, "vt-lock-holder").status is ThreadStatus.SLEEPING
     assert thread(dump, "queue-taker").status is ThreadStatus.PARKED
-    fetcher = thread(dump, FETCHER)
-    assert fetcher.state is ThreadState.WAITING
-    functions = [frame.function for frame in fetcher.frames]
+    putter = thread(dump, "vt-putter")
+    assert putter.state is ThreadState.WAITING
+    functions = [frame.function for frame in putter.frames]
     put = functions.index("java.util.concurrent.LinkedBlockingQueue.put")
-    assert functions[put + 1] == "kafka.consumer.PartitionTopicInfo.enqueue"
+    assert functions[put + 1] == "com.example.vthreads.VirtualThreadsApp$Channel.enqueue"
     assert functions[0] == "java.lang.VirtualThread.park"
 
 

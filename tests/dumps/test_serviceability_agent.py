@@ -1,7 +1,8 @@
 """`jhsdb jstack` (the serviceability agent, JDK 8's `jstack -F`) is a whole dump, read as jstack's.
 
-GIVEN the old-consumer stall captured with `jhsdb jstack --locks` and `--mixed` beside `jstack -l`
-of the same program WHEN kafkadiag reads and analyses them THEN the agent's preamble opens the dump
+GIVEN Apache Kafka 0.8.2.2's real old-consumer stall captured with `jhsdb jstack --locks` and
+`--mixed` beside `jstack -l` of the same JVM WHEN kafkadiag reads and analyses them THEN the agent's
+preamble opens the dump
 (its pid, no "fragment" or "input ends inside" caveat), its flush-left synchronizer sections and
 internal class names (java/util/...) are read, --mixed's native frames are left out with a note, and
 the --locks dump gives the findings jstack -l gives.
@@ -18,7 +19,7 @@ from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
 
-STALL = CAPTURED / "old-consumer-stall"
+STALL = CAPTURED / "real-old-consumer-stall-0.8.2.2"
 FETCHER_PREFIX = "ConsumerFetcherThread-"
 
 

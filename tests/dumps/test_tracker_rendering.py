@@ -38,7 +38,7 @@ def _threads(path: Path) -> list[tuple]:
 
 def test_a_header_cut_inside_its_stack_address_is_one_header(tmp_path: Path) -> None:
     # GIVEN a captured dump whose headers were all cut inside their stack address
-    original = CAPTURED / "old-consumer-stall" / "jstack-l.txt"
+    original = CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt"
     path = tmp_path / "cut.txt"
     path.write_text(_cut_headers_inside_their_address(original.read_text(encoding="utf-8")))
     # WHEN it is read

@@ -31,6 +31,28 @@ def _load_capture() -> ModuleType:
     return module
 
 
+def _load_real_capture() -> ModuleType:
+    # It imports capture.py's helpers as `capture`, from the directory beside it.
+    if str(FIXTURES) not in sys.path:
+        sys.path.append(str(FIXTURES))
+    spec = importlib.util.spec_from_file_location(
+        "kafkadiag_fixture_capture_real_kafka", FIXTURES / "capture_real_kafka.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def real_capture_module() -> ModuleType:
+    """fixtures/capture_real_kafka.py: Apache Kafka's real old consumer with its cluster."""
+    for tool in ("java", "javac", "jstack", "jcmd"):
+        assert shutil.which(tool), f"{tool} is not on PATH: the live tests need a JDK"
+    return _load_real_capture()
+
+
 @pytest.fixture(scope="session")
 def capture_module() -> ModuleType:
     for tool in ("java", "javac", "jstack", "jcmd"):

@@ -1,9 +1,17 @@
-"""Real JVMs, dumped for real with jstack -l, jcmd Thread.print -l and kill -3, then parsed."""
+"""Real JVMs, dumped for real with jstack -l, jcmd Thread.print -l and kill -3, then parsed.
+
+The old consumer is Apache Kafka 0.8.2.2's own, run by fixtures/capture_real_kafka.py on a cluster
+of two brokers: stalled, then the broker leading orders stopped, so that the leader finder waits
+for the blocked fetcher's partition-map lock (scenario real-old-consumer-leader-moved-0.8.2.2).
+"""
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import psutil
 import pytest
@@ -12,9 +20,7 @@ from kafkadiag.dumps import read_dumps
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import LockEventKind, ThreadDump, ThreadStatus
 
-CONSUMER_ID = "group1_host1-1700000000000-abcd1234"
-FETCHER = f"ConsumerFetcherThread-{CONSUMER_ID}-0-1"
-LEADER_FINDER = f"{CONSUMER_ID}-leader-finder-thread"
+LEADER_MOVED = "real-old-consumer-leader-moved-0.8.2.2"
 
 
 def dump_with(tool: list[str], pid: int, tmp_path: Path, name: str) -> ThreadDump:
@@ -31,20 +37,26 @@ def dump_with(tool: list[str], pid: int, tmp_path: Path, name: str) -> ThreadDum
 
 
 @pytest.fixture(scope="module")
-def stalled_consumer(reproducers):
-    process, stdout_path, _ = reproducers.java_run("old-consumer-stall", "live", [])
-    yield process, stdout_path
-    reproducers.targets.stop(process)
+def stalled_consumer(
+    real_capture_module: ModuleType, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Any, str]]:
+    """The running reproducer and its consumer id (the one ZooKeeper holds)."""
+    real = real_capture_module
+    with real.running(real.SCENARIOS[LEADER_MOVED], tmp_path_factory.mktemp("leader-moved")) as run:
+        consumer_id = real.consumer_id_of(real.group_state(run.broker.zookeeper))
+        yield run.reproducer, consumer_id
 
 
 @pytest.mark.parametrize("tool", [["jstack", "-l"], ["jcmd", "Thread.print", "-l"]], ids=["jstack-l", "jcmd"])
 def test_old_consumer_stall_is_parsed_with_its_lock_relations(stalled_consumer, tmp_path: Path, tool) -> None:
-    # GIVEN a running replica of the old consumer whose fetcher is stuck on a full chunk queue
-    process, _ = stalled_consumer
+    # GIVEN Apache Kafka's old consumer whose fetcher is stuck on a full chunk queue, and whose
+    # leader finder, after a leader moved, waits for the fetcher's partition-map lock
+    reproducer, consumer_id = stalled_consumer
+    fetcher_name = f"ConsumerFetcherThread-{consumer_id}-0-0"
     # WHEN it is dumped with a real JDK tool and parsed
-    dump = dump_with(tool, process.pid, tmp_path, "dump.txt")
+    dump = dump_with(tool, reproducer.process.pid, tmp_path, "dump.txt")
     graph = LockGraph(dump)
-    fetcher = dump.thread_named(FETCHER)
+    fetcher = dump.thread_named(fetcher_name)
     assert fetcher is not None, [t.name for t in dump.threads]
     # THEN the fetcher is parked in LinkedBlockingQueue.put under PartitionTopicInfo.enqueue ...
     assert fetcher.status is ThreadStatus.PARKED
@@ -57,10 +69,10 @@ def test_old_consumer_stall_is_parsed_with_its_lock_relations(stalled_consumer, 
     assert fetcher.waits_for().lock_class.endswith("AbstractQueuedSynchronizer$ConditionObject")
     # ... holding the partition-map ReentrantLock that the leader finder is parked on
     assert any(lock.lock_class.endswith("ReentrantLock$NonfairSync") for lock in fetcher.held_locks())
-    leader_finder_index = graph.index_of(LEADER_FINDER)
-    assert [graph.thread(i).name for i in graph.blockers(leader_finder_index)] == [FETCHER]
-    # ... and the other topics' streams starve in take under ConsumerIterator.makeNext
-    for stream in ("payments-stream-0", "audit-stream-0"):
+    leader_finder_index = graph.index_of(f"{consumer_id}-leader-finder-thread")
+    assert [graph.thread(i).name for i in graph.blockers(leader_finder_index)] == [fetcher_name]
+    # ... and the other topics' workers starve in take under ConsumerIterator.makeNext
+    for stream in ("order-worker-orders", "order-worker-shipments"):
         thread = dump.thread_named(stream)
         assert thread is not None and thread.status is ThreadStatus.PARKED
         names = [frame.function for frame in thread.frames]
@@ -70,21 +82,20 @@ def test_old_consumer_stall_is_parsed_with_its_lock_relations(stalled_consumer, 
 
 
 def test_nids_are_the_jvm_threads_linux_tids(stalled_consumer, tmp_path: Path) -> None:
-    process, _ = stalled_consumer
-    dump = dump_with(["jstack", "-l"], process.pid, tmp_path, "dump.txt")
-    tids = {thread.id for thread in psutil.Process(process.pid).threads()}
+    reproducer, _ = stalled_consumer
+    dump = dump_with(["jstack", "-l"], reproducer.process.pid, tmp_path, "dump.txt")
+    tids = {thread.id for thread in psutil.Process(reproducer.process.pid).threads()}
     nids = {thread.nid for thread in dump.threads if thread.nid is not None}
     assert len(nids) == len(dump.threads)
     assert nids <= tids
 
 
-def test_kill_3_output_in_stdout_splits_into_its_dumps(reproducers, tmp_path: Path) -> None:
+def test_kill_3_output_in_stdout_splits_into_its_dumps(
+    stalled_consumer, capture_module: ModuleType, tmp_path: Path
+) -> None:
     # GIVEN a JVM whose stdout (with the program's own output) receives three SIGQUIT dumps
-    process, stdout_path, _ = reproducers.java_run("old-consumer-stall", "sigquit", [])
-    try:
-        data = __import__("kafkadiag_fixture_capture").sigquit(process, stdout_path, 3, 0.5)
-    finally:
-        reproducers.targets.stop(process)
+    reproducer, consumer_id = stalled_consumer
+    data = capture_module.sigquit(reproducer.process, reproducer.stdout, 3, 0.5)
     log = tmp_path / "stdout.log"
     log.write_bytes(data)
     # WHEN parsed
@@ -92,7 +103,7 @@ def test_kill_3_output_in_stdout_splits_into_its_dumps(reproducers, tmp_path: Pa
     # THEN exactly three dumps, each with the same threads, none with unparsed lines
     assert len(dumps) == 3
     assert len({tuple(sorted(t.name for t in d.threads)) for d in dumps}) == 1
-    assert all(FETCHER in [t.name for t in d.threads] for d in dumps)
+    assert all(f"ConsumerFetcherThread-{consumer_id}-0-0" in [t.name for t in d.threads] for d in dumps)
     assert [d.unparsed_count for d in dumps] == [0, 0, 0]
     # the Heap summary after each dump and the program's own lines are not threads
     assert all(not t.name.startswith(("Heap", "READY")) for d in dumps for t in d.threads)

@@ -1,8 +1,10 @@
 """The maxlag reproducer (fixtures/java/com/example/MaxLagConsumerApp.java), run for real.
 
-It is compiled from its own sources only (the replica classes under com/example/maxlag and the
-Yammer JmxReporter replica), so other reproducers being edited cannot break these tests. Each
-process is driven through stdin commands and stopped by its PID.
+It is compiled from its own sources only (the replica classes under com/example/maxlag), so other
+reproducers being edited cannot break these tests, against Yammer Metrics 2.2's own jar
+(metrics-core-2.2.0 and slf4j-api, taken from Apache Kafka 0.8.2.2's release), whose JmxReporter
+publishes the MBeans as it does in a real old consumer. Each process is driven through stdin
+commands and stopped by its PID.
 """
 
 from __future__ import annotations
@@ -26,21 +28,46 @@ SOURCES = (
     "com/example/MaxLagConsumerApp.java",
     "com/example/maxlag/MetricNames.java",
     "com/example/maxlag/OldConsumerReplica.java",
-    "com/yammer/metrics/reporting/JmxReporter.java",
+    "com/example/maxlag/YammerMetrics.java",
 )
 MAIN_CLASS = "com.example.MaxLagConsumerApp"
+# Beside the classes, so that a reproducer run as another user (`nobody`) can read them too.
+JARS = "lib"
+
+
+def metrics_jars() -> list[Path]:
+    """metrics-core and its slf4j-api, from Apache Kafka 0.8.2.2's release (fetched once)."""
+    from kafkadiag.sandbox import kafka_release
+
+    jars = [
+        jar
+        for jar in kafka_release.release_jars("0.8.2.2")
+        if jar.name.startswith(("metrics-core-", "slf4j-api-"))
+    ]
+    assert len(jars) == 2, jars
+    return jars
+
+
+def classpath(classes: Path) -> str:
+    return os.pathsep.join([str(classes), *sorted(str(jar) for jar in (classes / JARS).glob("*.jar"))])
 
 
 def compile_reproducer(classes: Path) -> Path:
     javac = shutil.which("javac")
     assert javac, "javac is not on PATH: the maxlag tests need a JDK"
     classes.mkdir(parents=True, exist_ok=True)
+    (classes / JARS).mkdir(exist_ok=True)
+    for jar in metrics_jars():
+        shutil.copyfile(jar, classes / JARS / jar.name)
     subprocess.run(
-        [javac, "--release", "17", "-d", str(classes), *(str(FIXTURES_JAVA / source) for source in SOURCES)],
+        [
+            javac, "--release", "17", "-cp", classpath(classes), "-d", str(classes),
+            *(str(FIXTURES_JAVA / source) for source in SOURCES),
+        ],
         check=True,
         capture_output=True,
         timeout=180,
-    )
+    )  # fmt: skip
     # Readable by every user: one test runs the reproducer as `nobody`.
     for path in [classes, *classes.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
@@ -130,7 +157,7 @@ def start_reproducer(
     argv = [java, "-Xmx96m", "-XX:+UseSerialGC"]
     for key, value in (settings or {}).items():
         argv.append(f"-D{key}={value}")
-    argv += [*jvm_options, "-cp", str(classes), MAIN_CLASS, "--group", group]
+    argv += [*jvm_options, "-cp", classpath(classes), MAIN_CLASS, "--group", group]
     for topic in topics:
         argv += ["--topic", topic]
     argv += list(extra_args)

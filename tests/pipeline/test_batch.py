@@ -200,7 +200,7 @@ def test_exit_codes(tmp_path: Path, inputs: dict[str, Any]) -> None:
 
 def test_a_standalone_cluster_gives_the_same_results(batch_run: Path, tmp_path: Path) -> None:
     inputs = [
-        str(CAPTURED / "old-consumer-stall"),
+        str(CAPTURED / "real-old-consumer-stall-0.8.2.2"),
         str(CAPTURED / "deadlock"),
         str(CAPTURED / "py-lock-inversion"),
     ]
@@ -223,7 +223,7 @@ def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
 
     from kafkadiag.pipeline import submit
 
-    inputs = [str(CAPTURED / "old-consumer-stall"), str(CAPTURED / "deadlock")]
+    inputs = [str(CAPTURED / "real-old-consumer-stall-0.8.2.2"), str(CAPTURED / "deadlock")]
     local = tmp_path / "local"
     assert run(["batch", *inputs, "--out", str(local)])[0] == ExitCode.FINDINGS
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"

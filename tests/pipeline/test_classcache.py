@@ -82,7 +82,7 @@ def batch_process(inputs: list[str], out: Path, cache: Path) -> subprocess.Compl
 
 def test_real_runs_write_then_use_the_archive_with_the_same_results(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    inputs = [str(CAPTURED / "old-consumer-stall"), str(CAPTURED / "deadlock")]
+    inputs = [str(CAPTURED / "real-old-consumer-stall-0.8.2.2"), str(CAPTURED / "deadlock")]
     first = batch_process(inputs, tmp_path / "first", cache)
     assert first.returncode == ExitCode.FINDINGS, first.stderr[-3000:]
     (marker,) = cache.glob("*.pid")

@@ -22,7 +22,7 @@ from ..conftest import CAPTURED
 EXPECTED = {
     "new-consumer-heartbeat-blocked/jstack-l.txt": {"consumer-heartbeat": 1, "consumer-poll": 1},
     "producer-callback-deadlock/jstack-l.txt": {"producer-io": 1, "producer-call": 3},
-    "old-consumer-stall/jstack-l.txt": {
+    "real-old-consumer-stall-0.8.2.2/jstack-l.txt": {
         "old-consumer-fetcher": 1,
         "old-consumer-stream": 2,
         "old-consumer-other": 2,

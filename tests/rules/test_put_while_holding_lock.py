@@ -14,9 +14,12 @@ from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
 from .dumptext import thread_block
+from .test_real_kafka_captures import SCENARIOS as REAL_STALLS
+from .test_real_kafka_captures import consumer_id, fetcher_of
 
-FETCHER = "ConsumerFetcherThread-group1_host1-1700000000000-abcd1234-0-1"
-LEADER_FINDER = "group1_host1-1700000000000-abcd1234-leader-finder-thread"
+# Apache Kafka 0.8.2.2's real old consumer, stalled on two brokers, after the broker leading orders
+# stopped: the leader finder parks on the blocked fetcher's partition-map lock.
+LEADER_MOVED = "real-old-consumer-leader-moved-0.8.2.2"
 
 
 def kd107(relative: str) -> dict[str, Finding]:
@@ -61,30 +64,26 @@ def test_a_hand_off_whose_consumer_waits_for_the_lock_names_that_consumer() -> N
     assert "ReentrantLock" in finding.message and "SynchronousQueue$TransferStack" in finding.message
 
 
-@pytest.mark.parametrize(
-    "scenario",
-    [
-        "old-consumer-stall",
-        "old-consumer-stall-0.8.0-beta1",
-        "old-consumer-stall-0.8.2",
-        "old-consumer-stall-0.10",
-    ],
-)
-def test_the_old_consumer_fetcher_in_every_release_that_locks_is_the_same_chain(scenario: str) -> None:
-    finding = kd107(f"{scenario}/jstack-l.txt")[FETCHER]
+def test_the_old_consumer_fetcher_with_the_leader_finder_behind_its_lock_is_the_chain() -> None:
+    finding = kd107(f"{LEADER_MOVED}/jstack-l.txt")[fetcher_of(LEADER_MOVED)]
     assert finding.details["queue_class"] == "java.util.concurrent.LinkedBlockingQueue"
-    assert finding.details["waiting"] == [LEADER_FINDER]
-    # The stream loop the starving streams take in, run by the one stream that is not taking.
-    assert finding.details["busy_consumers"] == ["orders-stream-0"]
-    assert set(finding.details["idle_takers_of_other_queues"]) == {"payments-stream-0", "audit-stream-0"}
-    assert finding.details["named_after_consumer_id"] == [
-        "group1_host1-1700000000000-abcd1234_watcher_executor"
-    ]
+    assert finding.details["waiting"] == [f"{consumer_id(LEADER_MOVED)}-leader-finder-thread"]
+    # The stream loop the starving workers take in, run by the one worker that is not taking.
+    assert finding.details["busy_consumers"] == ["order-worker-payments"]
+    # Parked taking from other LinkedBlockingQueues: the starving workers, and zkclient's and
+    # ZooKeeper's event threads (mentioned, never blamed).
+    assert {"order-worker-orders", "order-worker-shipments"} <= set(
+        finding.details["idle_takers_of_other_queues"]
+    )
+    assert finding.details["named_after_consumer_id"] == [f"{consumer_id(LEADER_MOVED)}_watcher_executor"]
 
 
-def test_kafka_07_fetcher_holds_no_lock_so_nothing_is_chained() -> None:
-    assert kd107("old-consumer-stall-0.7/jstack-l.txt") == {}
-    assert "FetchRunnable-0" in dump_text("old-consumer-stall-0.7/jstack-l.txt")
+@pytest.mark.parametrize("scenario", REAL_STALLS)
+def test_the_old_consumer_fetcher_that_nobody_waits_for_is_not_chained(scenario: str) -> None:
+    """In every release's real stall the fetcher holds its partition-map lock in put, but while no
+    leader moves no thread waits for that lock: KD201 reports the fetcher, KD107 has nothing to add."""
+    assert kd107(f"{scenario}/jstack-l.txt") == {}
+    assert fetcher_of(scenario) in dump_text(f"{scenario}/jstack-l.txt")
 
 
 # -- a bounded put that holds nobody up, and that no thread of the dump could take from -------------

@@ -1,7 +1,8 @@
 """`kafkadiag dump analyze` on thread dumps of Apache Kafka's REAL old consumer.
 
-fixtures/capture_real_kafka.py ran an order service on the released jars of Kafka 0.8.2.2 and
-1.1.1 (the last release with the old consumer) against real brokers: one connector, one stream per
+fixtures/capture_real_kafka.py ran an order service on the released jars of every Kafka release on
+Maven Central with the old consumer worth telling apart (0.8.0-beta1, 0.8.2.2, 0.9.0.1, 0.10.2.2 and
+1.1.1, the last one) against real brokers: one connector, one stream per
 topic (orders, payments, shipments) iterated by the application's pool threads
 `order-worker-<topic>`. In the stall the payments handler hangs on a gateway that never answers; in
 the slow capture it sleeps 200 ms a record; in the healthy one every handler is fast and the
@@ -30,7 +31,15 @@ from kafkadiag.exitcodes import ExitCode
 from ..cli.test_dump_parse_cli import run
 from ..conftest import CAPTURED
 
-SCENARIOS = ("real-old-consumer-stall-0.8.2.2", "real-old-consumer-stall-1.1.1")
+SCENARIOS = (
+    "real-old-consumer-stall-0.8.0-beta1",
+    "real-old-consumer-stall-0.8.2.2",
+    "real-old-consumer-stall-0.9.0.1",
+    "real-old-consumer-stall-0.10.2.2",
+    "real-old-consumer-stall-1.1.1",
+    # 0.8.2.2 on Java 25, dumped by Java 25's tools
+    "real-old-consumer-stall-0.8.2.2-jdk25",
+)
 DUMP_FILES = ("jstack-l.txt", "jstack.txt", "jcmd-thread-print-l.txt")
 CASES = [(scenario, name) for scenario in SCENARIOS for name in DUMP_FILES]
 STALLED = "order-worker-payments"
@@ -80,8 +89,10 @@ def test_the_real_fetcher_is_blocked_putting_into_a_full_queue(scenario: str, na
         "broker": "0",
     }
     if name == "jstack.txt":
-        # No lock data: the finding says where Kafka holds the lock instead of guessing its address.
-        assert "no lock data" in blocked["message"] and "inLock" in blocked["message"]
+        # No lock data: the finding says where Kafka holds the lock instead of guessing its address:
+        # in inLock, or in processFetchRequest itself before 0.8.0 (partitionMapLock.lock()).
+        where = "processFetchRequest" if scenario.endswith("0.8.0-beta1") else "inLock"
+        assert "no lock data" in blocked["message"] and f"inside {where}" in blocked["message"]
     else:
         assert "ReentrantLock$NonfairSync), its partition-map lock" in blocked["message"]
 
@@ -106,11 +117,11 @@ def test_no_kafka_or_zookeeper_internal_thread_is_named(scenario: str, name: str
     (dump,) = read_dumps(str(path))
     internal = {thread.name for thread in dump.threads} - APPLICATION - {fetcher_of(scenario)}
     # The capture holds the old consumer's own threads, so this test has something to get wrong.
-    assert {
-        f"{consumer_id(scenario)}-leader-finder-thread",
-        "main-EventThread",
-        "kafka-consumer-scheduler-0",
-    } <= (internal)
+    # The auto-commit thread: a KafkaScheduler from 0.8.0 on, 0.8.0-beta1's own executor before.
+    commit = (
+        "Kafka-consumer-autocommit-1" if scenario.endswith("0.8.0-beta1") else "kafka-consumer-scheduler-0"
+    )
+    assert {f"{consumer_id(scenario)}-leader-finder-thread", "main-EventThread", commit} <= internal
     report = analyze_json(path)
     for finding in report["findings"]:
         assert not internal & set(finding["threads"]), (finding["rule"], finding["threads"])
@@ -204,3 +215,86 @@ def test_a_slow_handler_is_named_without_claiming_it_stopped() -> None:
         assert "drains the queue slowly rather than not at all" in stopped["message"]
         assert f"Stream thread {STALLED} drains its queue slowly or not at all" in report["verdict"]
         assert findings["KD202"][0]["threads"] == STARVING
+
+
+LEADER_MOVED = "real-old-consumer-leader-moved-0.8.2.2"
+
+
+def leader_finder_of(scenario: str) -> str:
+    return f"{consumer_id(scenario)}-leader-finder-thread"
+
+
+@pytest.mark.parametrize("name", ["jstack-l.txt", "jcmd-thread-print-l.txt"])
+def test_a_leader_move_leaves_the_leader_finder_waiting_for_the_blocked_fetchers_lock(name: str) -> None:
+    """Two brokers; the stall blocks broker 0's fetcher; then broker 1, leading orders, stops. The
+    leader finder re-adds orders and, shutting idle fetchers down, asks every fetcher for its
+    partition count: AbstractFetcherThread.partitionCount takes the blocked fetcher's partition-map
+    lock, so it parks there and the consumer never follows the leader move."""
+    findings = by_rule(analyze_json(CAPTURED / LEADER_MOVED / name))
+    fetcher, finder = fetcher_of(LEADER_MOVED), leader_finder_of(LEADER_MOVED)
+    (queued,) = findings["KD204"]
+    assert queued["threads"] == [finder]
+    assert queued["message"] == f"{finder} waits for the lock {fetcher} holds."
+    quoted = [item["text"] for item in queued["evidence"]]
+    assert any("kafka.server.AbstractFetcherThread.partitionCount" in line for line in quoted), quoted
+    assert any("ReentrantLock$NonfairSync" in line for line in quoted), quoted
+    # KD107 tells the same in generic terms: a put under a lock another thread waits for, and the
+    # thread of the stream loop that is not taking (the culprit of KD203) as the busy consumer.
+    (put,) = findings["KD107"]
+    assert put["threads"] == [fetcher, finder, STALLED]
+    assert put["details"]["waiting"] == [finder] and put["details"]["busy_consumers"] == [STALLED]
+    assert findings["KD201"][0]["threads"] == [fetcher]
+    assert findings["KD203"][0]["threads"] == [STALLED, fetcher]
+
+
+def test_without_lock_data_the_leader_finder_is_told_by_its_frames() -> None:
+    findings = by_rule(analyze_json(CAPTURED / LEADER_MOVED / "jstack.txt"))
+    fetcher, finder = fetcher_of(LEADER_MOVED), leader_finder_of(LEADER_MOVED)
+    (queued,) = findings["KD204"]
+    assert queued["threads"] == [finder]
+    assert "the dump has no lock data to show it is" in queued["message"] and fetcher in queued["message"]
+    (put,) = findings["KD107"]
+    assert put["severity"] == "info" and put["threads"][:2] == [fetcher, finder]
+
+
+def test_the_stall_alone_leaves_the_leader_finder_idle() -> None:
+    """Without a leader move the real leader finder waits on its own condition: nothing queues
+    behind the blocked fetcher's lock, and KD204 and KD107 stay silent."""
+    for scenario in SCENARIOS:
+        for name in DUMP_FILES:
+            findings = by_rule(analyze_json(CAPTURED / scenario / name))
+            assert "KD204" not in findings and "KD107" not in findings, (scenario, name)
+
+
+def test_fifty_kill_3_dumps_name_the_fetcher_and_the_payments_worker() -> None:
+    scenario = "real-old-consumer-stall-0.8.2.2"
+    report = analyze_json(CAPTURED / scenario / "kill3-50-dumps.log.gz")
+    assert report["series"][0]["dumps"] == 50
+    findings = by_rule(report)
+    assert {finding["threads"][0] for finding in findings["KD201"]} == {fetcher_of(scenario)}
+    assert {finding["threads"][0] for finding in findings["KD501"]} == {fetcher_of(scenario), STALLED}
+
+
+@pytest.mark.parametrize("name", ["kill3-stdout.log", "kill3-stdout-concurrent-locks.log"])
+def test_kill_3_logs_of_the_stall_hold_three_dumps_after_the_programs_own_lines(name: str) -> None:
+    path = CAPTURED / "real-old-consumer-stall-0.8.2.2" / name
+    dumps = list(read_dumps(str(path)))
+    assert len(dumps) == 3 and all(dump.unparsed_count == 0 for dump in dumps)
+    # -XX:+PrintConcurrentLocks adds the synchronizers a thread owns; plain kill -3 does not.
+    assert all(dump.has_lock_data == (name == "kill3-stdout-concurrent-locks.log") for dump in dumps)
+    fetchers = {t.name for dump in dumps for t in dump.threads if t.name.startswith("ConsumerFetcherThread-")}
+    assert len(fetchers) == 1
+    report = analyze_json(path)
+    assert by_rule(report)["KD201"][0]["threads"] == sorted(fetchers)
+
+
+@pytest.mark.parametrize("name", ["thread-dump.txt", "thread-dump.json"])
+def test_jcmd_dump_to_file_of_the_stall_names_the_fetcher_and_says_what_it_cannot_show(name: str) -> None:
+    scenario = "real-old-consumer-stall-0.8.2.2-jdk25"
+    report = analyze_json(CAPTURED / scenario / name)
+    findings = by_rule(report)
+    assert findings["KD201"][0]["threads"] == [fetcher_of(scenario)]
+    assert findings["KD203"][0]["threads"] == [STALLED, fetcher_of(scenario)]
+    assert findings["KD202"][0]["threads"] == STARVING
+    caveats = " ".join(str(caveat) for caveat in report["caveats"])
+    assert "does not say who owns a java.util.concurrent lock" in caveats

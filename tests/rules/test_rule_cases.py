@@ -3,12 +3,12 @@
 Cases live in tests/rules/cases/KDnnn.toml:
 
     [[fail]]
-    fixture = "old-consumer-stall/jstack-l.txt"     # or fixtures = [...] for one process over time
-    culprit = "ConsumerFetcherThread-..."           # the first thread the finding names
-    threads = ["payments-stream-0"]                 # more threads the findings must name
+    fixture = "real-old-consumer-stall-0.8.2.2/jstack-l.txt"  # or fixtures = [...] over time
+    culprit = "order-worker-orders"                 # the first thread the finding names
+    threads = ["order-worker-shipments"]            # more threads the findings must name
     severity = "error"                              # optional
     [[pass]]
-    fixture = "old-consumer-healthy/jstack-l.txt"
+    fixture = "real-old-consumer-healthy-0.8.2.2/jstack-l.txt"
 """
 
 from __future__ import annotations

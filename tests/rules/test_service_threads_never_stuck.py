@@ -47,7 +47,7 @@ SERVICE_NAMES = (
 # The captured series of the four healthy scenarios must exist: the test is not vacuous.
 HEALTHY = (
     "healthy",
-    "old-consumer-healthy",
+    "real-old-consumer-healthy-0.8.2.2",
     "new-consumer-single-worker",
     "new-consumer-heartbeat-momentary",
 )

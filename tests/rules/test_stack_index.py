@@ -63,7 +63,7 @@ def test_index_agrees_with_every_thread_asked(path: Path) -> None:
 
 def test_threads_sharing_a_stack_are_each_answered() -> None:
     # GIVEN a real dump whose threads are repeated, as a pool's workers repeat one stack
-    dump = next(read_dumps(str(CAPTURED / "old-consumer-stall" / "jstack-l.txt")))
+    dump = next(read_dumps(str(CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt")))
     fetcher = next(t for t in dump.threads if stacks.has_frame(t, "PartitionTopicInfo.enqueue", suffix=True))
     copies = [fetcher._replace(name=f"copy-{n}", line_no=fetcher.line_no) for n in range(3)]
     repeated = dataclasses.replace(dump, threads=(*copies, *dump.threads, *copies))
@@ -91,8 +91,8 @@ def test_threads_sharing_a_stack_are_each_answered() -> None:
 
 def test_an_index_is_not_reused_for_another_dump() -> None:
     # GIVEN two different real dumps asked the same question in turn
-    stall = next(read_dumps(str(CAPTURED / "old-consumer-stall" / "jstack-l.txt")))
-    healthy = next(read_dumps(str(CAPTURED / "old-consumer-healthy" / "jstack-l.txt")))
+    stall = next(read_dumps(str(CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt")))
+    healthy = next(read_dumps(str(CAPTURED / "real-old-consumer-healthy-0.8.2.2" / "jstack-l.txt")))
     in_stall = stackindex.threads_with(stall, "PartitionTopicInfo.enqueue", suffix=True)
     in_healthy = stackindex.threads_with(healthy, "PartitionTopicInfo.enqueue", suffix=True)
     # THEN each answer holds threads of its own dump only
@@ -102,7 +102,7 @@ def test_an_index_is_not_reused_for_another_dump() -> None:
 
 def test_a_stack_with_an_unhashable_field_is_still_answered() -> None:
     # GIVEN a real dump in which one thread's frame carries a field no dict can hash
-    dump = next(read_dumps(str(CAPTURED / "old-consumer-stall" / "jstack-l.txt")))
+    dump = next(read_dumps(str(CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt")))
     fetcher = next(t for t in dump.threads if stacks.has_frame(t, "PartitionTopicInfo.enqueue", suffix=True))
     odd = fetcher._replace(frames=(fetcher.frames[0]._replace(module=["java.base"]), *fetcher.frames[1:]))
     mixed = dataclasses.replace(dump, threads=(odd, *dump.threads))
