@@ -17,18 +17,22 @@ class HeartbeatBlocked(Rule):
     severity = Severity.ERROR
     requires = frozenset({Requirement.JAVA})
     explanation = """
-Since Kafka 0.10.1 a consumer heartbeats from its own thread (kafka-coordinator-heartbeat-thread),
-which synchronizes on the coordinator (and the network client) for each heartbeat. The poll
-thread holds the same monitor while it rebalances and runs the ConsumerRebalanceListener. When
-the holder is stuck - a listener doing slow I/O, a callback waiting on a lock - the heartbeat
-thread cannot send heartbeats: after session.timeout.ms the coordinator evicts the member and
-rebalances the group. A heartbeat thread waiting a moment for a holder that is busy in network
-I/O (ConsumerNetworkClient.poll) is normal and not reported.
+Since Kafka 0.10.1 a consumer of the classic group protocol heartbeats from its own thread
+(kafka-coordinator-heartbeat-thread), which synchronizes on the coordinator (and the network
+client) for each heartbeat. Another thread that holds the coordinator's monitor and is stuck -
+looking for the coordinator (ensureCoordinatorReady, which poll(), commitSync() and committed()
+call) with it held, or code of the application run under it - keeps the heartbeat thread from
+sending heartbeats: after session.timeout.ms the coordinator evicts the member and rebalances the
+group. A heartbeat thread waiting a moment for a holder that is busy in network I/O
+(ConsumerNetworkClient.poll) is normal and not reported. The ConsumerRebalanceListener does not
+run under the monitor in the released clients (1.1.1, 2.8.2, 3.9.1 and 4.1.1 read and captured
+here: a listener that blocks leaves the heartbeat thread heartbeating, KD310 names it).
 """
     remedy = """
-Look at what the holder is doing (quoted). Keep rebalance listeners and anything run inside
-poll() fast: no blocking I/O, no waiting on application locks; commit synchronously but with a
-bounded timeout; move slow cleanup out of onPartitionsRevoked.
+Look at what the holder is doing (quoted). If it is finding the coordinator, check that the group's
+__consumer_offsets partition has a leader this host can reach; bound commitSync() and the other
+calls that need the coordinator with a timeout. Never run application code that may block while
+holding a client's lock.
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:

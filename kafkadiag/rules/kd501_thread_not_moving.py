@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kafkadiag.model import LockEventKind, Thread, ThreadDump, ThreadStatus
-from kafkadiag.rules import queues, stacks
+from kafkadiag.rules import newconsumer, queues, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
@@ -43,6 +43,8 @@ def stuck_kind(thread: Thread) -> str | None:
         return "blocked putting into a full queue"
     if stacks.is_idle_wait(thread) or stacks.is_waiting_for_input(thread):
         return None
+    if newconsumer.waits_for_network_client(thread):
+        return None  # a consumer's heartbeat taking its turn on the network client's lock
     waiting = thread.waits_for()
     if (
         waiting is not None

@@ -9,7 +9,7 @@ from kafkadiag.rules.base import Evidence, Finding, Requirement, Severity
 from kafkadiag.rules.cluster import ClusterRule, DiagnosisContext
 
 # The dump rules whose finding means the poll thread is not polling, culprit first.
-POLL_STALLS = ("KD302", "KD301", "KD303", "KD304", "KD307")
+POLL_STALLS = ("KD302", "KD301", "KD303", "KD304", "KD310", "KD307")
 
 
 class NewConsumerStallExplained(ClusterRule):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kafkadiag.model import Thread, ThreadDump
+from kafkadiag.model import Frame, Thread, ThreadDump, ThreadStatus
 from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Evidence
 from kafkadiag.rules.context import AnalysisContext
+from kafkadiag.rules.kd103_hidden_wait_deadlock import HIDDEN_WAITS
 
 KAFKA_CONSUMER_POLL = ("KafkaConsumer.poll",)
 HEARTBEAT_NAME = re.compile(r"^kafka-coordinator-heartbeat-thread(?: \| (?P<group>.+))?$")
@@ -41,6 +42,22 @@ CLIENT_IO_THREAD_NAMES = (PRODUCER_IO_THREAD_NAME, ADMIN_IO_THREAD_NAME)
 CLIENT_IO_THREAD_RUNS = (PRODUCER_IO_RUN, ADMIN_IO_RUN)
 
 
+# ConsumerNetworkClient's lock (a fair ReentrantLock) is held only inside ConsumerNetworkClient,
+# for a network poll bounded by the heartbeat interval, and never while application code runs
+# (completion handlers fire outside it): a heartbeat thread parked on it waits its turn. A real
+# caught-up 4.1.1 consumer showed it parked there in three dumps in a row, the poll thread idle in
+# ConsumerNetworkClient.poll holding it (fixtures/captured/real-new-consumer-healthy-4.1.1).
+NETWORK_CLIENT_LOCK_WAIT = ("ReentrantLock.lock",)
+NETWORK_CLIENT_POLL = ("ConsumerNetworkClient.poll", "ConsumerNetworkClient.pollNoWakeup")
+
+
+def waits_for_network_client(thread: Thread) -> bool:
+    """A heartbeat thread taking the network client's lock: a momentary wait, by design."""
+    lock = stacks.index_of(thread, *NETWORK_CLIENT_LOCK_WAIT, suffix=True)
+    network = stacks.index_of(thread, *NETWORK_CLIENT_POLL, suffix=True)
+    return lock is not None and network is not None and lock < network and is_heartbeat(thread)
+
+
 def is_heartbeat(thread: Thread) -> bool:
     return bool(HEARTBEAT_NAME.match(thread.name)) or stacks.has_frame(thread, *HEARTBEAT_RUN, suffix=True)
 
@@ -50,6 +67,23 @@ def heartbeat_positions(dump: ThreadDump) -> list[int]:
     by_stack = stackindex.positions_with(dump, *HEARTBEAT_RUN, suffix=True)
     by_name = [position for position, thread in enumerate(dump.threads) if HEARTBEAT_NAME.match(thread.name)]
     return sorted({*by_stack, *by_name})
+
+
+def disabled_heartbeat(dump: ThreadDump) -> Thread | None:
+    """The dump's one classic heartbeat thread when it is disabled: WAITING in Object.wait() with
+    no timeout under HeartbeatThread.run, as it is from the moment the member (re)joins the group
+    until it has its assignment, and after it left (real 4.1.1: a member waiting in a rebalance, a
+    member past max.poll.interval.ms). Between heartbeats it waits with a timeout. With several
+    consumers in the process nothing in the dump says which heartbeat thread is whose: None."""
+    positions = heartbeat_positions(dump)
+    if len(positions) != 1:
+        return None
+    heartbeat = dump.threads[positions[0]]
+    if heartbeat.status is not ThreadStatus.IN_OBJECT_WAIT or not heartbeat.frames:
+        return None
+    if heartbeat.frames[0].function != "java.lang.Object.wait":
+        return None
+    return heartbeat if stacks.has_frame(heartbeat, *HEARTBEAT_RUN, suffix=True) else None
 
 
 def pollers(dump: ThreadDump) -> frozenset[tuple[str, int | None]]:
@@ -195,3 +229,92 @@ def describe_workers(workers: list[Thread]) -> str:
     described = ", ".join(f"{worker.name} ({stacks.doing(worker)})" for worker in workers[:DESCRIBED_WORKERS])
     more = len(workers) - DESCRIBED_WORKERS
     return described + (f" and {more} more" if more > 0 else "")
+
+
+# -- a poll thread held in the application's own code (KD310; KD307 leaves such threads to it) ---
+
+# Kafka Streams' stream thread drives its consumer as an application's poll thread does: one loop
+# polls, processes the records and runs the punctuators (StreamThread.runOnce, 4.1.1).
+STREAM_THREAD_RUN = ("org.apache.kafka.streams.processor.internals.StreamThread.run",)
+# Where the client calls back into the application from inside poll(): the rebalance listener,
+# called by ConsumerCoordinator.onJoinPrepare/onJoinComplete up to 3.6, through
+# ConsumerRebalanceListenerInvoker from 3.7 on, and with group.protocol=consumer from
+# AsyncKafkaConsumer's background-event processing, on the application's thread (real 4.1.1
+# captures: fixtures/captured/real-new-consumer-listener-blocks-*).
+LISTENER_METHODS = frozenset({"onPartitionsRevoked", "onPartitionsAssigned", "onPartitionsLost"})
+STREAMS_PUNCTUATE = ("StreamTask.punctuate", "PunctuationQueue.maybePunctuate")
+STREAMS_PROCESS = ("ProcessorNode.process", "SourceNode.process", "StreamTask.process")
+_CLIENT_PACKAGES = ("org.apache.kafka.", "kafka.")
+# Waiting, sleeping or blocked: RUNNABLE counts only in blocking I/O (stacks.BLOCKING_IO_FRAMES).
+_HELD_STATUSES = frozenset(
+    {
+        ThreadStatus.BLOCKED,
+        ThreadStatus.PARKED,
+        ThreadStatus.PARKED_TIMED,
+        ThreadStatus.IN_OBJECT_WAIT,
+        ThreadStatus.IN_OBJECT_WAIT_TIMED,
+        ThreadStatus.SLEEPING,
+    }
+)
+# A hand-off into a queue is KD302's, as waiting on workers (HIDDEN_WAITS) is KD301's.
+_HANDOFF_METHODS = frozenset({"put", "offer", "transfer"})
+
+
+def is_stream_thread(thread: Thread) -> bool:
+    return stacks.has_frame(thread, *STREAM_THREAD_RUN)
+
+
+POLL_WORD = re.compile(r"poll", re.IGNORECASE)
+CONSUMER_IO_THREAD = "consumer_background_thread"
+
+
+def has_consumer_client(dump: ThreadDump) -> bool:
+    """A Java consumer's own thread is in the dump: a heartbeat thread (classic protocol) or the
+    background thread of group.protocol=consumer."""
+    return bool(heartbeat_positions(dump)) or any(t.name == CONSUMER_IO_THREAD for t in dump.threads)
+
+
+def drives_a_consumer(thread: Thread, polled: frozenset[tuple[str, int | None]], client_seen: bool) -> bool:
+    """A thread held outside poll() is a poll thread only on the stack's word: it is inside
+    KafkaConsumer.poll now (a callback), was in another dump of the series, or is a Kafka Streams
+    thread; otherwise its name or one of its application methods says "poll" and the dump holds a
+    consumer's own thread. (Names that say "consumer" alone are too common outside Kafka: the
+    public corpus's "consumerA" threads are a producer/consumer demo.)"""
+    if is_heartbeat(thread) or stacks.has_frame(thread, *POOL_WORKER_FRAMES, suffix=True):
+        return False
+    if is_stream_thread(thread) or thread.identity in polled:
+        return True
+    if stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
+        return True
+    if not client_seen:
+        return False
+    return bool(POLL_WORD.search(thread.name)) or any(
+        POLL_WORD.search(frame.method) for frame in thread.frames if not stacks.is_library(frame)
+    )
+
+
+def held_under(frames: tuple[Frame, ...]) -> int | None:
+    """The topmost application frame, when every frame above it is the JDK's (the wait is the
+    application's own, not inside Kafka's code) and none is a wait another rule reports."""
+    application = next((index for index, frame in enumerate(frames) if not stacks.is_library(frame)), None)
+    if application is None:
+        return None
+    for frame in frames[:application]:
+        if frame.function.startswith(_CLIENT_PACKAGES) or frame.function in HIDDEN_WAITS:
+            return None
+        if frame.function.startswith("java.util.concurrent.") and frame.method in _HANDOFF_METHODS:
+            return None
+    return application
+
+
+def held_in_application(thread: Thread) -> int | None:
+    """Index of the application frame under which the thread is blocked - a socket read that waits
+    for an answer, a lock, a sleep - or None when it runs (CPU), idles or waits inside Kafka."""
+    if not thread.frames or stacks.is_idle_wait(thread):
+        return None
+    if thread.status is ThreadStatus.RUNNABLE:
+        if thread.frames[0].function not in stacks.BLOCKING_IO_FRAMES:
+            return None
+    elif thread.status not in _HELD_STATUSES:
+        return None
+    return held_under(thread.frames)

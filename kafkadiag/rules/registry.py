@@ -26,6 +26,7 @@ from kafkadiag.rules.kd306_consumer_shared_between_threads import ConsumerShared
 from kafkadiag.rules.kd307_poll_thread_in_rebalance import PollThreadInRebalance
 from kafkadiag.rules.kd308_producer_call_blocked import ProducerCallBlocked
 from kafkadiag.rules.kd309_consumer_call_blocked import ConsumerCallBlocked
+from kafkadiag.rules.kd310_poll_thread_held_in_application import PollThreadHeldInApplication
 from kafkadiag.rules.kd401_python_poll_blocked_on_full_queue import PythonPollBlockedOnFullQueue
 from kafkadiag.rules.kd402_python_poll_waiting_on_futures import PythonPollWaitingOnFutures
 from kafkadiag.rules.kd403_python_heartbeat_blocked import PythonHeartbeatBlocked
@@ -79,6 +80,7 @@ RULES: tuple[type[Rule], ...] = (
     PollThreadInRebalance,
     ProducerCallBlocked,
     ConsumerCallBlocked,
+    PollThreadHeldInApplication,
     PythonPollBlockedOnFullQueue,
     PythonPollWaitingOnFutures,
     PythonHeartbeatBlocked,

@@ -105,6 +105,25 @@ IDLE_WAIT_FRAMES = (
 INPUT_WAIT_FRAMES = ("java.io.FileInputStream.readBytes", "java.io.FileInputStream.read0")
 
 
+# A thread RUNNABLE with one of these on top is blocked in the kernel, not running: a socket read
+# or write that waits for the peer (JDK 13+ NioSocketImpl reads in SocketDispatcher.read0, a timed
+# read parks in Net.poll; up to JDK 12 SocketInputStream.socketRead0), a connect that waits for an
+# answer. The real Kafka captures' downstream calls that never answer show SocketDispatcher.read0
+# (fixtures/captured/real-new-consumer-*, JDK 17).
+BLOCKING_IO_FRAMES = frozenset(
+    {
+        "sun.nio.ch.SocketDispatcher.read0",
+        "sun.nio.ch.SocketDispatcher.readv0",
+        "sun.nio.ch.SocketDispatcher.write0",
+        "sun.nio.ch.Net.poll",
+        "sun.nio.ch.Net.connect0",
+        "java.net.SocketInputStream.socketRead0",
+        "java.net.SocketOutputStream.socketWrite0",
+        "java.net.PlainSocketImpl.socketConnect",
+    }
+)
+
+
 def is_waiting_for_input(thread: Thread) -> bool:
     return bool(thread.frames) and thread.frames[0].function in INPUT_WAIT_FRAMES
 
