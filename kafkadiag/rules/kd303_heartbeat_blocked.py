@@ -20,13 +20,14 @@ class HeartbeatBlocked(Rule):
 Since Kafka 0.10.1 a consumer of the classic group protocol heartbeats from its own thread
 (kafka-coordinator-heartbeat-thread), which synchronizes on the coordinator (and the network
 client) for each heartbeat. Another thread that holds the coordinator's monitor and is stuck -
-looking for the coordinator (ensureCoordinatorReady, which poll(), commitSync() and committed()
-call) with it held, or code of the application run under it - keeps the heartbeat thread from
-sending heartbeats: after session.timeout.ms the coordinator evicts the member and rebalances the
-group. A heartbeat thread waiting a moment for a holder that is busy in network I/O
-(ConsumerNetworkClient.poll) is normal and not reported. The ConsumerRebalanceListener does not
-run under the monitor in the released clients (1.1.1, 2.8.2, 3.9.1 and 4.1.1 read and captured
-here: a listener that blocks leaves the heartbeat thread heartbeating, KD310 names it).
+sleeping between attempts to find the coordinator, or application code run under it - keeps the
+heartbeat thread from sending heartbeats: after session.timeout.ms the coordinator evicts the
+member and rebalances the group. A heartbeat thread waiting a moment for a holder that is busy in
+network I/O (ConsumerNetworkClient.poll) is normal and not reported; a holder that waits there
+for a coordinator that does not answer is KD304's (real 4.1.1: poll() in ensureCoordinatorReady
+with the broker frozen, the heartbeat thread BLOCKED behind it). The ConsumerRebalanceListener
+does not run under the monitor in the released clients (1.1.1, 2.8.2, 3.9.1 and 4.1.1 read and
+captured here: a listener that blocks leaves the heartbeat thread heartbeating, KD310 names it).
 """
     remedy = """
 Look at what the holder is doing (quoted). If it is finding the coordinator, check that the group's

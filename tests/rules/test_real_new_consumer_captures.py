@@ -54,7 +54,8 @@ LISTENER = (
     "real-new-consumer-listener-blocks-4.1.1-consumer-protocol",
 )
 STREAMS = "real-kafka-streams-punctuator-4.1.1"
-ALL = (*HANDOFF, *HEALTHY, WAITS_WORKERS, SINGLE_WORKER, *POLL_INTERVAL, *LISTENER, STREAMS)
+COORDINATOR_LOST = "real-new-consumer-coordinator-lost-4.1.1"
+ALL = (*HANDOFF, *HEALTHY, WAITS_WORKERS, SINGLE_WORKER, *POLL_INTERVAL, *LISTENER, STREAMS, COORDINATOR_LOST)
 STREAM_THREAD = re.compile(r"^stock-levels-[0-9a-f-]{36}-StreamThread-1$")
 
 
@@ -153,6 +154,10 @@ def test_no_kafka_or_jvm_internal_thread_is_named(scenario: str, name: str) -> N
     assert client in internal
     report = analyze_json(path, exit_code=None)
     for finding in report["findings"]:
+        if finding["rule"] == "KD304":
+            # The heartbeat thread blocked behind the poll thread is named as its victim, never first.
+            assert finding["threads"][0] not in internal, finding["threads"]
+            continue
         assert not internal & set(finding["threads"]), (finding["rule"], finding["threads"])
 
 
@@ -320,6 +325,24 @@ def test_a_stream_thread_stuck_in_a_punctuator_is_named(name: str) -> None:
     assert roles == {"consumer-heartbeat": 1, "producer-io": 1, "admin-client-io": 1, "streams": 1}
 
 
+@pytest.mark.parametrize("name", DUMP_FILES)
+def test_a_heartbeat_thread_blocked_behind_the_poll_thread_finding_the_coordinator(name: str) -> None:
+    """The broker froze (SIGSTOP): nothing answers, the session ran out, and poll() looks for the
+    coordinator in ensureCoordinatorReady, which holds the coordinator's monitor while it waits for
+    an answer. The heartbeat thread is BLOCKED on that monitor: the real way a heartbeat thread is
+    held up (a rebalance listener does not hold it, see above). KD303 leaves a holder in network
+    I/O alone; KD304 names it, with the heartbeat thread behind it."""
+    path = CAPTURED / COORDINATOR_LOST / name
+    findings = by_rule(analyze_json(path))
+    (spinning,) = findings["KD304"]
+    assert spinning["threads"] == [POLL, HEARTBEAT]
+    assert spinning["severity"] == "error"
+    assert "while holding the coordinator lock" in spinning["message"]
+    assert set(findings) == {"KD304"}
+    frames = threads_of(path)[POLL]
+    assert "org.apache.kafka.clients.consumer.internals.AbstractCoordinator.ensureCoordinatorReady" in frames
+
+
 SERIES = {
     # scenario -> the (rule, first thread, severity) of three dumps of one JVM taken in turn
     **{
@@ -336,6 +359,9 @@ SERIES = {
     POLL_INTERVAL[1]: {("KD310", POLL, "warning"), ("KD501", POLL, "warning")},
     LISTENER[0]: {("KD310", POLL, "warning"), ("KD501", POLL, "warning")},
     LISTENER[1]: {("KD310", POLL, "warning"), ("KD501", POLL, "warning")},
+    # The heartbeat thread BLOCKED in all three dumps (a victim KD304 names), the poll thread in
+    # network I/O that answers nothing: it does not count as stuck by itself.
+    COORDINATOR_LOST: {("KD304", POLL, "error"), ("KD501", HEARTBEAT, "warning")},
 }
 
 
