@@ -54,23 +54,33 @@ def libs_dir(version: str) -> Path:
     return cache_root() / "kafka" / version / "libs"
 
 
-def _pom_digest(version: str) -> str:
-    return hashlib.sha256(pom_path(version).read_bytes()).hexdigest()
+def _digest(pom: Path) -> str:
+    return hashlib.sha256(pom.read_bytes()).hexdigest()
 
 
-def is_fetched(version: str) -> bool:
-    mark = libs_dir(version) / COMPLETE_MARK
+def is_resolved(pom: Path, target: Path) -> bool:
+    """Whether `target` holds a complete copy of the jars this very POM names."""
     try:
-        return mark.read_text().strip() == _pom_digest(version)
+        return (target / COMPLETE_MARK).read_text().strip() == _digest(pom)
     except OSError:
         return False
 
 
+def is_fetched(version: str) -> bool:
+    return is_resolved(pom_path(version), libs_dir(version))
+
+
 def release_jars(version: str, notify: Callable[[str], None] | None = None) -> list[Path]:
     """The release's jars, fetched first when the cache does not hold them."""
-    if not is_fetched(version):
-        fetch(version, notify)
-    return sorted(libs_dir(version).glob("*.jar"))
+    return pom_jars(pom_path(version), libs_dir(version), f"Apache Kafka {version}", notify)
+
+
+def pom_jars(pom: Path, target: Path, label: str, notify: Callable[[str], None] | None = None) -> list[Path]:
+    """The jars a POM names, resolved into `target` first when it does not hold them (the
+    releases here, and the client applications of the fixtures' reproducers)."""
+    if not is_resolved(pom, target):
+        fetch_pom(pom, target, label, notify)
+    return sorted(target.glob("*.jar"))
 
 
 def classpath(version: str, notify: Callable[[str], None] | None = None) -> str:
@@ -78,19 +88,21 @@ def classpath(version: str, notify: Callable[[str], None] | None = None) -> str:
 
 
 def fetch(version: str, notify: Callable[[str], None] | None = None) -> Path:
-    """Resolve the release's POM with Maven into the cache; the copy appears whole or not at all."""
-    pom = pom_path(version)
+    return fetch_pom(pom_path(version), libs_dir(version), f"Apache Kafka {version}", notify)
+
+
+def fetch_pom(pom: Path, target: Path, label: str, notify: Callable[[str], None] | None = None) -> Path:
+    """Resolve a POM with Maven into `target`; the copy appears whole or not at all."""
     mvn = shutil.which("mvn")
-    target = libs_dir(version)
     if mvn is None:
         raise SandboxError(
-            f"Apache Kafka {version} is not in {target} and Maven (mvn) is not on PATH to fetch it",
+            f"{label} is not in {target} and Maven (mvn) is not on PATH to fetch it",
             help_text=(
                 "Install Maven (it fetches Kafka's jars from Maven Central with their checksums), "
                 f"or copy the jars that {pom} names into {target} on a machine that has them."
             ),
         )
-    (notify or _to_stderr)(f"kafkadiag: fetching Apache Kafka {version} from Maven Central (once) ...")
+    (notify or _to_stderr)(f"kafkadiag: fetching {label} from Maven Central (once) ...")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".libs-", dir=target.parent))
     try:
@@ -113,17 +125,15 @@ def fetch(version: str, notify: Callable[[str], None] | None = None) -> Path:
             )
         except subprocess.TimeoutExpired:
             raise SandboxError(
-                f"Maven did not fetch Apache Kafka {version} within {MAVEN_TIMEOUT_S:g}s",
-                help_text=REACH_MAVEN,
+                f"Maven did not fetch {label} within {MAVEN_TIMEOUT_S:g}s", help_text=REACH_MAVEN
             ) from None
         if result.returncode != 0 or not any(staging.glob("*.jar")):
             tail = (result.stdout + result.stderr).strip().splitlines()[-12:]
             raise SandboxError(
-                f"Maven could not fetch Apache Kafka {version} (exit {result.returncode}):\n"
-                + "\n".join(tail),
+                f"Maven could not fetch {label} (exit {result.returncode}):\n" + "\n".join(tail),
                 help_text=REACH_MAVEN,
             )
-        (staging / COMPLETE_MARK).write_text(_pom_digest(version) + "\n")
+        (staging / COMPLETE_MARK).write_text(_digest(pom) + "\n")
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)

@@ -219,8 +219,17 @@ def _write_properties(path: Path, properties: dict[str, str]) -> Path:
     return path
 
 
+def _cluster_id() -> str:
+    """A random cluster id as Kafka's `random-uuid` writes it: base64url of 16 bytes, never
+    starting with '-' (the storage tool would read such an id as an option)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 def _format_storage(version: str, workdir: Path, config: Path, extra: tuple[str, ...]) -> None:
-    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    cluster_id = _cluster_id()
     arguments = ("format", "-t", cluster_id, "-c", str(config), *extra)
     argv = java_argv(version, workdir, "storage-format", "kafka.tools.StorageTool", *arguments)
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
