@@ -285,9 +285,11 @@ class Scaling:
         return self.large / max(self.small, NOISE_FLOOR_S)
 
 
-def measure(run: Callable[[int], float], runs: int = 5) -> Scaling:
+def measure(run: Callable[[int], float], runs: int = 9) -> Scaling:
     """`run(k)` times the work on input k (1: 1x, 4: 4x). The best of up to `runs` rounds; stops
-    early once the ratio is within RATIO_LIMIT, and does not run 4x when 1x alone is too slow."""
+    early once the ratio is within RATIO_LIMIT (two rounds, on a quiet machine), and does not run
+    4x when 1x alone is too slow. Up to nine rounds: on a shared machine, a burst of other work
+    fails a linear parser only if it lasts through all of them."""
     run(1)  # warm-up: imports, compiled patterns, the file cache
     small = large = math.inf
     for round_number in range(runs):
