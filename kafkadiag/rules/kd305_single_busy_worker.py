@@ -29,9 +29,14 @@ def pools(dump: ThreadDump) -> dict[str, list[Thread]]:
 
 
 def busy(thread: Thread) -> bool:
+    """Running application code. RUNNABLE in a blocking socket read or write is waiting for a peer,
+    not carrying work: real kafka-clients 4.1.1, a pool worker whose payment the bank never answers
+    while the other workers wait for tasks (fixtures/captured/real-new-consumer-waits-workers-4.1.1)
+    is KD301's culprit, and was named here as the only busy worker."""
     return (
         thread.status is ThreadStatus.RUNNABLE
         and bool(thread.frames)
+        and thread.frames[0].function not in stacks.BLOCKING_IO_FRAMES
         and stacks.first_application_frame(thread) is not None
         and not stacks.is_idle_wait(thread)
     )
@@ -67,6 +72,8 @@ class SingleBusyWorker(Rule):
     requires = frozenset({Requirement.JAVA})
     explanation = """
 A pool of workers where exactly one runs application code and every other one waits for tasks.
+A worker RUNNABLE in a blocking socket read or write is waiting for a peer, not carrying the work,
+and is not counted (a poll thread waiting on it is KD301's).
 With per-partition ordering (records of one partition always go to the same worker), a backlog on
 one partition - or all partitions hashed to one worker - collapses the pool to a single thread:
 lag grows on that partition while the other workers have nothing to do. One dump can catch a

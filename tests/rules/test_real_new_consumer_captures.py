@@ -395,3 +395,16 @@ def test_every_capture_is_in_the_manifest_with_its_client_and_broker() -> None:
             line = scenario.rsplit("-", 1)[-1] if not scenario.endswith(KIP848) else "4.1.1"
             assert f" {line} (" in versions["kafka client"], versions
             assert versions["group protocol"] == ("consumer" if scenario.endswith(KIP848) else "classic")
+
+
+@pytest.mark.parametrize("name", DUMP_FILES)
+def test_a_worker_stuck_in_a_socket_read_is_not_the_only_busy_worker(name: str) -> None:
+    """The real waits-workers pool: one worker RUNNABLE in the bank's socket read, the other two
+    waiting for tasks. KD305 called the stuck worker "the only busy worker" of its pool, as if it
+    carried a backlog; it waits for a peer, and KD301 names it as what the poll thread waits for."""
+    path = CAPTURED / WAITS_WORKERS / name
+    (stuck,) = in_the_call(path)
+    assert threads_of(path)[stuck][0] == "sun.nio.ch.SocketDispatcher.read0"
+    findings = by_rule(analyze_json(path))
+    assert "KD305" not in findings, findings.get("KD305")
+    assert findings["KD301"][0]["threads"] == [POLL, stuck]
