@@ -36,6 +36,8 @@ class Bundle:
     host: str | None = None
     pid: int | None = None
     refused: tuple[str, ...] = ()  # caveats: what was not read, and why
+    # The fetcher metrics the capture recorded beside the dumps (metrics.json), inside `directory`.
+    metrics: str | None = None
 
 
 def is_bundle(directory: str) -> bool:
@@ -52,12 +54,14 @@ def read_bundle(directory: str) -> Bundle:
     files = tuple(path for path in (_confined(directory, name, refused) for name in names) if path)
     pid = manifest.get("pid")
     host = manifest.get("host")
+    metrics = manifest.get("metrics")
     return Bundle(
         directory,
         files,
         host=host if isinstance(host, str) else None,
         pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
         refused=tuple(refused),
+        metrics=_confined(directory, metrics, refused) if isinstance(metrics, str) else None,
     )
 
 

@@ -35,12 +35,14 @@ FORMATS = ("table", "json")
 
 @dataclass(frozen=True)
 class MetricsSource:
-    """Exactly one of: a local PID, a remote JMX target, a Jolokia URL, a Prometheus URL or file."""
+    """Exactly one of: a local PID, a remote JMX target, a Jolokia URL, a Prometheus URL or file,
+    or a reading `kafkadiag capture` recorded (a bundle's metrics.json)."""
 
     pid: int | None = None
     jmx: str | None = None
     jolokia: str | None = None
     prometheus: str | None = None
+    recorded: str | None = None
     start_agent: bool = True
     timeout_s: float = 10.0
 
@@ -52,6 +54,7 @@ class MetricsSource:
                 (SOURCE_JMX, self.jmx),
                 (SOURCE_JOLOKIA, self.jolokia),
                 (SOURCE_PROMETHEUS, self.prometheus),
+                (SOURCE_RECORDED, self.recorded),
             )
             if value is not None
         ]
@@ -104,8 +107,17 @@ class MaxLagOptions:
     lag_threshold: int | None = None
 
 
+# A recorded reading keeps the kind of the source it was read from (pid, jmx ...).
+SOURCE_RECORDED = "recorded"
+
+
 def read_metrics(source: MetricsSource) -> MetricsReading:
     kind = source.kind()
+    if kind == SOURCE_RECORDED:
+        from kafkadiag.collect.jmx.recorded import read_recorded_metrics
+
+        assert source.recorded is not None
+        return read_recorded_metrics(source.recorded)
     if kind == SOURCE_PID:
         from kafkadiag.collect.jmx.jvm import read_local_jvm
 

@@ -181,6 +181,10 @@ def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus
         except KafkadiagError:
             continue  # already reported with the dump
         wanted.append((f"pid {pid}", MetricsSource(pid=pid, timeout_s=options.timeout_s)))
+    for bundle in options.bundles:
+        recorded = _recorded_metrics(bundle)
+        if recorded is not None:
+            wanted.append((f"bundle {bundle} (metrics.json)", MetricsSource(recorded=recorded)))
     from kafkadiag.collect.jmx.http import without_credentials
 
     for kind, value in (
@@ -193,7 +197,7 @@ def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus
             wanted.append((f"{kind} {without_credentials(value)}", MetricsSource(**settings)))
     if lag is None:
         for name, _ in wanted:
-            if options.pids and name.startswith("pid"):
+            if (options.pids and name.startswith("pid")) or name.startswith("bundle"):
                 continue  # a dump was asked for; the metrics need the checker lag to mean anything
             sources.append(
                 SourceStatus(SOURCE_METRICS, name, False, "needs --zookeeper/--bootstrap-server and --group")
@@ -210,6 +214,15 @@ def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus
         sources.append(SourceStatus(SOURCE_METRICS, name, True, clients))
         reads.append(MetricsRead(name, report))
     return reads
+
+
+def _recorded_metrics(bundle: str) -> str | None:
+    """The metrics a capture bundle recorded beside its dumps, confined to the bundle."""
+    if not os.path.isdir(bundle):
+        return None
+    from kafkadiag.collect.bundle import read_bundle
+
+    return read_bundle(bundle).metrics
 
 
 def _cluster_findings(

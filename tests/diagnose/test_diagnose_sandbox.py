@@ -122,6 +122,25 @@ def test_old_consumer_healthy_then_the_stall_explained_from_every_source(tmp_pat
         )
         assert dump_rules(offline) == dump_rules(stalled)
 
+        # and a capture bundle of the process (its dumps and its recorded metrics.json) read
+        # `--from` beside the cluster tells the live story: the topic of the stopped stream, the
+        # starving topics with their checker lag per partition, MaxLag against the checker lag
+        # (was: "Which topic the stopped thread serves needs the consumer's metrics")
+        bundle = tmp_path / "bundle"
+        code, out, err = run(["capture", "--pid", str(sandbox.pid), "--out", str(bundle), "--count", "2",
+                              "--interval", "0.5"])  # fmt: skip
+        assert code == ExitCode.OK and (bundle / "metrics.json").is_file(), err
+        live = sandbox.diagnose_arguments()
+        cluster = [a for i, a in enumerate(live) if a != "--pid" and not (i and live[i - 1] == "--pid")]
+        from_bundle = diagnose_json([*cluster, "--from", str(bundle)], ExitCode.FINDINGS)
+        (bundled,) = by_rule(from_bundle)["KD801"]
+        assert bundled["facts"]["stalled_stream"]["topic"] == HUNG_TOPIC
+        assert bundled["facts"]["starving_topics"] == facts["starving_topics"]
+        starving_lags = [p["checker_lag"] for p in bundled["facts"]["partitions"] if p["starving"]]
+        assert len(starving_lags) == 4 and None not in starving_lags
+        assert "committed lag" in bundled["message"] and "MaxLag is" in bundled["message"]
+        assert any(s["target"].endswith("(metrics.json)") and s["ok"] for s in from_bundle["sources"])
+
 
 def test_python_consumer_stall_names_the_poll_loop_and_the_full_queue() -> None:
     with running_sandbox("python") as sandbox:
