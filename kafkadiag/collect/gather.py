@@ -14,7 +14,6 @@ from typing import Any
 from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
 from kafkadiag.collect.kafka import client as kafka_client
 from kafkadiag.collect.kafka import scan as kafka_collector
-from kafkadiag.collect.zookeeper import scan as zookeeper_collector
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.errors import UsageError
 from kafkadiag.lag.snapshot import (
@@ -119,7 +118,7 @@ class Collector:
             try:
                 # A new session per snapshot: it is one round trip, and a session kept open
                 # between samples would need pings to stay alive.
-                scan = zookeeper_collector.scan(
+                scan = _zookeeper_scan().scan(
                     target.zookeeper, wanted_groups, topic_filter, target.timeout_s, target.zookeeper_security
                 )
             except ZooKeeperUnreachableError as error:
@@ -143,7 +142,7 @@ class Collector:
         for group in zk_groups:
             for offset in group.offsets:
                 needed[offset.topic].add(offset.partition)
-        for topic in zookeeper_collector.topics_of(zk_groups):
+        for topic in _zookeeper_scan().topics_of(zk_groups):
             if topic_filter is None or topic in topic_filter:
                 layout = layouts.get(topic)
                 needed[topic].update(layout.partitions if layout is not None else ())
@@ -215,7 +214,7 @@ def _with_zookeeper_states(
         if partition.error is not None and partition.partition in needed.get(partition.topic, ())
     ][:STATE_EVIDENCE_LIMIT]
     states = (
-        zookeeper_collector.partition_states(
+        _zookeeper_scan().partition_states(
             target.zookeeper or "", missing, target.timeout_s, target.zookeeper_security
         )
         if missing
@@ -231,6 +230,14 @@ def _with_zookeeper_states(
         else partition
         for partition in partitions
     ]
+
+
+def _zookeeper_scan() -> Any:
+    """The ZooKeeper scan, imported when a ZooKeeper is named: kazoo costs a broker-only run
+    a few tens of milliseconds it does not use."""
+    from kafkadiag.collect.zookeeper import scan
+
+    return scan
 
 
 def _unread_holders(target: LagTarget, unreachable: list[tuple[str, str]]) -> dict[str, str]:
