@@ -10,7 +10,8 @@ skipped. Lines it recognises:
     2024-01-02 10:11:12                                   timestamp (before the banner)
     12345:                                                jcmd's pid line
     Full thread dump OpenJDK 64-Bit Server VM (...):      banner: a new dump starts
-    Threads class SMR info: / _java_thread_list=... / }   JDK 11+ SMR block
+    Threads class SMR info: / _java_thread_list=... / }   JDK 11+ SMR block (and _to_delete_list=...
+                                                          while a thread list is being freed)
     "name" #12 [345] daemon prio=5 os_prio=0 cpu=1.2ms elapsed=3.4s tid=0x.. nid=0x.. state [0x..]
        java.lang.Thread.State: WAITING (parking)
        Carrying virtual thread #N / Mounted virtual thread #N     JDK 21+ carriers
@@ -94,6 +95,10 @@ MAX_STATE_TEXTS = 1024
 
 BANNER = "Full thread dump"
 STATE_LINE = "java.lang.Thread.State: "
+# JDK 11+'s "Threads class SMR info:" block, before the threads. HotSpot adds _to_delete_list while a
+# thread list is being freed (threads starting or ending as the dump is taken: real kafka-clients
+# 4.1.1, fixtures/captured/real-new-consumer-shared-consumer-4.1.1).
+SMR_LINES = ("Threads class SMR info", "0x", "_java_thread_list", "_to_delete_list", "}")
 GREP_SEPARATOR = "--"
 GREP_NOTE = (
     "grep -A/-B/-C output (its '--' lines separate the groups grep printed): each group is a fixed "
@@ -148,6 +153,8 @@ _HELD_BY = re.compile(r'which is held by "(?P<name>.*)"')
 MAX_NAME_LINES = 5
 MAX_NAME_CHARS = 512
 WRAPPED_NAME_CHARS = 40
+# The narrowest column hard wrapping cuts at (mail clients 72-78, trackers and fold 60-80).
+WRAP_WIDTH_AT_LEAST = 60
 _NOT_IN_A_NAME = ('"', "\t", "   java.lang.Thread.State", "Full thread dump", "JNI global")
 # An entry of "Locked ownable synchronizers": jstack's "- <0x..>", and "- locked <..>" / "- Locked
 # <..>" in the renderings of ThreadInfo that copy VisualVM's layout (Spring Boot Actuator's text).
@@ -408,12 +415,26 @@ def _some_lines(line_nos: list[int]) -> str:
     return shown + (f" and {len(line_nos) - 5} more" if len(line_nos) > 5 else "")
 
 
+def _cut_by_wrapping(part: str, after: str) -> bool:
+    """Whether a name's line ends where hard wrapping cut it, not where the name breaks its line:
+    the line is as long as a mail client's or tracker's, or the next word would not have fitted
+    on it (fold -s breaks "consumer-thread | " before a long group id, and some clients then drop
+    the space they broke at)."""
+    kept = part.rstrip()
+    if len(kept) >= WRAPPED_NAME_CHARS:
+        return True
+    next_word = after.strip().split(" ", 1)[0]
+    return len(kept) + 1 + len(next_word) >= WRAP_WIDTH_AT_LEAST
+
+
 def _unwrapped(parts: list[str]) -> str:
     """The parts of a name cut by hard wrapping, joined back: a cut at a space keeps one space,
-    a cut inside a word (a tracker's fixed column) glues the word together."""
+    a cut inside a word (a tracker's fixed column) glues the word together. A short part was cut
+    at a space even when the space was dropped: a fixed column cuts only full-width lines."""
     joined = parts[0]
-    for part in parts[1:]:
-        joined = joined.rstrip() + " " + part.lstrip() if joined[-1:].isspace() else joined + part.lstrip()
+    for before, part in zip(parts, parts[1:]):
+        at_space = before[-1:].isspace() or len(before.rstrip()) < WRAPPED_NAME_CHARS
+        joined = joined.rstrip() + " " + part.lstrip() if at_space else joined + part.lstrip()
     return joined
 
 
@@ -780,7 +801,7 @@ class HotspotParser:
             # whose header the excerpt left out.
             thread = self._headerless_thread(body, line_no)
         if thread is None:
-            if body.startswith(("0x", "_java_thread_list", "}")):
+            if body.startswith(SMR_LINES[1:]):
                 return  # SMR block of JDK 11+
             self._unparsed(line_no, line)
             return
@@ -890,11 +911,10 @@ class HotspotParser:
         them as they are): the header is complete on the line that closes the name and carries
         the header's fields; any other line that could be a name's takes its place in it."""
         parts = [text for text, _ in self.open_name]
-        # Lines as long as a mail client's or tracker's are a long name cut by hard wrapping;
-        # short ones end where the name breaks its line.
-        wrapped = all(len(part.rstrip()) >= WRAPPED_NAME_CHARS for part in parts)
+        wrapped = all(_cut_by_wrapping(part, after) for part, after in zip(parts, [*parts[1:], line]))
         candidate = _unwrapped([*parts, line]) if wrapped else "\n".join([*parts, line])
-        if '"' in line and looks_like_hotspot_header(candidate):
+        # The name may close on an earlier line than the header's fields end (wrapped there too).
+        if candidate.count('"') >= 2 and looks_like_hotspot_header(candidate):
             start = self.open_name[0][1]
             self.open_name = []
             self._quoted(candidate, start)
@@ -1296,7 +1316,7 @@ class HotspotParser:
             return
         if thread is not None and self._rejoin(thread, line, line_no):
             return
-        if thread is None and line.startswith(("Threads class SMR info", "_java_thread_list", "0x", "}")):
+        if thread is None and line.startswith(SMR_LINES):
             return
         if _DEADLOCK_COUNT.match(line):
             return
