@@ -128,7 +128,18 @@ threads listed are the ones being waited for (their stacks show what they were a
             and stacks.index_of(thread, *HIDDEN_WAITS) is not None
             and not _main_waiting_for_shutdown(thread)
         ]
-        orphans = [graph.thread(index) for index in graph.parked_without_holder(stacks.LOCK_SYNCS)]
+        # (Imported here: newconsumer reads this module's HIDDEN_WAITS.)
+        from kafkadiag.rules.newconsumer import waits_for_network_client
+
+        # A consumer's heartbeat thread parked on its network client's lock waits its turn for the
+        # network, which only the client's own threads hold, never a waiter of the application: real
+        # kafka-clients 4.1.1 stopping (fixtures/captured/real-new-consumer-close-hang-4.1.1/jstack.txt)
+        # had it named beside the shutdown hook that joins the poll thread.
+        orphans = [
+            graph.thread(index)
+            for index in graph.parked_without_holder(stacks.LOCK_SYNCS)
+            if not waits_for_network_client(graph.thread(index))
+        ]
         if not waiters or not orphans:
             return
         evidence = []

@@ -20,7 +20,8 @@ class HeartbeatBlocked(Rule):
 Since Kafka 0.10.1 a consumer of the classic group protocol heartbeats from its own thread
 (kafka-coordinator-heartbeat-thread), which synchronizes on the coordinator (and the network
 client) for each heartbeat. Another thread that holds the coordinator's monitor and is stuck -
-sleeping between attempts to find the coordinator, or application code run under it - keeps the
+sleeping between attempts to find the coordinator (real 3.9.1, the broker of the group's
+coordinator lost), or application code in a client that runs it under the monitor - keeps the
 heartbeat thread from sending heartbeats: after session.timeout.ms the coordinator evicts the
 member and rebalances the group. A heartbeat thread waiting a moment for a holder that is busy in
 network I/O (ConsumerNetworkClient.poll) is normal and not reported; a holder that waits there

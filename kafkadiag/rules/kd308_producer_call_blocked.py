@@ -54,11 +54,16 @@ PRODUCER_WAITS = {
 SENDER_RUN = newconsumer.PRODUCER_IO_RUN
 SENDER_NAME = newconsumer.PRODUCER_IO_THREAD_NAME
 # Where the I/O thread calls the application's send callbacks and interceptors: 0.9 to 0.11 from
-# RecordBatch.done, 1.0 on from ProducerBatch.completeFutureAndFireCallbacks.
+# RecordBatch.done, 1.0 on from ProducerBatch.completeFutureAndFireCallbacks, through the producer's
+# own wrapper right under the application's callback: KafkaProducer$InterceptorCallback (real 1.1.1),
+# KafkaProducer$AppendCallbacks in the releases that replaced it (real 4.1.1, fixtures/captured/
+# real-producer-callback-*; its frame was read as the application's callback, so an I/O thread held
+# in a callback that waits for a reply was not named).
 CALLBACK_FIRING = (
     "org.apache.kafka.clients.producer.internals.ProducerBatch.completeFutureAndFireCallbacks",
     "org.apache.kafka.clients.producer.internals.RecordBatch.done",
     "org.apache.kafka.clients.producer.KafkaProducer$InterceptorCallback.onCompletion",
+    "org.apache.kafka.clients.producer.KafkaProducer$AppendCallbacks.onCompletion",
     "org.apache.kafka.clients.producer.internals.ProducerInterceptors.onAcknowledgement",
 )
 _PRODUCER_PACKAGE = "org.apache.kafka.clients.producer."

@@ -61,6 +61,14 @@ WAITS = {
     _INTERNALS + "ConsumerCoordinator.fetchCommittedOffsets": _COMMITTED,
     _INTERNALS + "ConsumerCoordinator.commitOffsetsSync": _COMMIT,
 }
+# position() itself loops on the network client until the partition has a position: it starts the
+# lookups (the committed offset, else a ListOffsets reset, which needs the partition's leader) and
+# polls for them in its own frame. Real kafka-clients 1.1.1, a partition of a topic the cluster lacks
+# (fixtures/captured/real-new-consumer-position-hang-1.1.1): KafkaConsumer.position <-
+# ConsumerNetworkClient.poll, in no frame of WAITS, and the call was not named.
+_POSITION = "the partition's position: its committed offset, or its offsets from its leader (ListOffsets)"
+_POLLED_BY_CALL = {"position": _POSITION}
+_NETWORK_POLL = _INTERNALS + "ConsumerNetworkClient.poll"
 
 
 class _Limit(NamedTuple):
@@ -114,18 +122,25 @@ or newer) so that a stopping service stops.
         dump = context.dump
         for thread in stackindex.threads_with(dump, *CALL_FRAMES):
             call = _outermost(thread, CALL_FRAMES)
+            if call is None:
+                continue
             wait = stacks.index_of(thread, *WAITS)
-            if call is None or wait is None or wait > call:
+            if wait is not None and wait < call:
+                awaited = WAITS[thread.frames[wait].function]
+            elif (polled := _polled_by_call(thread, call)) is not None:
+                wait, awaited = call - 1, polled
+            else:
                 continue
             discovery = stacks.index_of(thread, *_DISCOVERY)
             if discovery is not None and discovery < call:
                 continue
-            yield self._finding(context, thread, call, wait)
+            yield self._finding(context, thread, call, wait, awaited)
 
-    def _finding(self, context: AnalysisContext, thread: Thread, call: int, wait: int) -> Finding:
+    def _finding(
+        self, context: AnalysisContext, thread: Thread, call: int, wait: int, awaited: str
+    ) -> Finding:
         name = context.label(thread)
         called = thread.frames[call].method
-        awaited = WAITS[thread.frames[wait].function]
         where = ".".join(thread.frames[wait].function.rsplit(".", 2)[-2:])  # "Fetcher.listOffset"
         limit = _LIMITS.get(called, _API_TIMEOUT)
         message = (
@@ -154,6 +169,15 @@ or newer) so that a stopping service stops.
             story=f"A consumer call does not return: {name} waits in KafkaConsumer.{called} for {awaited}",
             details={"call": f"KafkaConsumer.{called}", "awaited": awaited, "waiting_in": where},
         )
+
+
+def _polled_by_call(thread: Thread, call: int) -> str | None:
+    """What a call that polls the network client in its own frame (position) waits for, when the
+    thread is in that poll: the frame right above the call's is ConsumerNetworkClient.poll."""
+    awaited = _POLLED_BY_CALL.get(thread.frames[call].method)
+    if awaited is None or call == 0 or thread.frames[call - 1].function != _NETWORK_POLL:
+        return None
+    return awaited
 
 
 def _outermost(thread: Thread, functions: tuple[str, ...]) -> int | None:

@@ -42,20 +42,23 @@ CLIENT_IO_THREAD_NAMES = (PRODUCER_IO_THREAD_NAME, ADMIN_IO_THREAD_NAME)
 CLIENT_IO_THREAD_RUNS = (PRODUCER_IO_RUN, ADMIN_IO_RUN)
 
 
-# ConsumerNetworkClient's lock (a fair ReentrantLock) is held only inside ConsumerNetworkClient,
-# for a network poll bounded by the heartbeat interval, and never while application code runs
-# (completion handlers fire outside it): a heartbeat thread parked on it waits its turn. A real
-# caught-up 4.1.1 consumer showed it parked there in three dumps in a row, the poll thread idle in
-# ConsumerNetworkClient.poll holding it (fixtures/captured/real-new-consumer-healthy-4.1.1).
+# ConsumerNetworkClient's lock (a fair ReentrantLock) is held only inside ConsumerNetworkClient's
+# own methods, for a network poll bounded by the heartbeat interval at most, and never while
+# application code runs (completion handlers fire outside it): a heartbeat thread parked on it
+# waits its turn. Real 4.1.1 consumers: caught up, parked there under ConsumerNetworkClient.poll
+# in three dumps in a row, the poll thread idle in ConsumerNetworkClient.poll holding it
+# (fixtures/captured/real-new-consumer-healthy-4.1.1); closing, under
+# ConsumerNetworkClient.isUnavailable while close() commits (real-new-consumer-close-hang-4.1.1).
 NETWORK_CLIENT_LOCK_WAIT = ("ReentrantLock.lock",)
-NETWORK_CLIENT_POLL = ("ConsumerNetworkClient.poll", "ConsumerNetworkClient.pollNoWakeup")
+NETWORK_CLIENT = "org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient."
 
 
 def waits_for_network_client(thread: Thread) -> bool:
     """A heartbeat thread taking the network client's lock: a momentary wait, by design."""
     lock = stacks.index_of(thread, *NETWORK_CLIENT_LOCK_WAIT, suffix=True)
-    network = stacks.index_of(thread, *NETWORK_CLIENT_POLL, suffix=True)
-    return lock is not None and network is not None and lock < network and is_heartbeat(thread)
+    if lock is None or lock + 1 >= len(thread.frames) or not is_heartbeat(thread):
+        return False
+    return thread.frames[lock + 1].function.startswith(NETWORK_CLIENT)
 
 
 def is_heartbeat(thread: Thread) -> bool:

@@ -17,7 +17,7 @@ from tests.infra.cli import run
 DEEP = "[" * 100_000 + "]" * 100_000
 PYSPY_JSON = CAPTURED / "py-healthy" / "py-spy-dump.json"
 JCMD_JSON = CAPTURED / "virtual-threads" / "thread-dump.json"
-ACTUATOR_JSON = CAPTURED / "actuator-heartbeat-blocked" / "actuator-threaddump.json"
+ACTUATOR_JSON = CAPTURED / "real-new-consumer-coordinator-unavailable-3.9.1" / "actuator-threaddump.json"
 JSTACK = CAPTURED / "deadlock" / "jstack-l.txt"
 # Each JSON dump reader, with the words its error names the format by.
 JSON_READERS = pytest.mark.parametrize(

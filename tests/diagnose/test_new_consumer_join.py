@@ -11,27 +11,31 @@ from tests.infra import workload
 from tests.infra.cli import run
 from tests.infra.workload import Cluster
 
+GROUP = "fulfilment"
+
 
 def test_the_poll_thread_stall_is_joined_with_the_group_its_heartbeat_thread_names(cluster: Cluster) -> None:
-    # GIVEN the group the dump's heartbeat thread names ("kafka-coordinator-heartbeat-thread | orders")
-    # with committed offsets behind the log on the real broker
+    # GIVEN the group the dump's heartbeat thread names ("kafka-coordinator-heartbeat-thread |
+    # fulfilment": Apache Kafka 4.1.1's real consumer, its poll thread parked on a full hand-off
+    # queue) with committed offsets behind the log on the real broker
     topic = cluster.topic(2, {0: 30, 1: 20})
-    workload.commit_offsets_without_joining(cluster.bootstrap, "orders", {(topic, 0): 10, (topic, 1): 20})
-    dump = CAPTURED / "new-consumer-handoff-full" / "jstack-l.txt"
+    workload.commit_offsets_without_joining(cluster.bootstrap, GROUP, {(topic, 0): 10, (topic, 1): 20})
+    dump = CAPTURED / "real-new-consumer-handoff-full-4.1.1" / "jstack-l.txt"
     # WHEN diagnose reads the dump and the group
-    code, out, err = run(["diagnose", "--bootstrap-server", cluster.bootstrap, "--group", "orders",
+    code, out, err = run(["diagnose", "--bootstrap-server", cluster.bootstrap, "--group", GROUP,
                           "--from", str(dump), "--format", "json"])  # fmt: skip
     assert code == ExitCode.FINDINGS, err
     findings = {finding["rule"]: finding for finding in json.loads(out)["findings"]}
     # THEN one record joins the poll thread, its workers, the heartbeat thread and the group's lag
     story = findings["KD803"]
     facts = story["facts"]
-    assert facts["poll_thread"] == "orders-poll-0" and facts["dump_rule"] == "KD302"
-    assert {"orders-worker-1", "orders-worker-2"} <= set(facts["related_threads"])
-    assert facts["heartbeat_thread"] == "kafka-coordinator-heartbeat-thread | orders"
+    assert facts["poll_thread"] == "fulfilment-poll" and facts["dump_rule"] == "KD302"
+    workers = {"fulfilment-worker-1", "fulfilment-worker-2", "fulfilment-worker-3"}
+    assert workers <= set(facts["related_threads"])
+    assert facts["heartbeat_thread"] == "kafka-coordinator-heartbeat-thread | fulfilment"
     lags = {(p["topic"], p["partition"]): p["checker_lag"] for p in facts["partitions"]}
     assert lags[(topic, 0)] == 20 and lags[(topic, 1)] == 0
-    assert "orders-poll-0" in story["message"] and "max.poll.interval.ms" in story["message"]
+    assert "fulfilment-poll" in story["message"] and "max.poll.interval.ms" in story["message"]
     assert "KD302" in findings
     # and a group no heartbeat thread names is not joined
     other = workload.unique("other")

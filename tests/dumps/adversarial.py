@@ -28,6 +28,7 @@ from kafkadiag.model import DumpFormat
 REPO = Path(__file__).resolve().parents[2]
 
 # A small real dump of each format: its first lines open the input, the rest closes it.
+_REAL_CONSUMER = "fixtures/captured/real-new-consumer-coordinator-unavailable-3.9.1"
 SAMPLES = {
     DumpFormat.HOTSPOT: "fixtures/captured/deadlock/jstack-l.txt",
     DumpFormat.NETBEANS: "tests/dumps/public/samurai-apple-1.5.0_13-jstack-agent.dmp",
@@ -38,9 +39,9 @@ SAMPLES = {
     DumpFormat.INTELLIJ: "tests/wild/dumps/metrics-getthreadinfo-jvm-stall-kafka-timeouts-blog.txt",
     DumpFormat.JAVACORE: "tests/wild/dumps/kafka-rest-97-consumer-worker-lock-order.txt",
     DumpFormat.ANDROID_ANR: "tests/dumps/public/chkbugreport-bugreport_deadlock.txt.gz",
-    DumpFormat.ACTUATOR_JSON: "fixtures/captured/actuator-heartbeat-blocked/actuator-threaddump.json",
-    DumpFormat.STACK_TRACES: "fixtures/captured/stack-traces-coordinator-spin/stacktraces.log",
-    DumpFormat.JCONSOLE: "fixtures/captured/producer-callback-waits-reply/jconsole-threads.txt",
+    DumpFormat.ACTUATOR_JSON: f"{_REAL_CONSUMER}/actuator-threaddump.json",
+    DumpFormat.STACK_TRACES: f"{_REAL_CONSUMER}/stacktraces.log",
+    DumpFormat.JCONSOLE: "fixtures/captured/real-producer-callback-waits-reply-4.1.1/jconsole-threads.txt",
     DumpFormat.FAULTHANDLER: "fixtures/captured/pyfmt-poll-queue-full/faulthandler-sigusr1.txt",
     DumpFormat.PY_TRACEBACK: "fixtures/captured/pyfmt-poll-queue-full/print-stack.txt",
     DumpFormat.GDB_PY_BT: "fixtures/captured/pyfmt-poll-queue-full/gdb-py-bt.txt",

@@ -1,9 +1,11 @@
 """Spring Boot Actuator's /actuator/threaddump, JSON and text, as a Spring Kafka application serves it.
 
-The captured scenario actuator-heartbeat-blocked is the heartbeat stall (billing-poll-0 holds the
-ConsumerCoordinator in a rebalance listener that hangs on a socket read; the heartbeat thread is
-BLOCKED taking that monitor back after its wait), written by the stalled JVM in both of the
-endpoint's renderings, with `jstack -l` of the same JVM beside them.
+The captured scenario real-new-consumer-coordinator-unavailable-3.9.1 is Apache Kafka's real consumer
+(kafka-clients 3.9.1) whose group coordinator's broker was lost: fulfilment-poll holds the
+ConsumerCoordinator while it sleeps between FindCoordinator attempts, and the heartbeat thread is
+BLOCKED taking that monitor back after its wait. The stalled JVM wrote its threads in both of the
+endpoint's renderings (fixtures/java-real/com/example/threaddumps/ActuatorThreadDump.java: the
+endpoint's JSON of ThreadInfo, and its text), with `jstack -l` of the same JVM beside them.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from kafkadiag.model import DumpFormat, LockEventKind, ThreadDump
 from ..cli.test_dump_parse_cli import run
 from ..conftest import CAPTURED
 
-SCENARIO = CAPTURED / "actuator-heartbeat-blocked"
-HEARTBEAT = "kafka-coordinator-heartbeat-thread | billing"
-POLL_THREAD = "billing-poll-0"
+SCENARIO = CAPTURED / "real-new-consumer-coordinator-unavailable-3.9.1"
+HEARTBEAT = "kafka-coordinator-heartbeat-thread | fulfilment"
+POLL_THREAD = "fulfilment-poll"
 
 
 def only_dump(path: Path) -> ThreadDump:

@@ -207,20 +207,20 @@ def test_a_threadinfo_header_names_the_holder_whose_stack_was_cut(tmp_path: Path
 def test_excerpts_of_two_jvms_stay_two_dumps(tmp_path: Path) -> None:
     # GIVEN a page comparing two runs: an excerpt of each JVM, "main" and a worker from both, prose
     # between them (each JVM has one "main"; two of them cannot be one dump)
-    _, ledger = thread_blocks(CAPTURED / "producer-callback-deadlock" / "jstack-l.txt")
-    _, reports = thread_blocks(CAPTURED / "consumer-close-commit-hang" / "jstack-l.txt")
+    _, ledger = thread_blocks(CAPTURED / "real-producer-callback-deadlock-4.1.1" / "jstack-l.txt")
+    _, reports = thread_blocks(CAPTURED / "real-new-consumer-close-hang-4.1.1" / "jstack-l.txt")
     first = ledger["main"] + "\n\n" + ledger["ledger-closer"]
-    second = reports["main"] + "\n\n" + reports["reports-poll-0"]
+    second = reports["main"] + "\n\n" + reports["fulfilment-poll"]
     path = tmp_path / "two-runs.txt"
     path.write_text(first + "\n\nThe next day, after the upgrade:\n\n" + second + "\n")
     # WHEN it is read THEN each excerpt is a dump of its own, and a lone excerpt is still joined
     dumps = list(read_dumps(str(path)))
     assert [[thread.name for thread in dump.threads] for dump in dumps] == [
         ["main", "ledger-closer"],
-        ["main", "reports-poll-0"],
+        ["main", "fulfilment-poll"],
     ]
     without_main = tmp_path / "one-run.txt"
-    without_main.write_text(first + "\n\n[snip]\n\n" + reports["reports-poll-0"] + "\n")
+    without_main.write_text(first + "\n\n[snip]\n\n" + reports["fulfilment-poll"] + "\n")
     assert len(list(read_dumps(str(without_main)))) == 1
 
 

@@ -2,7 +2,9 @@
 jstack shows the same process, with the lock each waits on and a caveat on what the tab lacks.
 
 The captures are written by the stalled program itself through JConsole's own message formats
-(fixtures/java/com/example/JConsoleThreadsTab.java), beside a jstack -l of the same process.
+(fixtures/java-real/com/example/threaddumps/JConsoleThreadsTab.java), beside a jstack -l of the same
+process: Apache Kafka's real producer (kafka-clients 4.1.1) whose I/O thread is parked in a send
+callback that waits for a reply (real-producer-callback-waits-reply-4.1.1).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
 
-SCENARIO = CAPTURED / "producer-callback-waits-reply"
+SCENARIO = CAPTURED / "real-producer-callback-waits-reply-4.1.1"
 IO_THREAD = "kafka-producer-network-thread | command-sender"
 JCONSOLE_FILES = ["jconsole-threads.txt", "jconsole-threads-zh.txt"]
 
@@ -68,5 +70,6 @@ def test_jconsole_text_gives_the_findings_jstack_gives(name: str) -> None:
 
 def test_the_callback_is_named_by_the_application_frame_above_the_lambda() -> None:
     callback = next(f for f in analyze([only_dump("jconsole-threads.txt")]).findings if f.rule == "KD308")
-    # "CommandSenderApp$$Lambda$7/0x....onCompletion" is generated; the lambda's body is above it
-    assert callback.details["callback"].startswith("com.example.CommandSenderApp.lambda$handleRequest$")
+    # "CommandSender$$Lambda$N/0x....onCompletion" is generated; the lambda's body is above it. Under
+    # it the producer's own wrapper, KafkaProducer$AppendCallbacks, is not the application's callback.
+    assert str(callback.details["callback"]).startswith("com.example.ledger.CommandSender.lambda$handleRequest$")

@@ -26,7 +26,7 @@ from ..conftest import CAPTURED
 CAPTURES = {
     "py-poll-queue-full/py-spy-dump-locals.json": DumpFormat.PYSPY_JSON,
     "virtual-threads/thread-dump.json": DumpFormat.JCMD_JSON,
-    "actuator-heartbeat-blocked/actuator-threaddump.json": DumpFormat.ACTUATOR_JSON,
+    "real-new-consumer-coordinator-unavailable-3.9.1/actuator-threaddump.json": DumpFormat.ACTUATOR_JSON,
 }
 # One of each JSON type, and the shapes a member of another type most often has.
 REPLACEMENTS: list[Any] = [None, 1, -5, 10**30, 3.5, True, "", "x", [], [None], [1], {}, {"a": 1}]

@@ -1,7 +1,9 @@
 """Thread.getAllStackTraces() as applications log it: `Thread[name,5,main]`, then its frames.
 
-The captured scenario stack-traces-coordinator-spin is the coordinator-discovery spin logged the way
-alpakka-kafka logs a poll that outlived its wake-up timeout, then with "at " frames. A real JVM
+The captured scenario real-new-consumer-coordinator-unavailable-3.9.1 holds Apache Kafka's real
+consumer (kafka-clients 3.9.1) retrying coordinator discovery, logged by the application itself the
+way alpakka-kafka logs a poll that outlived its wake-up timeout, then with "at " frames
+(stacktraces.log). A real JVM
 (tests/dumps/programs/AllStackTraces.java, run by every JDK found here) prints both layouts with
 threads waiting in each way a top frame can show.
 """
@@ -24,9 +26,9 @@ from kafkadiag.model import DumpFormat, Thread, ThreadDump, ThreadState, ThreadS
 from ..cli.test_dump_parse_cli import run
 
 PROGRAM = Path(__file__).parent / "programs" / "AllStackTraces.java"
-STACK_TRACES_LOG = "stack-traces-coordinator-spin/stacktraces.log"
-POLL_THREAD = "inventory-poll-0"
-HEARTBEAT = "kafka-coordinator-heartbeat-thread | inventory"
+STACK_TRACES_LOG = "real-new-consumer-coordinator-unavailable-3.9.1/stacktraces.log"
+POLL_THREAD = "fulfilment-poll"
+HEARTBEAT = "kafka-coordinator-heartbeat-thread | fulfilment"
 CONSUMER = "org.apache.kafka.clients.consumer."
 
 

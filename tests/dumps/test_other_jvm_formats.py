@@ -370,9 +370,9 @@ def test_every_new_reader_turns_cut_and_shuffled_input_into_dumps_or_a_clear_err
         captured / "virtual-threads/thread-dump.txt",
         captured / "virtual-threads/thread-dump.json",
         captured / "virtual-threads/jstack-l.txt",
-        captured / "actuator-heartbeat-blocked/actuator-threaddump.json",
-        captured / "actuator-heartbeat-blocked/actuator-threaddump.txt",
-        captured / "stack-traces-coordinator-spin/stacktraces.log",
+        captured / "real-new-consumer-coordinator-unavailable-3.9.1/actuator-threaddump.json",
+        captured / "real-new-consumer-coordinator-unavailable-3.9.1/actuator-threaddump.txt",
+        captured / "real-new-consumer-coordinator-unavailable-3.9.1/stacktraces.log",
         INTELLIJ,
     ]
     texts = [source.read_text() for source in sources]

@@ -20,14 +20,23 @@ from kafkadiag.rules.clientthreads import client_threads, describe
 from ..conftest import CAPTURED
 
 EXPECTED = {
-    "new-consumer-heartbeat-blocked/jstack-l.txt": {"consumer-heartbeat": 1, "consumer-poll": 1},
-    "producer-callback-deadlock/jstack-l.txt": {"producer-io": 1, "producer-call": 3},
+    "real-new-consumer-coordinator-unavailable-3.9.1/jstack-l.txt": {
+        "consumer-heartbeat": 1,
+        "consumer-poll": 1,
+    },
+    "real-producer-callback-deadlock-4.1.1/jstack-l.txt": {"producer-io": 1, "producer-call": 3},
+    "real-producer-callback-deadlock-1.1.1/jstack-l.txt": {"producer-io": 1, "producer-call": 3},
     "real-old-consumer-stall-0.8.2.2/jstack-l.txt": {
         "old-consumer-fetcher": 1,
         "old-consumer-stream": 2,
         "old-consumer-other": 2,
     },
-    "consumer-close-commit-hang/jstack-l.txt": {"consumer-heartbeat": 1, "consumer-call": 1},
+    "real-new-consumer-close-hang-4.1.1/jstack-l.txt": {"consumer-heartbeat": 1, "consumer-call": 1},
+    "real-new-consumer-position-hang-1.1.1/jstack-l.txt": {
+        "consumer-heartbeat": 1,
+        "consumer-poll": 1,
+        "consumer-call": 1,
+    },
     "py-heartbeat-blocked/py-spy-dump.txt": {"consumer-heartbeat": 1, "consumer-poll": 1},
     "healthy/jstack-l.txt": {},
     # confluent-kafka waits in C: only py-spy --native shows its frames.
@@ -62,9 +71,9 @@ def test_no_stall_without_any_client_thread_says_so() -> None:
 
 
 def test_no_stall_with_client_threads_lists_them() -> None:
-    # GIVEN a consumer in a rebalance's commit, with its heartbeat thread WHEN analysed THEN its roles
+    # GIVEN a caught-up consumer idle in poll(), with its heartbeat thread WHEN analysed THEN its roles
     # are listed and the verdict does not say that no client was seen
-    path = CAPTURED / "new-consumer-heartbeat-momentary" / "jstack-l.txt"
+    path = CAPTURED / "real-new-consumer-healthy-4.1.1" / "jstack-l.txt"
     report = analyze_json(str(path))
     roles = report["series"][0]["kafka_threads"]
     assert roles == client_threads(list(read_dumps(str(path)))[-1]) and roles

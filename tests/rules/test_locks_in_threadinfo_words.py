@@ -2,9 +2,10 @@
 
 Some tools render a thread dump from ThreadMXBean in jstack's layout but with ThreadInfo's lock
 names: a header of the name and `#id` only, a state without its detail, and locks as `Class@hash`
-with "locked on" for a held monitor. GIVEN the captured heartbeat-blocked JVM re-rendered that way
-(every id the same lock had stays one id), WHEN it is analyzed, THEN the heartbeat thread is still
-found blocked behind the poll thread that holds the coordinator.
+with "locked on" for a held monitor. GIVEN the captured JVM of Kafka's real consumer whose heartbeat
+thread is blocked behind the poll thread (real-new-consumer-coordinator-unavailable-3.9.1),
+re-rendered that way (every id the same lock had stays one id), WHEN it is analyzed, THEN the
+heartbeat thread is still found blocked behind the poll thread that holds the coordinator.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
 
-CAPTURE = CAPTURED / "new-consumer-heartbeat-blocked" / "jstack-l.txt"
-HEARTBEAT = "kafka-coordinator-heartbeat-thread | billing"
-POLL_THREAD = "billing-poll-0"
+CAPTURE = CAPTURED / "real-new-consumer-coordinator-unavailable-3.9.1" / "jstack-l.txt"
+HEARTBEAT = "kafka-coordinator-heartbeat-thread | fulfilment"
+POLL_THREAD = "fulfilment-poll"
 _LOCK_LINE = re.compile(r"^\t- (?P<words>[a-z() -]+?) <0x(?P<address>[0-9a-f]+)> \(a (?P<class>[^)]+)\)$")
 _THREADINFO_WORDS = {"locked": "locked on"}
 

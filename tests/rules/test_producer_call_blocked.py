@@ -1,10 +1,12 @@
 """KD308 explains a blocked producer call by what the producer's I/O thread is doing.
 
-GIVEN the captured producer-callback-deadlock JVM (ledger-publisher waits in waitOnMetadata while
-the I/O thread's send callback is BLOCKED on a lock the publisher holds), and the same dump with
-the I/O thread taken out, or with it selecting on its sockets as a healthy sender does, WHEN KD308
-runs, THEN it says, in turn: the two wait for each other (error); no I/O thread is left (error);
-the cluster does not answer (warning).
+GIVEN the captured JVM of Apache Kafka's real producer, kafka-clients 4.1.1
+(real-producer-callback-deadlock-4.1.1: ledger-publisher waits in waitOnMetadata while the I/O
+thread's send callback is BLOCKED on a lock the publisher holds), and the same dump with the I/O
+thread taken out, or replaced by a real idle I/O thread selecting on its sockets (Kafka Streams'
+producer, real-kafka-streams-punctuator-4.1.1, renamed), WHEN KD308 runs, THEN it says, in turn:
+the two wait for each other (error); no I/O thread is left (error); the cluster does not answer
+(warning).
 """
 
 from __future__ import annotations
@@ -18,23 +20,24 @@ from kafkadiag.rules.engine import analyze
 
 from ..conftest import CAPTURED
 
-CAPTURE = CAPTURED / "producer-callback-deadlock" / "jstack-l.txt"
+CAPTURE = CAPTURED / "real-producer-callback-deadlock-4.1.1" / "jstack-l.txt"
 SENDER_BLOCK = re.compile(
     r'(?ms)^"kafka-producer-network-thread \| ledger-producer".*?\n\n   Locked ownable[^\n]*\n[^\n]*\n'
 )
-SELECTING = (
-    '"kafka-producer-network-thread | ledger-producer" #12 daemon prio=5 os_prio=0 tid=0x00007ff89c0f4010'
-    " nid=0x5081 runnable  [0x00007ff884dfd000]\n"
-    "   java.lang.Thread.State: RUNNABLE\n"
-    "\tat sun.nio.ch.EPoll.wait(java.base@17.0.15/Native Method)\n"
-    "\tat sun.nio.ch.EPollSelectorImpl.doSelect(java.base@17.0.15/EPollSelectorImpl.java:118)\n"
-    "\tat org.apache.kafka.common.network.Selector.select(Selector.java:40)\n"
-    "\tat org.apache.kafka.clients.NetworkClient.poll(NetworkClient.java:20)\n"
-    "\tat org.apache.kafka.clients.producer.internals.Sender.runOnce(Sender.java:33)\n"
-    "\tat org.apache.kafka.clients.producer.internals.Sender.run(Sender.java:24)\n"
-    "\tat java.lang.Thread.run(java.base@17.0.15/Thread.java:840)\n\n"
-    "   Locked ownable synchronizers:\n\t- None\n"
+IDLE_SENDER = re.compile(
+    r'(?ms)^"kafka-producer-network-thread \| (?P<client>[^"]+)".*?\n\n   Locked ownable[^\n]*\n[^\n]*\n'
 )
+
+
+def _selecting() -> str:
+    """A real idle I/O thread, selecting on its sockets: Kafka Streams' producer, named ledger-producer."""
+    streams = (CAPTURED / "real-kafka-streams-punctuator-4.1.1" / "jstack-l.txt").read_text()
+    idle = IDLE_SENDER.search(streams)
+    assert idle is not None and "sun.nio.ch.EPoll.wait" in idle.group(0)
+    return idle.group(0).replace(idle["client"], "ledger-producer", 1)
+
+
+SELECTING = _selecting()
 
 
 def kd308(path: Path):  # type: ignore[no-untyped-def]
@@ -135,3 +138,31 @@ def test_a_producer_relocated_by_a_shading_plugin_is_read_as_the_producer(tmp_pa
     finding = kd308(path)
     assert finding.severity is Severity.ERROR
     assert "the two wait for each other" in finding.message
+
+
+def test_the_same_deadlock_on_a_1_1_1_producer() -> None:
+    # GIVEN kafka-clients 1.1.1: Metadata.awaitUpdate in org.apache.kafka.clients, the callback under
+    # KafkaProducer$InterceptorCallback
+    finding = kd308(CAPTURED / "real-producer-callback-deadlock-1.1.1" / "jstack-l.txt")
+    assert finding.severity is Severity.ERROR
+    assert finding.threads[0] == "kafka-producer-network-thread | ledger-producer"
+    assert "(Metadata.awaitUpdate)" in finding.message and "the two wait for each other" in finding.message
+
+
+def test_an_io_thread_held_in_a_callback_under_append_callbacks_is_named() -> None:
+    # GIVEN kafka-clients 4.1.1's I/O thread parked in a send callback that waits for a reply, nobody
+    # in a producer call: between ProducerBatch.completeFutureAndFireCallbacks and the application's
+    # callback sits the producer's own KafkaProducer$AppendCallbacks.onCompletion, which was read as
+    # the application's callback, so the thread was not named
+    path = CAPTURED / "real-producer-callback-waits-reply-4.1.1" / "jstack-l.txt"
+    (dump,) = read_dumps(str(path))
+    io_thread = dump.thread_named("kafka-producer-network-thread | command-sender")
+    assert io_thread is not None
+    functions = [frame.function for frame in io_thread.frames]
+    wrapper = functions.index("org.apache.kafka.clients.producer.KafkaProducer$AppendCallbacks.onCompletion")
+    assert functions[wrapper + 1].endswith("ProducerBatch.completeFutureAndFireCallbacks")
+    # WHEN KD308 runs THEN it names the I/O thread held in the application's callback
+    (held,) = [f for f in analyze([dump]).findings if f.rule == "KD308"]
+    assert held.severity is Severity.WARNING
+    assert list(held.threads) == ["kafka-producer-network-thread | command-sender"]
+    assert str(held.details["callback"]).startswith("com.example.ledger.CommandSender.lambda$handleRequest$")

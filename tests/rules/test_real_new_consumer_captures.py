@@ -2,8 +2,9 @@
 
 fixtures/capture_real_new_consumer.py ran a fulfilment service (fixtures/java-real/com/example/
 fulfilment) on the released jars of kafka-clients 4.1.1 (classic protocol and KIP-848's
-group.protocol=consumer, on a KRaft 4.1.1 broker), 3.9.1, 2.8.2 and 1.1.1 (on a 3.9.1 broker), and a
-Kafka Streams 4.1.1 application (com.example.stocklevels). Every scenario's poll thread is
+group.protocol=consumer, on a KRaft 4.1.1 broker), 3.9.1, 2.8.2 and 1.1.1 (on a 3.9.1 broker, two of
+them when the coordinator's is lost), and a Kafka Streams 4.1.1 application (com.example.stocklevels).
+Every scenario's poll thread is
 `fulfilment-poll`; workers are `fulfilment-worker-<n>` (a pool) or `picking-worker-<n>` (one lane per
 partition). Which pool worker got stuck in a call is the pool's choice: the tests read it from the
 dump (the one in SilentService.call), never from a name copied here. Beside each dump the capture
@@ -52,10 +53,28 @@ POLL_INTERVAL = (
 LISTENER = (
     "real-new-consumer-listener-blocks-4.1.1",
     "real-new-consumer-listener-blocks-4.1.1-consumer-protocol",
+    "real-new-consumer-listener-blocks-1.1.1",
 )
 STREAMS = "real-kafka-streams-punctuator-4.1.1"
 COORDINATOR_LOST = "real-new-consumer-coordinator-lost-4.1.1"
-ALL = (*HANDOFF, *HEALTHY, WAITS_WORKERS, SINGLE_WORKER, *POLL_INTERVAL, *LISTENER, STREAMS, COORDINATOR_LOST)
+COORDINATOR_UNAVAILABLE = "real-new-consumer-coordinator-unavailable-3.9.1"
+SHARED = "real-new-consumer-shared-consumer-4.1.1"
+POSITION = "real-new-consumer-position-hang-1.1.1"
+CLOSING = "real-new-consumer-close-hang-4.1.1"
+ALL = (
+    *HANDOFF,
+    *HEALTHY,
+    WAITS_WORKERS,
+    SINGLE_WORKER,
+    *POLL_INTERVAL,
+    *LISTENER,
+    STREAMS,
+    COORDINATOR_LOST,
+    COORDINATOR_UNAVAILABLE,
+    SHARED,
+    POSITION,
+    CLOSING,
+)
 STREAM_THREAD = re.compile(r"^stock-levels-[0-9a-f-]{36}-StreamThread-1$")
 
 
@@ -104,7 +123,8 @@ def stream_thread(path: Path) -> str:
 def application_threads(path: Path) -> set[str]:
     """The threads the application started (the rest are Kafka's, Kafka Streams' or the JVM's)."""
     names = set(threads_of(path))
-    ours = {"main", POLL} | {n for n in names if n.startswith(("fulfilment-worker-", "picking-worker-"))}
+    ours = {"main", POLL, "metrics-reporter", "offset-monitor-1", "fulfilment-shutdown"}
+    ours |= {n for n in names if n.startswith(("fulfilment-worker-", "picking-worker-"))}
     # The stream thread is Kafka Streams', but it runs the application's punctuator: the culprit.
     return ours | {n for n in names if STREAM_THREAD.match(n)}
 
@@ -154,7 +174,7 @@ def test_no_kafka_or_jvm_internal_thread_is_named(scenario: str, name: str) -> N
     assert client in internal
     report = analyze_json(path, exit_code=None)
     for finding in report["findings"]:
-        if finding["rule"] == "KD304":
+        if finding["rule"] in ("KD303", "KD304"):
             # The heartbeat thread blocked behind the poll thread is named as its victim, never first.
             assert finding["threads"][0] not in internal, finding["threads"]
             continue
@@ -362,6 +382,17 @@ SERIES = {
     # The heartbeat thread BLOCKED in all three dumps (a victim KD304 names), the poll thread in
     # network I/O that answers nothing: it does not count as stuck by itself.
     COORDINATOR_LOST: {("KD304", POLL, "error"), ("KD501", HEARTBEAT, "warning")},
+    LISTENER[2]: {("KD310", POLL, "warning"), ("KD501", POLL, "warning")},
+    # Asleep between FindCoordinator attempts, with the monitor held: KD303 and KD304 both name it.
+    COORDINATOR_UNAVAILABLE: {
+        ("KD303", POLL, "error"),
+        ("KD304", POLL, "error"),
+        ("KD501", HEARTBEAT, "warning"),
+    },
+    POSITION: {("KD309", "offset-monitor-1", "warning")},
+    # The heartbeat thread parked on the network client's lock in all three dumps waits its turn.
+    CLOSING: {("KD309", POLL, "warning")},
+    SHARED: set(),  # the dumps alone: nothing is stuck (the exception is in the log)
 }
 
 
@@ -408,3 +439,114 @@ def test_a_worker_stuck_in_a_socket_read_is_not_the_only_busy_worker(name: str) 
     findings = by_rule(analyze_json(path))
     assert "KD305" not in findings, findings.get("KD305")
     assert findings["KD301"][0]["threads"] == [POLL, stuck]
+
+
+def test_a_member_of_a_client_before_2_0_waits_for_the_join_inside_join_group_if_needed() -> None:
+    """kafka-clients 1.1.1's second member of listener-blocks: poll(long), before KIP-266, waits for
+    the rebalance the stuck listener holds up in AbstractCoordinator.joinGroupIfNeeded itself (a
+    2.0+ member waits in its ordinary network polls, above), its heartbeat thread disabled."""
+    path = CAPTURED / LISTENER[2] / MEMBER_DUMP
+    frames = threads_of(path)[POLL]
+    join = "org.apache.kafka.clients.consumer.internals.AbstractCoordinator.joinGroupIfNeeded"
+    assert join in frames and "org.apache.kafka.clients.consumer.KafkaConsumer.pollOnce" in frames
+    report = analyze_json(path, exit_code=ExitCode.OK)
+    (rebalancing,) = report["findings"]
+    assert (rebalancing["rule"], rebalancing["threads"], rebalancing["severity"]) == ("KD307", [POLL], "info")
+    assert f"{POLL} is rebalancing ({join})" in rebalancing["message"]
+
+
+def test_a_1_1_1_listener_runs_outside_the_coordinators_monitor_too() -> None:
+    """kafka-clients 1.1.1 calls the listener from ConsumerCoordinator.onJoinPrepare, outside the
+    monitor: the heartbeat thread waits between heartbeats, not for the poll thread."""
+    path = CAPTURED / LISTENER[2] / "jstack-l.txt"
+    frames = threads_of(path)[POLL]
+    revoked = frames.index("com.example.fulfilment.RestockingListener.onPartitionsRevoked")
+    assert (
+        frames[revoked + 1] == "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator.onJoinPrepare"
+    )
+    (dump,) = read_dumps(str(path))
+    heartbeat = dump.thread_named(HEARTBEAT)
+    assert heartbeat is not None and heartbeat.status.name == "IN_OBJECT_WAIT_TIMED"
+
+
+@pytest.mark.parametrize("name", DUMP_FILES)
+def test_a_poll_thread_asleep_between_find_coordinator_attempts_holds_the_heartbeat_thread(name: str) -> None:
+    """kafka-clients 3.9.1, two brokers, the one leading the group's __consumer_offsets partition
+    stopped: the other answers FindCoordinator with COORDINATOR_NOT_AVAILABLE, and poll() sleeps
+    its retry backoff inside the synchronized ensureCoordinatorReady. The heartbeat thread is BLOCKED
+    on the monitor the sleeping poll thread holds: KD303 (a holder not in network I/O) and KD304
+    (discovery retried with the monitor held) both name the poll thread first."""
+    path = CAPTURED / COORDINATOR_UNAVAILABLE / name
+    frames = threads_of(path)[POLL]
+    assert frames[0] == "java.lang.Thread.sleep"
+    assert "org.apache.kafka.clients.consumer.internals.AbstractCoordinator.ensureCoordinatorReady" in frames
+    findings = by_rule(analyze_json(path))
+    assert set(findings) == {"KD303", "KD304"}
+    (blocked,) = findings["KD303"]
+    assert (blocked["threads"], blocked["severity"]) == ([POLL, HEARTBEAT], "error")
+    assert "which is sleeping in java.lang.Thread.sleep" in blocked["message"]
+    (spinning,) = findings["KD304"]
+    assert spinning["threads"] == [POLL, HEARTBEAT]
+    assert "while holding the coordinator lock" in spinning["message"]
+
+
+def test_the_reporter_refused_by_the_consumer_is_found_in_the_log_before_the_dumps() -> None:
+    """kafka-clients 4.1.1: metrics-reporter called the poll thread's consumer (assignment()) while it
+    was in poll(); the ConcurrentModificationException it logged precedes the three kill -3 dumps.
+    The dumps alone show nothing stuck."""
+    log = CAPTURED / SHARED / "kill3-stdout.log"
+    text = log.read_text()
+    assert "KafkaConsumer is not safe for multi-threaded access. currentThread(name: metrics-reporter" in text
+    assert "ClassicKafkaConsumer.acquire" in text.split("Full thread dump", 1)[0]
+    report = analyze_json(log)
+    assert report["series"][0]["dumps"] == 3
+    (shared,) = report["findings"]
+    assert (shared["rule"], shared["severity"]) == ("KD306", "error")
+    assert shared["evidence"][0]["text"].startswith("java.util.ConcurrentModificationException")
+    for name in DUMP_FILES:
+        assert analyze_json(CAPTURED / SHARED / name, exit_code=ExitCode.OK)["findings"] == []
+
+
+@pytest.mark.parametrize("name", DUMP_FILES)
+def test_position_polling_in_its_own_frame_for_a_partition_without_a_leader_is_named(name: str) -> None:
+    """kafka-clients 1.1.1's position() on a partition of a topic the cluster lacks loops in its own
+    frame (updateFetchPositions, then ConsumerNetworkClient.poll) and never returns: no frame of
+    KD309's known waits was above it, and the scheduled task's thread was not named."""
+    path = CAPTURED / POSITION / name
+    frames = threads_of(path)["offset-monitor-1"]
+    position = frames.index("org.apache.kafka.clients.consumer.KafkaConsumer.position")
+    assert frames[position - 1] == "org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient.poll"
+    findings = by_rule(analyze_json(path, exit_code=ExitCode.OK))
+    (hung,) = findings["KD309"]
+    assert (hung["threads"], hung["severity"]) == (["offset-monitor-1"], "warning")
+    assert hung["details"]["call"] == "KafkaConsumer.position"
+    assert "Before Kafka 2.0 this call has no time limit" in hung["message"]
+    assert "It runs a scheduled task" in hung["message"]
+    assert set(findings) == {"KD309"}  # the poll thread, consuming, is not a culprit
+
+
+@pytest.mark.parametrize("name", DUMP_FILES)
+def test_a_stopping_consumer_waits_in_close_for_its_commit(name: str) -> None:
+    """kafka-clients 4.1.1, SIGTERM: the shutdown hook stops the loop and joins the poll thread,
+    whose close() commits the consumed offsets first; the broker, frozen, does not answer."""
+    path = CAPTURED / CLOSING / name
+    findings = by_rule(analyze_json(path, exit_code=ExitCode.OK))
+    assert set(findings) == {"KD309"}
+    (closing,) = findings["KD309"]
+    assert closing["threads"] == [POLL]
+    assert closing["details"]["call"] == "KafkaConsumer.close"
+    assert closing["details"]["waiting_in"] == "ConsumerCoordinator.commitOffsetsSync"
+
+
+def test_a_heartbeat_thread_waiting_for_the_network_client_is_no_hidden_deadlock_without_lock_data() -> None:
+    """The same JVM in plain jstack (no lock data): the heartbeat thread is parked on the consumer's
+    network client lock (ConsumerNetworkClient.isUnavailable) while close() commits. KD103 named it
+    beside the shutdown hook as parked on 'a lock whose holder this dump cannot show'; only the
+    client's own threads take that lock."""
+    path = CAPTURED / CLOSING / "jstack.txt"
+    frames = threads_of(path)[HEARTBEAT]
+    lock = frames.index("java.util.concurrent.locks.ReentrantLock.lock")
+    assert (
+        frames[lock + 1] == "org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient.isUnavailable"
+    )
+    assert "KD103" not in by_rule(analyze_json(path, exit_code=ExitCode.OK))

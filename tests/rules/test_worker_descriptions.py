@@ -11,7 +11,7 @@ from kafkadiag.rules import newconsumer
 
 from ..conftest import CAPTURED
 
-DUMP = CAPTURED / "new-consumer-poll-waits-workers" / "jstack-l.txt"
+DUMP = CAPTURED / "real-new-consumer-waits-workers-4.1.1" / "jstack-l.txt"
 
 
 def test_a_few_workers_are_all_described() -> None:
