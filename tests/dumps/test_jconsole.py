@@ -72,4 +72,6 @@ def test_the_callback_is_named_by_the_application_frame_above_the_lambda() -> No
     callback = next(f for f in analyze([only_dump("jconsole-threads.txt")]).findings if f.rule == "KD308")
     # "CommandSender$$Lambda$N/0x....onCompletion" is generated; the lambda's body is above it. Under
     # it the producer's own wrapper, KafkaProducer$AppendCallbacks, is not the application's callback.
-    assert str(callback.details["callback"]).startswith("com.example.ledger.CommandSender.lambda$handleRequest$")
+    assert str(callback.details["callback"]).startswith(
+        "com.example.ledger.CommandSender.lambda$handleRequest$"
+    )
