@@ -156,11 +156,7 @@ def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[Th
             frame = FRAME.match(line) if header is not None else None
             if frame:
                 number = frame["line"]
-                frames.append(
-                    python_frame(
-                        line, frame["function"], frame["file"], decimal(number)
-                    )
-                )
+                frames.append(python_frame(line, frame["function"], frame["file"], decimal(number)))
                 dump.end_line_no = line_no
                 continue
             if KNOWN_EXTRA.match(line):
