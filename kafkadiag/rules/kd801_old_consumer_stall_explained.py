@@ -156,11 +156,8 @@ consumer releases the stall only until that stream's queue fills again.
         elif facts["starving_threads"]:
             parts.append(f"So stream threads {', '.join(facts['starving_threads'])} starve waiting in take")
         if facts["max_lag"] is not None and facts["checker_lag_total"] is not None:
-            bound = facts["buffer_bound_records"]
-            explained = f"; buffering explains at most {bound} records" if bound is not None else ""
             parts.append(
-                f"MaxLag is {facts['max_lag']} while the checker lag is {facts['checker_lag_total']}: the "
-                f"fetcher stopped fetching, so its lag froze{explained}"
+                _gap_sentence(facts["max_lag"], facts["checker_lag_total"], facts["buffer_bound_records"])
             )
         if not stalled.get("topic"):
             parts.append(
@@ -180,3 +177,21 @@ consumer releases the stall only until that stream's queue fills again.
                 + (f"no progress for {since:.1f} s" if since is not None else "time since progress unknown")
             )
         return [Evidence(where, None, line) for line in lines]
+
+
+def _gap_sentence(max_lag: int, checker_lag: int, bound: int | None) -> str:
+    """MaxLag against the checker lag, and what the consumer's buffers can account for: a gap
+    past them is unconsumed records; a gap within them (small records fill few chunks) proves
+    nothing by itself, and the blocked fetcher in the dump is the evidence."""
+    gap = (
+        f"MaxLag is {max_lag} while the checker lag is {checker_lag}: "
+        "the fetcher stopped fetching, so its lag froze"
+    )
+    if bound is None:
+        return gap
+    if checker_lag > bound:
+        return f"{gap}; its buffers hold at most {bound} records, so the rest was never consumed"
+    return (
+        f"{gap}; its buffers could hold up to {bound} records, so the gap alone does not prove a stall: "
+        "the fetcher blocked in put in the dump does"
+    )
