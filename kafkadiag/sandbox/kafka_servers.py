@@ -72,9 +72,6 @@ class KafkaBroker:
     def stop(self) -> None:
         self.server.stop()
 
-    def classpath(self) -> str:
-        return kafka_release.classpath(self.version)
-
 
 def start_zookeeper_broker(
     version: str,
