@@ -70,51 +70,45 @@ def cluster(zookeeper: ServerProcess, broker: ServerProcess) -> Iterator[Cluster
 # Each starts on first use; the release's jars come from the cache `.ci/run` filled.
 
 
+def _stopped_broker_at_the_end(real: RealKafka) -> Iterator[RealKafka]:
+    try:
+        yield real
+    finally:
+        real.broker.stop()
+
+
+def _zookeeper_mode(
+    version: str, factory: pytest.TempPathFactory, zookeeper: ServerProcess
+) -> Iterator[RealKafka]:
+    workdir = factory.mktemp(f"kafka-{version.replace('.', '')}")
+    yield from _stopped_broker_at_the_end(start_zookeeper_mode(version, workdir, zookeeper))
+
+
 @pytest.fixture(scope="session")
 def kafka_0822(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
     """The seeds' release: a 0.8.2.2 broker (no ApiVersions, auto-creation on) and its old consumer."""
-    real = start_zookeeper_mode("0.8.2.2", tmp_path_factory.mktemp("kafka-0822"), zookeeper)
-    try:
-        yield real
-    finally:
-        real.broker.stop()
-
-
-@pytest.fixture(scope="session")
-def kafka_39(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
-    """The last ZooKeeper-mode broker (3.9), which still serves the old consumer's requests."""
-    real = start_zookeeper_mode("3.9.1", tmp_path_factory.mktemp("kafka-39"), zookeeper)
-    try:
-        yield real
-    finally:
-        real.broker.stop()
-
-
-@pytest.fixture(scope="session")
-def kafka_41(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealKafka]:
-    """A KRaft 4.1 broker with the current clients (KIP-848 groups)."""
-    real = start_kraft("4.1.1", tmp_path_factory.mktemp("kafka-41"))
-    try:
-        yield real
-    finally:
-        real.broker.stop()
+    yield from _zookeeper_mode("0.8.2.2", tmp_path_factory, zookeeper)
 
 
 @pytest.fixture(scope="session")
 def kafka_09(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
     """The last broker before ApiVersions (0.9.0.1): it leaves the probe unanswered, connection open."""
-    real = start_zookeeper_mode("0.9.0.1", tmp_path_factory.mktemp("kafka-09"), zookeeper)
-    try:
-        yield real
-    finally:
-        real.broker.stop()
+    yield from _zookeeper_mode("0.9.0.1", tmp_path_factory, zookeeper)
 
 
 @pytest.fixture(scope="session")
 def kafka_11(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
     """The last release with the old consumer (1.1.1), as a broker."""
-    real = start_zookeeper_mode("1.1.1", tmp_path_factory.mktemp("kafka-11"), zookeeper)
-    try:
-        yield real
-    finally:
-        real.broker.stop()
+    yield from _zookeeper_mode("1.1.1", tmp_path_factory, zookeeper)
+
+
+@pytest.fixture(scope="session")
+def kafka_39(tmp_path_factory: pytest.TempPathFactory, zookeeper: ServerProcess) -> Iterator[RealKafka]:
+    """The last ZooKeeper-mode broker (3.9), which still serves the old consumer's requests."""
+    yield from _zookeeper_mode("3.9.1", tmp_path_factory, zookeeper)
+
+
+@pytest.fixture(scope="session")
+def kafka_41(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealKafka]:
+    """A KRaft 4.1 broker with the current clients (KIP-848 groups)."""
+    yield from _stopped_broker_at_the_end(start_kraft("4.1.1", tmp_path_factory.mktemp("kafka-41")))
