@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from json.encoder import encode_basestring as _string  # the C escaping json.dumps uses
 from typing import Any, TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
@@ -88,6 +89,11 @@ def thread_json(thread: Thread) -> dict[str, Any]:
 
 
 def dump_json(summary: DumpSummary) -> dict[str, Any]:
+    return {**_dump_head(summary), "threads": [thread_json(thread) for thread in summary.dump.threads]}
+
+
+def _dump_head(summary: DumpSummary) -> dict[str, Any]:
+    """Every member of a dump's document but its threads (which come last)."""
     dump: ThreadDump = summary.dump
     return {
         "source": dump.source,
@@ -142,7 +148,6 @@ def dump_json(summary: DumpSummary) -> dict[str, Any]:
             }
             for lock in summary.locks
         ],
-        "threads": [thread_json(thread) for thread in dump.threads],
     }
 
 
@@ -158,7 +163,7 @@ class JsonDumpWriter:
 
     def write(self, summary: DumpSummary) -> None:
         self.out.write(",\n" if self.count else "\n")
-        self.out.write(json.dumps(dump_json(summary), ensure_ascii=False))
+        self.out.write(dump_text(summary))
         self.count += 1
 
     def end(self, inputs: Iterable[dict[str, Any]], error: dict[str, Any] | None = None) -> None:
@@ -182,3 +187,94 @@ def _os_threads(dump: ThreadDump) -> list[dict[str, Any]]:
         }
         for row, thread in rows_with_threads(dump.os_threads, dump.threads)
     ]
+
+
+# The text writer. A 10,000-thread dump makes about 33 MB of JSON; building a dict per frame and
+# handing the tree to json.dumps cost three times the parse. The writer below produces the very
+# same text (json.dumps' separators and its C string escaping, members in dump_json's order)
+# straight from the model, and writes each distinct stack once per dump: the threads of a pool
+# share their frames, so most stacks of a large dump are repeats.
+
+
+def dump_text(summary: DumpSummary) -> str:
+    """`json.dumps(dump_json(summary), ensure_ascii=False)`, three times faster."""
+    head = json.dumps(_dump_head(summary), ensure_ascii=False)
+    stacks: dict[tuple[Frame, ...], str] = {}
+    threads = ", ".join(_thread_text(thread, stacks) for thread in summary.dump.threads)
+    return f'{head[:-1]}, "threads": [{threads}]}}'
+
+
+def _scalar(value: str | float | bool | None) -> str:
+    """One JSON scalar as json.dumps writes it."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, float):
+        return json.dumps(value)  # NaN and the infinities as json.dumps spells them
+    return int.__repr__(value)
+
+
+def _thread_text(thread: Thread, stacks: dict[tuple[Frame, ...], str]) -> str:
+    fields = thread.fields
+    frames = stacks.get(thread.frames)
+    if frames is None:
+        frames = stacks[thread.frames] = ", ".join(_frame_text(frame) for frame in thread.frames)
+    events = ", ".join(_lock_event_text(event) for event in thread.lock_events)
+    synchronizers = (
+        "null"
+        if thread.held_synchronizers is None
+        else "[" + ", ".join(_lock_ref_text(lock) for lock in thread.held_synchronizers) + "]"
+    )
+    holds = ", ".join(_lock_ref_text(lock) for lock in thread.held_locks())
+    waits_for = thread.waits_for()
+    return (
+        f'{{"name": {_string(thread.name)}, "state": {_string(thread.state.value)}, '
+        f'"status": {_string(thread.status.value)}, "line": {_scalar(thread.line_no)}, '
+        f'"header": {_string(thread.header)}, "stack_line": {_scalar(thread.stack_line_no or None)}, '
+        f'"java_id": {_scalar(fields.java_id)}, "daemon": {_scalar(fields.daemon)}, '
+        f'"priority": {_scalar(fields.priority)}, "os_priority": {_scalar(fields.os_priority)}, '
+        f'"cpu_ms": {_scalar(fields.cpu_ms)}, "elapsed_s": {_scalar(fields.elapsed_s)}, '
+        f'"tid": {_scalar(hex_id(fields.tid))}, "nid": {_scalar(fields.nid)}, '
+        f'"virtual": {_scalar(fields.virtual)}, '
+        f'"carried_virtual_thread": {_scalar(thread.carried_virtual_thread)}, '
+        f'"active": {_scalar(fields.active)}, "owns_gil": {_scalar(fields.owns_gil)}, '
+        f'"frames": [{frames}], "lock_events": [{events}], "held_synchronizers": {synchronizers}, '
+        f'"holds": [{holds}], '
+        f'"waits_for": {"null" if waits_for is None else _lock_event_text(waits_for)}}}'
+    )
+
+
+def _frame_text(frame: Frame) -> str:
+    text = (
+        f'{{"text": {_string(frame.text)}, "function": {_string(frame.function)}, '
+        f'"file": {_scalar(frame.file)}, "line": {_scalar(frame.line)}, '
+        f'"native": {_scalar(frame.native)}, "module": {_scalar(frame.module)}'
+    )
+    if frame.locals:
+        variables = ", ".join(
+            f'{{"name": {_string(variable.name)}, "value": {_string(variable.value)}, '
+            f'"argument": {_scalar(variable.is_argument)}}}'
+            for variable in frame.locals
+        )
+        text += f', "locals": [{variables}]'
+    return text + "}"
+
+
+def _lock_event_text(event: LockEvent) -> str:
+    return (
+        f'{{"kind": {_string(event.kind.value)}, "lock_id": {_scalar(hex_id(event.lock_id))}, '
+        f'"lock_class": {_scalar(event.lock_class)}, "frame": {_scalar(event.frame_index)}, '
+        f'"line": {_scalar(event.line_no)}, "text": {_string(event.text)}}}'
+    )
+
+
+def _lock_ref_text(lock: LockRef) -> str:
+    return (
+        f'{{"lock_id": {_scalar(hex_id(lock.lock_id))}, "lock_class": {_scalar(lock.lock_class)}, '
+        f'"line": {_scalar(lock.line_no or None)}}}'
+    )
