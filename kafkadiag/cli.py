@@ -20,7 +20,7 @@ import click
 from kafkadiag import __version__
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.targets import lag_target, zookeeper_security
-from kafkadiag.console import report_error
+from kafkadiag.console import COLOR_MODES, report_error, set_color_mode, set_verbose
 from kafkadiag.durations import DURATION
 from kafkadiag.errors import InputUnreadableError, KafkadiagError, OutputUnwritableError
 from kafkadiag.exitcodes import ExitCode
@@ -36,7 +36,14 @@ PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kafkadiag")
-def cli() -> None:
+@click.option(
+    "--color",
+    type=click.Choice(COLOR_MODES),
+    default="auto",
+    show_default=True,
+    help="Colour severities and statuses: auto colours a terminal unless NO_COLOR is set.",
+)
+def cli(color: str) -> None:
     """Diagnose Kafka consumer stalls and lag.
 
     Reads thread dumps (jstack, jcmd, kill -3, py-spy), ZooKeeper consumer nodes and
@@ -45,6 +52,7 @@ def cli() -> None:
     Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error,
     3 input unreadable or no dump found, 4 internal error.
     """
+    set_color_mode(color)
 
 
 def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -183,9 +191,22 @@ def _rule_options(fail_on: str, example_prefix: str) -> Callable[[Callable[..., 
     return decorate
 
 
+def _verbose_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--verbose for the commands whose table report can show each finding's evidence."""
+    return click.option(
+        "--verbose",
+        "-v",
+        is_flag=True,
+        expose_value=False,
+        callback=lambda ctx, param, value: set_verbose(bool(value)),
+        help="Also show each finding's evidence and the rules run and skipped (JSON always has them).",
+    )(command)
+
+
 @dump.command("analyze")
 @dump_inputs(schema="kafkadiag.analysis")
 @_rule_options(fail_on="error", example_prefix="KD2")
+@_verbose_option
 @click.option(
     "--junit-xml",
     "junit_path",
@@ -581,6 +602,7 @@ def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md).",
 )
 @click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@_verbose_option
 @input_bound_options
 def diagnose_command(
     bootstrap_server: str | None,

@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO, cast
 
+from kafkadiag.console import colour_on, width_of
 from kafkadiag.errors import OutputUnwritableError, UsageError
 from kafkadiag.report.safe_text import ControlEscapingStream
 
@@ -71,11 +72,18 @@ def _special_kind(path: str) -> str | None:
 
 
 def _to_stdout(as_json: bool) -> Iterator[TextIO]:
-    yield _escaped_checked(sys.stdout, STDOUT_NAME, as_json)
+    # A reader that leaves (`| head -1`) ends the report, not the command: the rest goes nowhere
+    # and the command still returns the exit code of what it found, so that a `pipefail` script
+    # sees exit 1 for a finding whether or not its reader read to the end.
+    try:
+        yield _escaped_checked(sys.stdout, STDOUT_NAME, as_json)
+    except BrokenPipeError:
+        _discard_stdout()
+        return
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        raise  # the reader left (`| head`): not an error, see cli.reader_may_leave
+        _discard_stdout()
     except OSError as error:
         _discard_stdout()
         raise _unwritable(STDOUT_NAME, error) from None
@@ -144,7 +152,24 @@ def _closed_checked(stream: TextIO, name: str) -> Iterator[None]:
 
 def _escaped_checked(stream: TextIO, name: str, as_json: bool) -> TextIO:
     checked = cast(TextIO, _Checked(stream, name))
-    return ControlEscapingStream(checked, as_json)  # type: ignore[return-value]
+    return ReportStream(checked, as_json, width_of(stream), colour_on(stream))  # type: ignore[return-value]
+
+
+class ReportStream(ControlEscapingStream):
+    """A report's stream: writes are escaped (ControlEscapingStream); `width` is the columns the
+    report is laid out in and `colour` whether it is coloured (kafkadiag.console decides both
+    from the destination: a terminal, a pipe, a file)."""
+
+    def __init__(self, stream: TextIO, as_json: bool, width: int, colour: bool) -> None:
+        super().__init__(stream, as_json)
+        self.width = width
+        self.colour = colour and not as_json
+        self._raw = stream
+
+    def write_raw(self, text: str) -> int:
+        """Write `text` as it is: its outside parts already escaped (printable) by the caller,
+        its colour codes (SGR sequences) meant for the terminal."""
+        return self._raw.write(text)
 
 
 class _Checked:
