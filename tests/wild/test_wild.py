@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.wild.catalogue import DUMPS, REPO, TABLE_PAGE, WildDump, load
-from tests.wild.table import render
+from tests.wild.catalogue import DUMPS, REPO, WildDump, load
 
 WILD_DUMPS = load()
 UNREADABLE = 3  # kafkadiag's exit code for input that holds no dump
@@ -115,9 +114,3 @@ def test_catalogue_entries_are_complete() -> None:
         assert dump.cause, f"{dump.slug}: the established cause is missing"
         assert dump.named or dump.miss, f"{dump.slug}: needs rules or a miss"
         assert not (dump.rules and dump.miss), f"{dump.slug}: either expected rules or a miss, not both"
-
-
-def test_the_docs_table_matches_the_catalogue() -> None:
-    expected = render(WILD_DUMPS)
-    actual = TABLE_PAGE.read_text(encoding="utf-8") if TABLE_PAGE.exists() else ""
-    assert actual == expected, "docs/wild-dumps.md is stale: python -m tests.wild.table > docs/wild-dumps.md"
