@@ -33,6 +33,9 @@ class Diagnosis:
     findings: tuple[tuple[str, Finding], ...]  # (source kind, finding), the joined ones first
     sources: tuple[SourceStatus, ...]
     lag: LagReport | None
+    # What the dumps could not show or what reading them had to repair (an encoding guessed,
+    # lines cut, an HTML page read as text), as `dump analyze` lists them.
+    caveats: tuple[str, ...] = ()
 
     def worst(self) -> Severity | None:
         return max((finding.severity for _, finding in self.findings), key=lambda s: s.rank, default=None)

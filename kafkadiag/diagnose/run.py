@@ -52,12 +52,7 @@ def diagnose(options: DiagnoseOptions) -> Diagnosis:
     options.validate()
     sources: list[SourceStatus] = []
     lag, lag_source = _read_lag(options, sources)
-    dumps = _read_dumps(options, sources)
-    dump_report = None
-    if dumps:
-        from kafkadiag.rules.engine import analyze
-
-        dump_report = analyze(dumps, options.select, options.ignore)
+    dumps, dump_report = _analyzed_dumps(options, sources)
     metrics = _read_metrics(options, lag, sources)
     latest = {}
     for dump in dumps:  # per process (source), the last dump read
@@ -72,7 +67,8 @@ def diagnose(options: DiagnoseOptions) -> Diagnosis:
     from kafkadiag.diagnose.narrative import compose
 
     verdict, narrative = compose(joined, findings, sources, lag, dump_report, metrics)
-    return Diagnosis(verdict, tuple(narrative), tuple(findings), tuple(sources), lag)
+    caveats = dump_report.caveats if dump_report is not None else ()
+    return Diagnosis(verdict, tuple(narrative), tuple(findings), tuple(sources), lag, caveats)
 
 
 def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[Any, str]:
@@ -107,7 +103,31 @@ def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[An
     return report, named
 
 
-def _read_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[Any]:
+def _analyzed_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[list[Any], Any]:
+    """The dumps of the live processes and of the bundles, and their analysis (None without a
+    dump), read as `dump analyze` reads them: what reading repaired is a caveat of the report."""
+    from kafkadiag.app.analyze import analyze_dumps
+
+    live = _live_dumps(options, sources)
+    listed = [(bundle, _bundle_files(bundle, sources)) for bundle in options.bundles]
+    files = [path for _, paths in listed for path in paths]
+    analysis = analyze_dumps(files, None, options.select, options.ignore, more_dumps=live)
+    reads = iter(analysis.read.files)
+    for bundle, paths in listed:
+        if paths is None:
+            continue
+        counted = 0
+        for read in (next(reads) for _ in paths):
+            counted += read.dumps
+            if read.error is not None:
+                error = read.error
+                sources.append(SourceStatus(SOURCE_DUMP, read.path, False, error.message, error.help_text))
+        sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", bool(counted), f"{counted} dump(s)"))
+    dumps = [*live, *analysis.read.dumps]
+    return dumps, analysis.report if dumps else None
+
+
+def _live_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[Any]:
     dumps: list[Any] = []
     for pid in options.pids:
         try:
@@ -125,8 +145,6 @@ def _read_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[A
             )
         )
         dumps.extend(parsed)
-    for bundle in options.bundles:
-        dumps.extend(_read_bundle(bundle, sources))
     return dumps
 
 
@@ -143,30 +161,20 @@ def _parse_live(live: LiveDump) -> list[Any]:
     return [replace(dump, source=name, pid=dump.pid if dump.pid is not None else live.pid) for dump in parsed]
 
 
-def _read_bundle(bundle: str, sources: list[SourceStatus]) -> list[Any]:
-    """The dumps of a capture bundle (or of a dump file, or a directory of them). What the bundle
-    refuses to read (a name outside it, a FIFO, a manifest that is not one) is a source not read,
-    named, beside the dumps that were."""
+def _bundle_files(bundle: str, sources: list[SourceStatus]) -> tuple[str, ...] | None:
+    """The dump files of a capture bundle (or the dump file itself); None when it names nothing.
+    What the bundle refuses to read (a name outside it, a FIFO, a manifest that is not one) is a
+    source not read, named, beside the dumps that were."""
     from kafkadiag.collect.bundle import read_bundle
-    from kafkadiag.dumps import read_dumps
 
     if not os.path.exists(bundle):
         sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, "no such file or directory"))
-        return []
-    files: tuple[str, ...] = (bundle,)
-    if os.path.isdir(bundle):
-        contents = read_bundle(bundle)
-        files = contents.files
-        refused = (SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, why) for why in contents.refused)
-        sources.extend(refused)
-    dumps: list[Any] = []
-    for path in files:
-        try:
-            dumps.extend(read_dumps(path))
-        except KafkadiagError as error:
-            sources.append(SourceStatus(SOURCE_DUMP, path, False, error.message, error.help_text))
-    sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", bool(dumps), f"{len(dumps)} dump(s)"))
-    return dumps
+        return None
+    if not os.path.isdir(bundle):
+        return (bundle,)
+    contents = read_bundle(bundle)
+    sources.extend(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, why) for why in contents.refused)
+    return contents.files
 
 
 def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus]) -> list[MetricsRead]:

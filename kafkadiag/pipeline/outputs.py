@@ -155,6 +155,12 @@ def build_summary(
             "quarantined": len(quarantined),
         },
         "worst_severity": worst,
+        # What reading each input had to repair (an encoding guessed, lines cut, an HTML page
+        # read as text), as `dump analyze` says it beside its findings.
+        "caveats": sorted(
+            (entry for result in dump_results for entry in result.get("caveats", ())),
+            key=lambda entry: (entry["unit"], entry["caveat"]),
+        ),
         "findings_by_severity": dict(
             sorted(collections.Counter(row["severity"] for row in findings).items())
         ),

@@ -1,9 +1,10 @@
 """What one task does with one unit: plain Python over kafkadiag's parsers and rules.
 
-`analyze_unit` runs a dump file or a capture bundle through `read_dumps` and the rule engine's
-`analyze`, exactly as `kafkadiag dump analyze` does, and serialises the findings with the same
-`finding_json`; it also emits, for every thread whose unchanged stack would mean "stuck" (KD501's
-test), one row per dump, from which the job finds threads stuck across consecutive dumps.
+`analyze_unit` runs a dump file or a capture bundle through `kafkadiag.app.analyze.analyze_dumps`,
+exactly as `kafkadiag dump analyze` does (what reading repaired becomes the unit's caveats), and
+serialises the findings with the same `finding_json`; it also emits, for every thread whose
+unchanged stack would mean "stuck" (KD501's test), one row per dump, from which the job finds
+threads stuck across consecutive dumps.
 Nothing here raises for bad input: a unit that cannot be read comes back as a quarantine record.
 """
 
@@ -49,32 +50,36 @@ def quarantine(unit: Unit, reason: str) -> dict[str, Any]:
 def analyze_unit(
     unit: Unit, select: Sequence[str] = (), ignore: Sequence[str] = (), display: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """{"findings": [...], "threads": [...], "quarantine": [...], "dumps": n, "bytes": n}.
+    """{"findings": [...], "threads": [...], "quarantine": [...], "caveats": [...], "dumps": n,
+    "bytes": n}.
 
     `display` maps the files actually read (a remote file's local copy) to the names to report.
     """
-    from kafkadiag.dumps import read_dumps
+    from kafkadiag.app.analyze import analyze_dumps
     from kafkadiag.report.analysis_json import finding_json
-    from kafkadiag.rules.engine import analyze
 
-    outcome: dict[str, Any] = {"findings": [], "threads": [], "quarantine": [], "dumps": 0, "bytes": 0}
-    dumps: list[Any] = []
-    for path in unit.files:
-        try:
-            outcome["bytes"] += os.path.getsize(path)
-            dumps.extend(read_dumps(path))
-        except KafkadiagError as error:
-            outcome["quarantine"].append(quarantine(unit, _renamed(error.message, display)))
-        except (OSError, UnicodeError, ValueError) as error:
-            outcome["quarantine"].append(quarantine(unit, _renamed(f"{path}: {error}", display)))
+    outcome: dict[str, Any] = {
+        "findings": [], "threads": [], "quarantine": [], "caveats": [], "dumps": 0, "bytes": 0
+    }  # fmt: skip
+    try:
+        outcome["bytes"] = sum(os.path.getsize(path) for path in unit.files)
+        analysis = analyze_dumps(unit.files, None, select, ignore)
+    except KafkadiagError as error:  # the rules' own input limits
+        outcome["quarantine"].append(quarantine(unit, _renamed(error.message, display)))
+        return outcome
+    except (OSError, UnicodeError, ValueError) as error:
+        outcome["quarantine"].append(quarantine(unit, _renamed(f"{unit.path}: {error}", display)))
+        return outcome
+    for failure in analysis.read.failures:
+        outcome["quarantine"].append(quarantine(unit, _renamed(failure.message, display)))
+    dumps = list(analysis.read.dumps)
     if not dumps:
         return outcome
     outcome["dumps"] = len(dumps)
-    try:
-        report = analyze(dumps, tuple(select), tuple(ignore))
-    except KafkadiagError as error:
-        outcome["quarantine"].append(quarantine(unit, error.message))
-        return outcome
+    outcome["caveats"] = [
+        {"unit": unit.path, "caveat": _renamed(caveat, display)} for caveat in analysis.report.caveats
+    ]
+    report = analysis.report
     times = [dump_epoch_s(dump.timestamp) for dump in dumps]
     for finding in report.findings:
         row = _renamed_document(finding_json(finding), display)

@@ -42,6 +42,7 @@ def diagnosis_json(diagnosis: Diagnosis, fail_on: str) -> dict[str, Any]:
             }
             for source, finding in diagnosis.findings
         ],
+        "caveats": list(diagnosis.caveats),
         "sources": [
             {"kind": s.kind, "target": s.target, "ok": s.ok, "detail": s.detail, "help": s.help_text or None}
             for s in diagnosis.sources

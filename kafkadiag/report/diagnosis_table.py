@@ -37,6 +37,11 @@ def render_diagnosis(out: TextIO, diagnosis: Diagnosis) -> None:
             for item in finding.evidence:
                 out.write(f"          {item.render()}\n")
         out.write(_wrapped("what to do: " + " ".join(finding.remedy.split()), "        ") + "\n\n")
+    if diagnosis.caveats:
+        out.write("Caveats\n")
+        for caveat in diagnosis.caveats:
+            out.write(_wrapped(caveat, "  ") + "\n")
+        out.write("\n")
     out.write("Sources\n")
     for status in diagnosis.sources:
         state = "read" if status.ok else "NOT READ"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kafkadiag.commands.dump_analyze import reading_caveats
+from kafkadiag.collect.dumpfiles import reading_caveats
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.htmltext import PageText
 from kafkadiag.dumps.lines import ReadStats

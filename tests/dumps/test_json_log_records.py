@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkadiag.commands.dump_analyze import reading_caveats
+from kafkadiag.collect.dumpfiles import reading_caveats
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.lines import ReadStats
 
