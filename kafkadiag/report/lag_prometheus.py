@@ -1,7 +1,7 @@
-"""`--format prometheus`: the text exposition format, for node_exporter's textfile collector.
+"""`kafkadiag lag --format prometheus` and `--serve`: a lag report as Prometheus series.
 
-Metric names and labels are documented in docs/lag.md. Unknown values are left out rather than
-exported as NaN, so alerts on `absent()` and on the value stay distinct.
+Names, labels and the schema version are in kafkadiag/report/prometheus_names.py and
+docs/prometheus.md.
 """
 
 from __future__ import annotations
@@ -9,63 +9,119 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from kafkadiag.lag.burrow import GROUP_STATUS_VALUES, PARTITION_STATUSES
-from kafkadiag.lag.model import LagReport
-from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
-from kafkadiag.report.safe_text import printable
+from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
+from kafkadiag.report.prometheus_text import Exposition, cluster_of, source_label
 
 if TYPE_CHECKING:
     from kafkadiag.maxlag.model import MaxLagReport
 
-PREFIX = "kafkadiag_lag_"
-
-METRICS: tuple[tuple[str, str, str], ...] = (
-    ("partition_lag", "gauge", "Records between the committed offset and the high watermark."),
-    ("partition_committed_offset", "gauge", "The group's committed offset."),
-    ("partition_high_watermark", "gauge", "The partition's high watermark (log end offset)."),
-    ("partition_log_start_offset", "gauge", "The partition's log-start offset."),
-    ("partition_seconds_since_progress", "gauge", "Seconds since the committed offset last moved."),
-    ("partition_time_lag_seconds", "gauge", "Estimated age of the next record the group will consume."),
-    ("partition_consumption_rate", "gauge", "Records per second the committed offset advanced."),
-    ("partition_production_rate", "gauge", "Records per second the high watermark advanced."),
-    ("partition_status", "gauge", "1 for the partition's Burrow status (label status)."),
-    ("partition_unknown", "gauge", "1 when the partition's lag could not be computed."),
-    ("partition_fetcher_lag", "gauge", "The consumer's own fetcher lag: high watermark - fetch offset."),
-    ("partition_fetcher_gap", "gauge", "Checker lag - fetcher lag: held by the consumer, not committed."),
-    ("partition_stream_queue_chunks", "gauge", "Chunks in the queue of the stream the partition feeds."),
-    ("group_total_lag", "gauge", "Sum of the group's positive partition lags."),
-    ("group_max_lag", "gauge", "The group's largest partition lag."),
-    ("group_members", "gauge", "Live members (old consumer: registered consumer instances)."),
-    ("group_status", "gauge", "Burrow group status: 0 OK, 1 WARN, 2 ERR."),
-    ("group_findings", "gauge", "Findings per code and severity."),
-    ("group_exists", "gauge", "1 when the group was found, 0 when no source holds it (absent: unknown)."),
-    ("fetcher_verdict", "gauge", "1 for the client's fetcher verdict (label verdict; docs/maxlag.md)."),
-    ("up", "gauge", "1 when every source was reached, 0 when one could not be (see source_up)."),
-    ("source_up", "gauge", "1 when the source (label source: zookeeper or kafka) was reached."),
-    ("scrape_partial", "gauge", "1 when some data could not be read."),
-    ("scrape_duration_seconds", "gauge", "Time spent reading the snapshot."),
-    ("scrape_timestamp_seconds", "gauge", "When the snapshot was taken (Unix time)."),
-)
+Labels = tuple[tuple[str, object], ...]
 
 
-def _escape(value: str) -> str:
-    # Control characters first, as visible \xNN text, whose backslash is then escaped like any.
-    return printable(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+def write_prometheus(
+    stream: TextIO, report: LagReport, fetcher: MaxLagReport | None = None, cluster_name: str | None = None
+) -> None:
+    exposition = Exposition()
+    add_lag_report(exposition, report, fetcher, cluster_name)
+    exposition.write(stream)
 
 
-def _labels(pairs: Iterable[tuple[str, object]]) -> str:
-    inner = ",".join(f'{name}="{_escape(str(value))}"' for name, value in pairs)
-    return "{" + inner + "}" if inner else ""
+def add_lag_report(
+    exposition: Exposition,
+    report: LagReport,
+    fetcher: MaxLagReport | None = None,
+    cluster_name: str | None = None,
+) -> None:
+    cluster = cluster_of(report.sources, cluster_name)
+    exposition.add_build_info()
+    columns = {}
+    if fetcher is not None:
+        from kafkadiag.maxlag.columns import fetcher_columns
+
+        columns = fetcher_columns(fetcher)
+    for group in report.groups:
+        _add_group(exposition, report, group, cluster, columns)
+    if fetcher is not None:
+        from kafkadiag.report.maxlag_prometheus import add_clients
+
+        add_clients(exposition, fetcher, cluster)
+    _add_collection(exposition, report, cluster)
 
 
-def _value(value: float | int) -> str:
-    if isinstance(value, float):
-        return repr(round(value, 6))
-    return str(value)
+def _add_group(
+    exposition: Exposition, report: LagReport, group: GroupLag, cluster: str, columns: dict
+) -> None:
+    labels: Labels = (("cluster", cluster), ("group", group.group), ("source", group.source))
+    if group.exists is None:
+        return  # not read: nothing about it is known, not even whether it exists
+    exposition.add("kafkadiag_group_exists", labels, 1 if group.exists else 0)
+    if not group.exists:
+        return
+    time_lags = [p.time_lag_s for p in group.partitions if p.time_lag_s is not None]
+    exposition.add("kafkadiag_group_lag_records", labels, group.total_lag)
+    exposition.add("kafkadiag_group_max_lag_records", labels, group.max_lag)
+    exposition.add("kafkadiag_group_max_lag_seconds", labels, max(time_lags) if time_lags else None)
+    exposition.add("kafkadiag_group_consumed_records_per_second", labels, group.consumption_rate)
+    exposition.add("kafkadiag_group_members", labels, len(group.members))
+    if group.status is not None:
+        exposition.add("kafkadiag_group_status", (*labels, ("status", group.status)), 1)
+    counts: dict[tuple[str, str], int] = {}
+    for finding in group.findings:
+        key = (finding.name, finding.severity.value)  # the rule's name, as before its code
+        counts[key] = counts.get(key, 0) + 1
+    for (code, severity), count in sorted(counts.items()):
+        exposition.add("kafkadiag_group_findings", (*labels, ("code", code), ("severity", severity)), count)
+    for topic in group.topics:
+        topic_labels = (*labels, ("topic", topic.topic))
+        exposition.add("kafkadiag_group_topic_lag_records", topic_labels, topic.total_lag)
+        exposition.add("kafkadiag_group_topic_max_lag_records", topic_labels, topic.max_lag)
+        exposition.add(
+            "kafkadiag_group_topic_consumed_records_per_second", topic_labels, topic.consumption_rate
+        )
+        exposition.add("kafkadiag_group_topic_lag_unknown_partitions", topic_labels, topic.unknown)
+    for partition in group.partitions:
+        _add_partition(exposition, report, group, partition, labels, columns)
 
 
-# The provenance names the brokers by the option they came from; source labels use the store.
-_PROVENANCE_SOURCES = {"zookeeper": SOURCE_ZOOKEEPER, "bootstrap_servers": SOURCE_KAFKA}
+def _add_partition(
+    exposition: Exposition,
+    report: LagReport,
+    group: GroupLag,
+    partition: PartitionLag,
+    group_labels: Labels,
+    columns: dict,
+) -> None:
+    labels = (*group_labels, ("topic", partition.topic), ("partition", partition.partition))
+    add = exposition.add
+    add("kafkadiag_partition_lag_records", labels, partition.lag)
+    add("kafkadiag_partition_lag_unknown", labels, 1 if partition.lag is None else 0)
+    add("kafkadiag_partition_committed_offset", labels, partition.committed_offset)
+    add("kafkadiag_partition_high_watermark_offset", labels, partition.high_watermark)
+    add("kafkadiag_partition_log_start_offset", labels, partition.log_start_offset)
+    add("kafkadiag_partition_last_progress_timestamp_seconds", labels, _last_progress_s(report, partition))
+    add("kafkadiag_partition_lag_seconds", labels, partition.time_lag_s)
+    add("kafkadiag_partition_consumed_records_per_second", labels, partition.consumption_rate)
+    add("kafkadiag_partition_produced_records_per_second", labels, partition.production_rate)
+    if partition.status is not None:
+        add("kafkadiag_partition_status", (*labels, ("status", partition.status)), 1)
+    if columns:
+        from kafkadiag.maxlag.columns import columns_of
+
+        fetched = columns_of(columns, group, partition)
+        if fetched is not None:
+            add("kafkadiag_partition_fetcher_lag_records", labels, fetched.fetcher_lag)
+            add("kafkadiag_partition_fetcher_gap_records", labels, fetched.gap)
+            add("kafkadiag_partition_stream_queue_chunks", labels, fetched.queue_size)
+
+
+def _last_progress_s(report: LagReport, partition: PartitionLag) -> float | None:
+    """When the offset last moved; when it did not move during the whole window, the window's
+    start (the latest it can have moved), so `time() - value` never overstates a stall."""
+    if partition.last_progress_ms is not None:
+        return partition.last_progress_ms / 1000
+    if partition.since_progress_s is None:
+        return None
+    return report.taken_at_ms / 1000 - partition.since_progress_s
 
 
 def _sources_reached(report: LagReport) -> dict[tuple[str, str], bool]:
@@ -73,7 +129,7 @@ def _sources_reached(report: LagReport) -> dict[tuple[str, str], bool]:
     ZooKeeper are a source too when they were needed and could not be reached)."""
     unreachable = dict(report.unreachable)
     reached = {
-        (_PROVENANCE_SOURCES.get(kind, kind), address): _PROVENANCE_SOURCES.get(kind, kind) not in unreachable
+        (source_label(kind), address): source_label(kind) not in unreachable
         for kind, address in report.sources
     }
     named = {source for source, _ in reached}
@@ -83,70 +139,22 @@ def _sources_reached(report: LagReport) -> dict[tuple[str, str], bool]:
     return reached
 
 
-def write_prometheus(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None = None) -> None:
-    samples: dict[str, list[str]] = {name: [] for name, _, _ in METRICS}
-    columns = {}
-    if fetcher is not None:
-        from kafkadiag.maxlag.columns import columns_of, fetcher_columns
-
-        columns = fetcher_columns(fetcher)
-
-    def add(name: str, labels: Iterable[tuple[str, object]], value: float | int | None) -> None:
-        if value is not None:
-            samples[name].append(f"{PREFIX}{name}{_labels(labels)} {_value(value)}")
-
-    for group in report.groups:
-        group_labels = (("group", group.group), ("source", group.source))
-        if group.exists is None:
-            continue  # not read: nothing about it is known, not even whether it exists
-        add("group_exists", group_labels, 1 if group.exists else 0)
-        if not group.exists:
-            continue
-        add("group_total_lag", group_labels, group.total_lag)
-        add("group_max_lag", group_labels, group.max_lag)
-        add("group_members", group_labels, len(group.members))
-        if group.status is not None:
-            add("group_status", group_labels, GROUP_STATUS_VALUES[group.status])
-        counts: dict[tuple[str, str], int] = {}
-        for finding in group.findings:
-            counts[(finding.code, finding.severity)] = counts.get((finding.code, finding.severity), 0) + 1
-        for (code, severity), count in sorted(counts.items()):
-            add("group_findings", (*group_labels, ("code", code), ("severity", severity)), count)
-        for partition in group.partitions:
-            labels = (*group_labels, ("topic", partition.topic), ("partition", partition.partition))
-            add("partition_lag", labels, partition.lag)
-            add("partition_committed_offset", labels, partition.committed_offset)
-            add("partition_high_watermark", labels, partition.high_watermark)
-            add("partition_log_start_offset", labels, partition.log_start_offset)
-            add("partition_seconds_since_progress", labels, partition.since_progress_s)
-            add("partition_time_lag_seconds", labels, partition.time_lag_s)
-            add("partition_consumption_rate", labels, partition.consumption_rate)
-            add("partition_production_rate", labels, partition.production_rate)
-            add("partition_unknown", labels, 1 if partition.lag is None else 0)
-            fetched = columns_of(columns, group, partition) if columns else None
-            if fetched is not None:
-                add("partition_fetcher_lag", labels, fetched.fetcher_lag)
-                add("partition_fetcher_gap", labels, fetched.gap)
-                add("partition_stream_queue_chunks", labels, fetched.queue_size)
-            if partition.status is not None:
-                for status in PARTITION_STATUSES:
-                    add(
-                        "partition_status",
-                        (*labels, ("status", status)),
-                        1 if status == partition.status else 0,
-                    )
-    for client in fetcher.clients if fetcher is not None else ():
-        client_labels = (("client_id", client.client_id), ("group", client.group or ""))
-        add("fetcher_verdict", (*client_labels, ("verdict", client.verdict)), 1)
+def _add_collection(exposition: Exposition, report: LagReport, cluster: str) -> None:
     reached = _sources_reached(report)
     for (source, address), up in reached.items():
-        add("source_up", (("source", source), ("address", address)), 1 if up else 0)
-    add("up", (), 1 if all(reached.values()) else 0)
-    add("scrape_partial", (), 1 if report.partial else 0)
-    add("scrape_duration_seconds", (), report.duration_ms / 1000)
-    add("scrape_timestamp_seconds", (), report.taken_at_ms / 1000)
-    for name, kind, help_text in METRICS:
-        if not samples[name]:
-            continue
-        stream.write(f"# HELP {PREFIX}{name} {help_text}\n# TYPE {PREFIX}{name} {kind}\n")
-        stream.write("\n".join(samples[name]) + "\n")
+        exposition.add(
+            "kafkadiag_source_up", (("cluster", cluster), ("source", source), ("address", address)), int(up)
+        )
+    add_collection_state(exposition, cluster, all(reached.values()), report.partial, report.samples)
+    labels = (("cluster", cluster),)
+    exposition.add("kafkadiag_collection_duration_seconds", labels, report.duration_ms / 1000)
+    exposition.add("kafkadiag_collection_timestamp_seconds", labels, report.taken_at_ms / 1000)
+
+
+def add_collection_state(
+    exposition: Exposition, cluster: str, up: bool, partial: bool, samples: int | None = None
+) -> None:
+    labels: Iterable[tuple[str, object]] = (("cluster", cluster),)
+    exposition.add("kafkadiag_up", labels, int(up))
+    exposition.add("kafkadiag_partial", labels, int(partial))
+    exposition.add("kafkadiag_collection_samples", labels, samples)

@@ -39,7 +39,7 @@ def metric_lines(text: str) -> list[str]:
 def test_prometheus_file_is_replaced_when_nothing_can_be_read(tmp_path: Path) -> None:
     # GIVEN a textfile-collector file left by an earlier, successful run
     target = tmp_path / "kafka_lag.prom"
-    target.write_text('kafkadiag_lag_group_total_lag{group="g",source="kafka"} 42\n')
+    target.write_text('kafkadiag_group_lag_records{cluster="c",group="g",source="kafka"} 42\n')
     dead_zookeeper, dead_broker = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
     # WHEN every source is unreachable
     code, out, err = lag(
@@ -49,12 +49,13 @@ def test_prometheus_file_is_replaced_when_nothing_can_be_read(tmp_path: Path) ->
     # THEN the file is replaced: up 0, each source down by address, and no lag series at all
     assert code == ExitCode.INPUT_UNREADABLE, err
     lines = metric_lines(target.read_text())
-    assert "kafkadiag_lag_up 0" in lines
-    assert f'kafkadiag_lag_source_up{{source="zookeeper",address="{dead_zookeeper}"}} 0' in lines
-    assert f'kafkadiag_lag_source_up{{source="kafka",address="{dead_broker}"}} 0' in lines
-    assert "kafkadiag_lag_scrape_partial 1" in lines
-    assert any(line.startswith("kafkadiag_lag_scrape_timestamp_seconds ") for line in lines)
-    assert not [line for line in lines if line.startswith(("kafkadiag_lag_group", "kafkadiag_lag_partition"))]
+    cluster = f'cluster="{dead_broker}"'
+    assert f"kafkadiag_up{{{cluster}}} 0" in lines
+    assert f'kafkadiag_source_up{{{cluster},source="zookeeper",address="{dead_zookeeper}"}} 0' in lines
+    assert f'kafkadiag_source_up{{{cluster},source="kafka",address="{dead_broker}"}} 0' in lines
+    assert f"kafkadiag_partial{{{cluster}}} 1" in lines
+    assert any(line.startswith("kafkadiag_collection_timestamp_seconds{") for line in lines)
+    assert not [line for line in lines if line.startswith(("kafkadiag_group", "kafkadiag_partition"))]
     assert "ZooKeeper unreachable" in err and "the brokers unreachable" in err
 
 

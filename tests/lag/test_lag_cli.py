@@ -116,12 +116,13 @@ def test_prometheus_exposition_for_the_textfile_collector(cluster: Cluster) -> N
     sample = re.compile(r'^[a-z_]+(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? -?[0-9.e+-]+$')
     for line in out.splitlines():
         assert line.startswith("# HELP ") or line.startswith("# TYPE ") or sample.match(line), line
-    labels = f'group="{old}",source="zookeeper",topic="{topic}",partition="0"'
-    assert f"kafkadiag_lag_partition_lag{{{labels}}} 4" in out
-    assert f"kafkadiag_lag_partition_high_watermark{{{labels}}} 10" in out
-    assert f'kafkadiag_lag_group_total_lag{{group="{new}",source="kafka"}} 12' in out
-    assert "kafkadiag_lag_scrape_partial 0" in out
-    assert "# TYPE kafkadiag_lag_partition_lag gauge" in out
+    cluster_label = f'cluster="{cluster.bootstrap}"'
+    labels = f'{cluster_label},group="{old}",source="zookeeper",topic="{topic}",partition="0"'
+    assert f"kafkadiag_partition_lag_records{{{labels}}} 4" in out
+    assert f"kafkadiag_partition_high_watermark_offset{{{labels}}} 10" in out
+    assert f'kafkadiag_group_lag_records{{{cluster_label},group="{new}",source="kafka"}} 12' in out
+    assert f"kafkadiag_partial{{{cluster_label}}} 0" in out
+    assert "# TYPE kafkadiag_partition_lag_records gauge" in out
 
 
 def test_samples_give_rates_and_burrow_statuses(cluster: Cluster) -> None:
