@@ -1,56 +1,67 @@
-"""`kafkadiag dump analyze` for people: the verdict, then the findings, then the details."""
+"""`kafkadiag dump analyze` for people: the verdict, then the findings (what to do said once),
+then the details. Evidence and the rules run and skipped with --verbose; the JSON report always
+has them."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import TextIO
 
+from kafkadiag.console import verbose as verbose_wanted
+from kafkadiag.report.findings_text import RemedyLedger, render_finding
+from kafkadiag.report.textpage import Page
 from kafkadiag.rules.clientthreads import describe as describe_client_threads
 from kafkadiag.rules.engine import Report
 
-WIDTH = 100
-MARKS = {"error": "ERROR", "warning": "WARN ", "info": "info "}
+VERDICT_STYLES = {"Stalled": "bold red", "At risk": "yellow", "No stall found": "green"}
 
 
-def _wrapped(text: str, indent: str) -> str:
-    # Never break inside a word: thread names ("ConsumerFetcherThread-group1_host-...") must stay
-    # whole to be found with grep and copied into a search.
-    return textwrap.fill(
-        " ".join(text.split()),
-        WIDTH,
-        initial_indent=indent,
-        subsequent_indent=indent,
-        break_on_hyphens=False,
-        break_long_words=False,
-    )
-
-
-def render_report(out: TextIO, report: Report, total_dumps: int) -> None:
-    out.write(_wrapped(report.verdict, "") + "\n\n")
+def render_report(out: TextIO, report: Report, total_dumps: int, verbose: bool | None = None) -> None:
+    page = Page(out)
+    verbose = verbose_wanted() if verbose is None else verbose
+    _render_verdict(page, report.verdict)
     if report.caveats:
-        out.write("Caveats\n")
+        page.heading("Caveats")
         for caveat in report.caveats:
-            out.write(_wrapped(caveat, "  ") + "\n")
-        out.write("\n")
+            page.paragraph(caveat, indent=2)
+        page.line()
     if report.findings:
-        out.write("Findings\n")
+        page.heading("Findings")
+    ledger = RemedyLedger()
     for finding in report.findings:
         seen = ""
-        if total_dumps > 1 and len(finding.dumps) > 0:
-            seen = f" [in {len(finding.dumps)} of {total_dumps} dumps]" if len(finding.dumps) > 1 else ""
-        out.write(f"  {MARKS[finding.severity.value]} {finding.rule} {finding.name}: {finding.title}{seen}\n")
-        out.write(_wrapped(finding.message, "        ") + "\n")
-        if finding.threads:
-            out.write(_wrapped("threads: " + ", ".join(finding.threads), "        ") + "\n")
-        out.write("        evidence:\n")
-        for item in finding.evidence:
-            out.write(f"          {item.render()}\n")
-        out.write(_wrapped("what to do: " + finding.remedy, "        ") + "\n\n")
-    out.write("Details\n")
+        if total_dumps > 1 and len(finding.dumps) > 1:
+            seen = f"[in {len(finding.dumps)} of {total_dumps} dumps]"
+        render_finding(page, finding, ledger, label=seen, verbose=verbose)
+    if report.findings:
+        page.line()
+    _render_details(page, report, verbose)
+
+
+def _render_verdict(page: Page, verdict: str) -> None:
+    for label, style in VERDICT_STYLES.items():
+        if verdict.startswith(label):
+            rest = verdict[len(label) :]
+            shown = label + ":" if rest.startswith(":") else label
+            page.paragraph(rest.removeprefix(":").lstrip(), lead=page.styled(shown, style))
+            break
+    else:
+        page.paragraph(verdict)
+    page.line()
+
+
+def _render_details(page: Page, report: Report, verbose: bool) -> None:
+    page.heading("Details")
     for series in report.series:
-        out.write(f"  {series.name}: {series.dumps} dump(s), {series.threads} threads in the latest\n")
+        page.paragraph(f"{series.name}: {series.dumps} dump(s), {series.threads} threads in the latest", 2)
         seen = describe_client_threads(series.kafka_threads) if series.kafka_threads else "none"
-        out.write(_wrapped(f"Kafka client threads in the latest dump: {seen}", "    ") + "\n")
-    out.write(f"  rules run: {', '.join(report.rules_run) or 'none'}\n")
+        page.paragraph(f"Kafka client threads in the latest dump: {seen}", indent=4)
+    if not verbose:
+        page.paragraph(
+            f"{len(report.rules_run)} rules run, {len(report.skipped)} skipped for want of input "
+            "(--verbose lists them)",
+            indent=2,
+        )
+        return
+    page.paragraph(f"rules run: {', '.join(report.rules_run) or 'none'}", indent=2)
     for skipped in report.skipped:
-        out.write(f"  skipped {skipped.code} {skipped.name}: needs {'; '.join(skipped.missing)}\n")
+        page.paragraph(f"skipped {skipped.code} {skipped.name}: needs {'; '.join(skipped.missing)}", indent=2)

@@ -1,50 +1,96 @@
-"""`kafkadiag diagnose` for people: the verdict and the story, then each finding with its
-evidence (each item naming the source it came from), then what was read."""
+"""`kafkadiag diagnose` for people, the story told once: the verdict with the joined story, what
+to do, then the findings (a finding that is the story points back to it, a remedy already given
+is not repeated), then what was read. Evidence with --verbose; the JSON report always has it.
+One incident fits one screen of 120x40."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import TextIO
 
-from kafkadiag.diagnose.model import Diagnosis
-
-WIDTH = 100
-
-
-def _wrapped(text: str, indent: str = "") -> str:
-    return "\n".join(textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent)) or indent
+from kafkadiag.console import verbose as verbose_wanted
+from kafkadiag.diagnose.model import SOURCE_JOINED, Diagnosis
+from kafkadiag.report.findings_text import RemedyLedger, folded, render_finding
+from kafkadiag.report.textpage import Page
+from kafkadiag.rules.base import Finding
 
 
-def render_diagnosis(out: TextIO, diagnosis: Diagnosis) -> None:
-    out.write(_wrapped(diagnosis.verdict) + "\n\n")
-    for paragraph in diagnosis.narrative:
-        out.write(_wrapped(paragraph) + "\n\n")
+def render_diagnosis(out: TextIO, diagnosis: Diagnosis, verbose: bool | None = None) -> None:
+    page = Page(out)
+    verbose = verbose_wanted() if verbose is None else verbose
+    story = _story(diagnosis)
+    _render_story(page, diagnosis.verdict, story)
+    ledger = RemedyLedger()
+    lead = _lead_finding(diagnosis)
+    if lead is not None:
+        page.heading("What to do")
+        page.paragraph(lead.remedy, indent=2)
+        ledger.record(lead.remedy, lead.rule)
+        page.line()
     if diagnosis.findings:
-        out.write("Findings\n")
-    for source, finding in diagnosis.findings:
-        out.write(
-            _wrapped(
-                f"{finding.severity.value.upper()} {finding.rule} {finding.name} [{source}]: {finding.title}",
-                "  ",
-            )
-            + "\n"
-        )
-        out.write(_wrapped(finding.message, "        ") + "\n")
-        if finding.threads:
-            out.write(_wrapped("threads: " + ", ".join(finding.threads), "        ") + "\n")
-        if finding.evidence:
-            out.write("        evidence:\n")
-            for item in finding.evidence:
-                out.write(f"          {item.render()}\n")
-        out.write(_wrapped("what to do: " + " ".join(finding.remedy.split()), "        ") + "\n\n")
-    if diagnosis.caveats:
-        out.write("Caveats\n")
-        for caveat in diagnosis.caveats:
-            out.write(_wrapped(caveat, "  ") + "\n")
-        out.write("\n")
-    out.write("Sources\n")
+        page.heading("Findings")
+    for source, finding, copies in folded(diagnosis.findings):
+        render_finding(page, finding, ledger, label=f"[{source}]", told=story, copies=copies, verbose=verbose)
+    if diagnosis.findings:
+        page.line()
+    caveats = getattr(diagnosis, "caveats", ())
+    if caveats:
+        page.heading("Caveats")
+        for caveat in caveats:
+            page.paragraph(caveat, indent=2)
+        page.line()
+    _render_sources(page, diagnosis)
+
+
+def _story(diagnosis: Diagnosis) -> list[str]:
+    """The narrative's paragraphs, each once (two dumps of one stall tell the same story)."""
+    seen: list[str] = []
+    for paragraph in diagnosis.narrative:
+        if " ".join(paragraph.split()) not in (" ".join(told.split()) for told in seen):
+            seen.append(paragraph)
+    return seen
+
+
+def _render_story(page: Page, verdict: str, story: list[str]) -> None:
+    """The verdict's label ("Stalled") in colour; when the story's first paragraph begins with
+    the verdict's sentence, the two are one paragraph instead of the same sentence twice."""
+    label, _, sentence = verdict.partition(": ")
+    first = story[0] if story else ""
+    if sentence and first.startswith(sentence.rstrip(".")):
+        page.paragraph(first, lead=page.styled(label + ":", _label_style(label)))
+        rest = story[1:]
+    elif sentence:
+        page.paragraph(sentence, lead=page.styled(label + ":", _label_style(label)))
+        rest = story
+    else:
+        page.paragraph(verdict)
+        rest = story
+    page.line()
+    for paragraph in rest:
+        page.paragraph(paragraph)
+        page.line()
+
+
+def _label_style(label: str) -> str:
+    return {"Stalled": "bold red", "At risk": "yellow", "Incomplete": "yellow", "Healthy": "green"}.get(
+        label, "bold"
+    )
+
+
+def _lead_finding(diagnosis: Diagnosis) -> Finding | None:
+    """The finding whose remedy is the one to act on first: the joined story's, else the worst."""
+    joined = [finding for source, finding in diagnosis.findings if source == SOURCE_JOINED]
+    if joined:
+        return joined[0]
+    ranked = sorted((finding for _, finding in diagnosis.findings), key=lambda f: -f.severity.rank)
+    return ranked[0] if ranked else None
+
+
+def _render_sources(page: Page, diagnosis: Diagnosis) -> None:
+    page.heading("Sources")
     for status in diagnosis.sources:
-        state = "read" if status.ok else "NOT READ"
-        out.write(_wrapped(f"{status.kind}: {status.target}: {state}: {status.detail}", "  ") + "\n")
+        state = page.styled("read", "green") if status.ok else page.styled("NOT READ")
+        page.paragraph(
+            f"{status.target}: {status.detail}", indent=2, lead=page.joined(f"{status.kind}:", state)
+        )
         if not status.ok and status.help_text:
-            out.write(_wrapped("what to do: " + status.help_text, "      ") + "\n")
+            page.paragraph("what to do: " + status.help_text, indent=6)
