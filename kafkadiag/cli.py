@@ -24,6 +24,7 @@ from kafkadiag.console import COLOR_MODES, report_error, set_color_mode, set_ver
 from kafkadiag.durations import DURATION
 from kafkadiag.errors import InputUnreadableError, KafkadiagError, OutputUnwritableError
 from kafkadiag.exitcodes import ExitCode
+from kafkadiag.exporter.options import exporter_options, pop_exporter_options
 from kafkadiag.model import DumpFormat
 from kafkadiag.moments import MOMENT
 
@@ -737,6 +738,7 @@ def _metrics_source(options: dict[str, Any], timeout: float) -> Any:
     help="Append each snapshot as a JSON line to DIR/lag-snapshots.jsonl (see `lag history`).",
 )
 @_metrics_source_options
+@exporter_options
 @click.pass_context
 def lag_command(
     ctx: click.Context,
@@ -764,6 +766,7 @@ def lag_command(
     from kafkadiag.commands.lag import FetcherRequest, run_lag
 
     no_start_agent = connection["no_start_agent"]
+    export = pop_exporter_options(connection, record_dir, watch, output)
     source = _metrics_source(connection, connection["timeout"])
     target = lag_target(**connection)
     fetcher_request = None
@@ -774,6 +777,15 @@ def lag_command(
             "--consumer-config, --lag-threshold and --no-start-agent need a metrics source: "
             "--pid, --jmx, --jolokia or --prometheus"
         )
+    if export.serve is not None:
+        from kafkadiag.exporter.run import run_serve
+        from kafkadiag.exporter.scrapes import ServeOptions
+
+        window = samples if samples > 1 else 10  # Burrow's default window
+        serve = ServeOptions(
+            export.min_interval_s, window, allowed_lag, export.cluster_name, record_dir, export.keep
+        )
+        return run_serve(target, export.serve, serve, fetcher_request)
     return reader_may_leave(
         lambda: run_lag(
             target,
@@ -785,6 +797,8 @@ def lag_command(
             record_dir=record_dir,
             fetcher_request=fetcher_request,
             allowed_lag=allowed_lag,
+            keep=export.keep,
+            cluster_name=export.cluster_name,
         )
     )
 

@@ -32,6 +32,7 @@ from kafkadiag.lag.window import evaluate_window, snapshots_up_to
 from kafkadiag.report.output import report_stream
 
 if TYPE_CHECKING:
+    from kafkadiag.collect.retention import Keep
     from kafkadiag.commands.maxlag import MetricsSource
     from kafkadiag.maxlag.model import MaxLagReport
 
@@ -54,7 +55,11 @@ class FetcherRequest:
 
 
 def write_report(
-    stream: TextIO, report: LagReport, output_format: str, fetcher: MaxLagReport | None = None
+    stream: TextIO,
+    report: LagReport,
+    output_format: str,
+    fetcher: MaxLagReport | None = None,
+    cluster_name: str | None = None,
 ) -> None:
     if output_format == "json":
         from kafkadiag.report.lag_json import write_json
@@ -63,7 +68,7 @@ def write_report(
     elif output_format == "prometheus":
         from kafkadiag.report.lag_prometheus import write_prometheus
 
-        write_prometheus(stream, report, fetcher)
+        write_prometheus(stream, report, fetcher, cluster_name)
     else:
         from kafkadiag.report.lag_table import render_lag
 
@@ -94,6 +99,7 @@ def take_samples(
     record_dir: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
     on_sample: Callable[[int, Snapshot], None] | None = None,
+    keep: Keep | None = None,
 ) -> list[Snapshot]:
     snapshots: list[Snapshot] = []
     for index in range(samples):
@@ -101,7 +107,7 @@ def take_samples(
         snapshot = collector.snapshot()
         snapshots.append(snapshot)
         if record_dir is not None:
-            record_snapshot(record_dir, snapshot)
+            record_snapshot(record_dir, snapshot, keep)
         if on_sample is not None:
             on_sample(index, snapshot)
         if index < samples - 1:
@@ -109,8 +115,9 @@ def take_samples(
     return snapshots
 
 
-def record_snapshot(record_dir: str, snapshot: Snapshot) -> None:
-    """Append one JSON line; a reader never sees half a line (one write of the whole line)."""
+def record_snapshot(record_dir: str, snapshot: Snapshot, keep: Keep | None = None) -> None:
+    """Append one JSON line; a reader never sees half a line (one write of the whole line).
+    With `keep` (--keep), what is past its age or size is then dropped (collect/retention.py)."""
     try:
         os.makedirs(record_dir, exist_ok=True)
         line = json.dumps(to_json(snapshot), separators=(",", ":")) + "\n"
@@ -121,6 +128,10 @@ def record_snapshot(record_dir: str, snapshot: Snapshot) -> None:
             os.write(descriptor, line.encode("utf-8"))
         finally:
             os.close(descriptor)
+        if keep is not None:
+            from kafkadiag.collect.retention import prune
+
+            prune(os.path.join(record_dir, RECORD_FILE), keep, snapshot.taken_at_ms)
     except OSError as error:
         raise InputUnreadableError(
             f"cannot record into {record_dir}: {error.strerror or error}",
@@ -203,6 +214,8 @@ def run_lag(
     record_dir: str | None = None,
     fetcher_request: FetcherRequest | None = None,
     allowed_lag: int = 0,
+    keep: Keep | None = None,
+    cluster_name: str | None = None,
 ) -> int:
     if samples < 1:
         raise UsageError("--samples must be at least 1")
@@ -220,13 +233,16 @@ def run_lag(
                 record_dir,
                 fetcher_request,
                 allowed_lag,
+                keep,
             )
         with _SampleProgress(samples) as progress:
-            snapshots = take_samples(collector, samples, interval_s, record_dir, on_sample=progress.update)
+            snapshots = take_samples(
+                collector, samples, interval_s, record_dir, on_sample=progress.update, keep=keep
+            )
     # The metrics are read right after the last snapshot, so that both describe the same moment.
     report, fetcher = with_fetcher(evaluate_window(snapshots, allowed_lag), fetcher_request)
     with report_stream(output, output_format) as stream:
-        write_report(stream, report, output_format, fetcher)
+        write_report(stream, report, output_format, fetcher, cluster_name)
     code = exit_code_of(report)
     if code:
         explain_partial(report)
@@ -355,6 +371,7 @@ def _watch(
     record_dir: str | None,
     fetcher_request: FetcherRequest | None = None,
     allowed_lag: int = 0,
+    keep: Keep | None = None,
 ) -> int:
     """Re-evaluate every interval over a sliding window of snapshots until interrupted."""
     import io
@@ -371,7 +388,7 @@ def _watch(
                 snapshot = collector.snapshot()
                 snapshots.append(snapshot)
                 if record_dir is not None:
-                    record_snapshot(record_dir, snapshot)
+                    record_snapshot(record_dir, snapshot, keep)
                 report, fetcher = with_fetcher(evaluate_window(list(snapshots), allowed_lag), fetcher_request)
                 buffer = io.StringIO()
                 shown = "table" if output_format != "prometheus" else output_format
