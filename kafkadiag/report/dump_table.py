@@ -7,7 +7,8 @@ from typing import TextIO
 from kafkadiag.dumps.summary import DumpSummary
 from kafkadiag.lockgraph import JvmReport
 from kafkadiag.report.dump_json import hex_id
-from kafkadiag.report.texttable import render_table
+from kafkadiag.report.textpage import wrap_plain
+from kafkadiag.report.texttable import render_table, width_of
 
 # Rows shown per section; the rest is counted, and --format json has everything.
 MAX_ROWS = 10
@@ -30,7 +31,9 @@ def _names(names: tuple[str, ...]) -> str:
 
 def render_dump(out: TextIO, summary: DumpSummary) -> None:
     dump = summary.dump
-    out.write(f"== {dump.source}: dump {dump.index + 1}, lines {dump.line_no}-{dump.end_line_no}\n")
+    width = width_of(out)
+    heading = f"{dump.source}: dump {dump.index + 1}, lines {dump.line_no}-{dump.end_line_no}"
+    out.write(wrap_plain(heading, width, "   ", first="== ") + "\n")
     facts = []
     if dump.timestamp:
         facts.append(f"taken {dump.timestamp}")
@@ -40,11 +43,11 @@ def render_dump(out: TextIO, summary: DumpSummary) -> None:
     facts.append(f"{len(dump.threads)} threads")
     facts.append(f"{dump.unparsed_count} unparsed lines")
     facts.append("lock data (-l): " + ("yes" if dump.has_lock_data else "no"))
-    out.write("   " + ", ".join(facts) + "\n")
+    out.write(wrap_plain(", ".join(facts), width, "   ") + "\n")
     if dump.banner:
-        out.write(f"   {dump.banner}\n")
+        out.write(wrap_plain(dump.banner, width, "   ") + "\n")
     for note in dump.notes:
-        out.write(f"   note: {note}\n")
+        out.write(wrap_plain(f"note: {note}", width, "   ") + "\n")
     out.write("\n")
 
     render_table(
@@ -57,7 +60,7 @@ def render_dump(out: TextIO, summary: DumpSummary) -> None:
     if dump.jvm_deadlocks or summary.deadlocked:
         rows = [row for report in summary.jvm_reports for row in _jvm_rows(report)]
         rows += [("lock graph", " -> ".join(names)) for names in summary.deadlocked]
-        render_table(out, "Deadlocks", ("reported by", "threads"), rows, caps=(12, 200))
+        render_table(out, "Deadlocks", ("reported by", "threads"), rows, caps=(12, 200), stacked=(1,))
     if summary.locks:
         _render_locks(out, summary)
     if summary.identical_stacks:
@@ -65,7 +68,8 @@ def render_dump(out: TextIO, summary: DumpSummary) -> None:
     if dump.unparsed:
         out.write(f"Unparsed lines ({dump.unparsed_count}), the first:\n")
         for line in dump.unparsed[:5]:
-            out.write(f"  {line.line_no}: {line.text[:160]}\n")
+            prefix = f"  {line.line_no}: "
+            out.write(prefix + line.text[: max(width - len(prefix), 8)] + "\n")
         out.write("\n")
 
 
@@ -101,6 +105,7 @@ def _render_locks(out: TextIO, summary: DumpSummary) -> None:
         rows,
         caps=(18, 60, 60, 7, 6, 9, 90),
         right_aligned=(3, 4, 5),
+        stacked=(6, 2),  # the names: on a line of their own rather than cut
     )
     if len(summary.locks) > MAX_ROWS:
         out.write(f"  ... {len(summary.locks) - MAX_ROWS} more locks (see --format json)\n\n")
@@ -123,6 +128,7 @@ def _render_groups(out: TextIO, summary: DumpSummary) -> None:
         rows,
         caps=(7, 20, 100, 80),
         right_aligned=(0,),
+        stacked=(3,),
     )
     if len(summary.identical_stacks) > MAX_ROWS:
         out.write(f"  ... {len(summary.identical_stacks) - MAX_ROWS} more groups (see --format json)\n\n")

@@ -43,6 +43,9 @@ STYLES = {
     "HEALTHY": "green",
 }
 
+# The same styles as SGR parameters, for the tables laid out without rich (kafkadiag.report.texttable).
+SGR = {"bold red": "1;31", "yellow": "33", "green": "32", "cyan": "36", "bold": "1"}
+
 
 def shorten_middle(word: str, width: int) -> str:
     """`word` within `width` columns: its start and end kept, the middle replaced by an ellipsis."""
@@ -64,6 +67,25 @@ def fit_words(text: str, width: int) -> str:
     if all(len(word) <= width for word in words):
         return " ".join(words)
     return " ".join(shorten_middle(word, width) for word in words)
+
+
+def wrap_plain(text: str, width: int, indent: str = "", first: str | None = None) -> str:
+    """`text` wrapped at `width` without rich (for the reports that must start fast: `dump
+    parse`), broken only at spaces, each line after `indent` (the first after `first` if
+    given); no trailing newline."""
+    import textwrap
+
+    fitted = fit_words(text, max(width - len(indent), 8))
+    return "\n".join(
+        textwrap.wrap(
+            fitted,
+            width,
+            initial_indent=indent if first is None else first,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )  # fmt: skip
+    )
 
 
 class _RawWriter:

@@ -1,21 +1,30 @@
-"""Plain aligned text tables, the way kafka-consumer-groups.sh and kubectl print them.
+"""Plain aligned text tables, the way kafka-consumer-groups.sh and kubectl print them, fitted to
+the report's width.
 
 Rich's tables take about 20 ms each to lay out; a report of a 10,000-thread dump prints several,
-and `kafkadiag dump parse` must finish in a third of a second. These tables never wrap: a cell
-wider than its column's cap is cut with an ellipsis, so rows stay one line and grep-able.
+and `kafkadiag dump parse` must finish in a third of a second: these tables are laid out here.
+A row stays one line, grep-able. When the columns do not fit the width, the low-priority columns
+a table names (`stacked`, least wanted first) leave the row for a line of their own under it
+("OWNER: consumer-1-..."); then the widest text columns are narrowed, their cells shortened in
+the middle so that a name keeps its start and its end. With room to spare, cells are shown
+whole up to their column's cap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from itertools import zip_longest
 from typing import TextIO
 
-ELLIPSIS = "…"
+from kafkadiag.report.safe_text import printable
+from kafkadiag.report.textpage import SGR, STYLES, fit_words, shorten_middle, wrap_plain
 
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + ELLIPSIS
+MARGIN = "  "
+GAP = "  "
+STACK_INDENT = "      "
+COMFORTABLE = 20  # a text column narrowed to this still reads as what it is
+NARROWEST = 6  # a text column is not narrowed below this (or its header)
 
 
 def _column_width(header: str, cells: Sequence[str], cap: int) -> int:
@@ -26,6 +35,54 @@ def _column_width(header: str, cells: Sequence[str], cap: int) -> int:
     return max(len(header), min(widest, cap))
 
 
+def width_of(out: TextIO) -> int:
+    """The columns a report written to `out` is laid out in."""
+    width = getattr(out, "width", None)
+    if isinstance(width, int):
+        return width
+    from kafkadiag.console import width_of
+
+    # A buffer shown later on the terminal (`lag --watch`), or a test's StringIO.
+    return width_of(sys.stdout)
+
+
+def _line_width(widths: Sequence[int]) -> int:
+    return len(MARGIN) + sum(widths) + len(GAP) * max(len(widths) - 1, 0)
+
+
+def fit_columns(
+    headers: Sequence[str],
+    widths: list[int],
+    width: int,
+    stacked: Sequence[int],
+    right_aligned: Sequence[int],
+) -> tuple[list[int], list[int]]:
+    """(the columns kept in the row, their widths). A `stacked` column (names, notes) is shown
+    whole or not at all in the row: it leaves the row, least wanted first, while the row would
+    not fit with the other text columns narrowed to COMFORTABLE; then they are narrowed, to
+    NARROWEST if they must."""
+
+    def floor(column: int, least: int) -> int:
+        if column in stacked or column in right_aligned:
+            return widths[column]
+        return min(widths[column], max(len(headers[column]), least))
+
+    kept = list(range(len(headers)))
+    for column in stacked:
+        if _line_width([floor(c, COMFORTABLE) for c in kept]) <= width:
+            break
+        kept.remove(column)
+    fitted = [widths[c] for c in kept]
+    for least in (COMFORTABLE, NARROWEST):
+        while _line_width(fitted) > width:
+            narrowable = [i for i, c in enumerate(kept) if fitted[i] > floor(c, least)]
+            if not narrowable:
+                break  # numbers and names that cannot go: wider than the width, never cut
+            widest = max(narrowable, key=lambda i: fitted[i])
+            fitted[widest] -= min(fitted[widest] - floor(kept[widest], least), _line_width(fitted) - width)
+    return kept, fitted
+
+
 def render_table(
     out: TextIO,
     title: str,
@@ -33,43 +90,77 @@ def render_table(
     rows: Sequence[Sequence[str]],
     caps: Sequence[int] | None = None,
     right_aligned: Sequence[int] = (),
+    stacked: Sequence[int] = (),
 ) -> None:
     """Write `title`, a header row, a rule and the rows, columns padded to their widest cell.
 
     A cell may hold several lines ("\n"); they are printed under each other in its column.
+    `stacked`: the columns (least wanted first) that go under their row when the row is too wide.
     """
     caps = list(caps or ()) + [60] * (len(headers) - len(caps or ()))
     cells = [[str(cell) for cell in row] for row in rows]
     if any(len(row) > len(headers) for row in cells):
         raise ValueError(f"a row has more cells than the {len(headers)} headers of table {title!r}")
-    # A short row leaves its last columns empty.
+    cells = [row + [""] * (len(headers) - len(row)) for row in cells]
     columns = list(zip_longest(*cells, fillvalue="")) if cells else []
     columns += [()] * (len(headers) - len(columns))
     widths = [_column_width(header, column, cap) for header, column, cap in zip(headers, columns, caps)]
-    # (width, right-aligned) per column: a table of 10,000 partitions formats 100,000s of cells.
-    layout = [(width, column in right_aligned) for column, width in enumerate(widths)]
+    width = width_of(out)
+    kept, fitted = fit_columns(headers, widths, width, stacked, right_aligned)
+    raw = bool(getattr(out, "colour", False)) and hasattr(out, "write_raw")
+    # Written raw (colour codes and all), the outside text in it is escaped here, cell by cell.
+    escaped = printable if raw else str
+    line_of = _line_maker([(w, c in right_aligned) for c, w in zip(kept, fitted)], raw)
+    lines = [escaped(fit_words(title, width)) + "\n", line_of([headers[c] for c in kept])]
+    lines.append(MARGIN + GAP.join("─" * w for w in fitted) + "\n")
+    gone = [c for c in range(len(headers)) if c not in kept]
+    for row in cells:
+        shown = [row[c] for c in kept]
+        if "\n" not in "".join(shown):
+            lines.append(line_of(shown))
+        else:
+            split = [cell.split("\n") for cell in shown]
+            for index in range(max(len(parts) for parts in split)):
+                lines.append(line_of([parts[index] if index < len(parts) else "" for parts in split]))
+        lines += [escaped(_stacked_line(headers[c], row[c], width)) for c in gone if row[c].strip(" -")]
+    lines.append("\n")
+    text = "".join(lines)
+    if raw:
+        out.write_raw(text)
+    else:
+        out.write(text)
 
-    def line_of(row: Sequence[str]) -> str:
+
+def _stacked_line(header: str, cell: str, width: int) -> str:
+    return wrap_plain(f"{header}: {cell}", width, STACK_INDENT) + "\n"
+
+
+def _line_maker(layout: list[tuple[int, bool]], colour: bool) -> Callable[[Sequence[str]], str]:
+    """The function that lays out one row: (width, right-aligned) per column. A table of 10,000
+    partitions formats 100,000s of cells: the plain case does no more than pad."""
+
+    def fit(cell: str, width: int) -> str:
+        return cell if len(cell) <= width else shorten_middle(cell, width)
+
+    def plain(row: Sequence[str]) -> str:
         return (
-            "  "
-            + "  ".join(
+            MARGIN
+            + GAP.join(
                 [
-                    (cell if len(cell) <= width else _fit(cell, width)).rjust(width)
-                    if right
-                    else (cell if len(cell) <= width else _fit(cell, width)).ljust(width)
+                    fit(cell, width).rjust(width) if right else fit(cell, width).ljust(width)
                     for cell, (width, right) in zip(row, layout)
                 ]
             ).rstrip()
             + "\n"
         )
 
-    lines = [f"{title}\n", line_of(headers), "  " + "  ".join("─" * width for width in widths) + "\n"]
-    for row in cells:
-        if "\n" not in "".join(row):
-            lines.append(line_of(row))
-            continue
-        split = [cell.split("\n") for cell in row]
-        for index in range(max(len(parts) for parts in split)):
-            lines.append(line_of([parts[index] if index < len(parts) else "" for parts in split]))
-    lines.append("\n")
-    out.write("".join(lines))
+    def coloured(row: Sequence[str]) -> str:
+        parts = []
+        for cell, (width, right) in zip(row, layout):
+            shown = printable(fit(cell, width))
+            padded = shown.rjust(width) if right else shown.ljust(width)
+            style = STYLES.get(cell.strip())
+            parts.append(f"\x1b[{SGR[style]}m{padded}\x1b[0m" if style in SGR else padded)
+        return MARGIN + GAP.join(parts).rstrip() + "\n"
+
+    return coloured if colour else plain

@@ -17,8 +17,9 @@ DEADLOCK = "dumpling/jstack/deadlock-and-friends.log"
 
 
 def run(args: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
-    """Run main() as the console script does, capturing stdout and stderr separately."""
-    runner = CliRunner()
+    """Run main() as the console script does, capturing stdout and stderr separately, with the
+    report laid out at 200 columns (as tests.infra.cli does): rows are asserted whole."""
+    runner = CliRunner(env={"KAFKADIAG_WIDTH": "200"})
     exit_codes: list[int] = []
 
     def entry() -> None:
