@@ -44,6 +44,9 @@ def run_ps(output_format: str) -> int:
     if not rows:
         sys.stdout.write("No Kafka consumer process found.\n")
         return int(ExitCode.OK)
+    # Narrower than the terminal, the command line, then the client ids and groups go under
+    # their row rather than being cut.
     render_table(sys.stdout, f"Kafka consumer processes ({len(rows)})", header, rows,
-                 caps=[8, 16, 16, 7, 10, 8, 8, 30, 30, 80], right_aligned=(0, 3, 4, 5))  # fmt: skip
+                 caps=[8, 16, 16, 7, 10, 8, 8, 60, 60, 200], right_aligned=(0, 3, 4, 5),
+                 stacked=(9, 8, 7))  # fmt: skip
     return int(ExitCode.OK)
