@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,10 @@ MIN_BATCH_BYTES = 4 * 1024 * 1024
 # Inputs below this size finish before the JVM's optimising compiler pays back: the driver runs
 # with the quick compiler only (docs/batch.md, "Start-up").
 QUICK_START_BYTES = 64 * 1024 * 1024
+# Spark's own output (the JVM's warnings, its log lines, the Python workers' stderr), in --out.
+SPARK_LOG = "spark.log"
+# What a failed run shows of that log, since the results directory it was in is not kept.
+FAILED_LOG_LINES = 20
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,12 @@ def run_batch(
         remote_inputs = [path for path in inputs if is_url(path)]
         from kafkadiag.pipeline.session import start_session
 
-        session = start_session(master, conf, quick_start=wants_quick_start(local_units, remote_inputs))
+        session = start_session(
+            master,
+            conf,
+            quick_start=wants_quick_start(local_units, remote_inputs),
+            log_path=staging / SPARK_LOG,
+        )
         context = session.sparkContext
         try:
             with SparkProgress(context, show_progress) as progress:
@@ -87,6 +97,10 @@ def run_batch(
                 )
         finally:
             session.stop()
+    except Exception:
+        _show_spark_log(staging / SPARK_LOG)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -116,13 +130,33 @@ def out_directory(out_dir: str) -> Path:
 
 
 def _staging_beside(target: Path, out_dir: str) -> Path:
+    """The directory the results are written to, renamed to `target` when complete; made with
+    the permissions the user's umask gives a new directory (mkdtemp's are the owner's only)."""
     try:
-        return Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent.resolve())))
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent.resolve())))
+        staging.chmod(0o777 & ~_umask())
+        return staging
     except OSError as error:
         raise OutputUnwritableError(
             f"cannot write the results beside {out_dir}: {error.strerror or error}",
             help_text="Name an --out directory in a folder this user can write to.",
         ) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it: set it straight back
+    os.umask(mask)
+    return mask
+
+
+def _show_spark_log(log_path: Path) -> None:
+    """The last lines of Spark's log of a run that failed, on stderr: they often say why."""
+    try:
+        lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    for line in lines[-FAILED_LOG_LINES:]:
+        print(f"spark: {line}", file=sys.stderr)
 
 
 def _move_into_place(staging: Path, target: Path) -> None:

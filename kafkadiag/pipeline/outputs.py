@@ -5,7 +5,8 @@ stuck.jsonl                            threads stuck in the same frames across c
 lag.jsonl + lag/ (Parquet)             one row per (group, topic, partition, snapshot)
 quarantine.jsonl                       each input that could not be read, and why
 summary.json                           counts, rules by where they fire, stuck frames, worst hosts/groups
-report.html                            one self-contained page with charts
+report.html                            one self-contained page: lag charts, findings by process
+spark.log                              Spark's own output (JVM warnings, log lines), kept off the terminal
 
 JSON lines are sorted and written with sorted keys, so the same inputs give byte-identical files.
 """
@@ -72,6 +73,7 @@ def write_all(
     lag_rows = 0
     latest_groups: list[dict[str, Any]] = []
     lag_over_time: list[dict[str, Any]] = []
+    topic_lag_over_time: list[dict[str, Any]] = []
     if lag_frame is None:
         (directory / "lag.jsonl").write_text("")
     else:
@@ -81,6 +83,7 @@ def write_all(
         stored = session.read.parquet(str(directory / "lag"))
         lag_rows = write_spark_json_lines(stored, directory / "lag.jsonl", lag_sql.OUTPUT_ORDER)
         latest_groups, lag_over_time = lag_sql.group_views(session, stored)
+        topic_lag_over_time = _topic_lag_over_time(stored)
 
     quarantined = sorted(
         [
@@ -100,7 +103,7 @@ def write_all(
         json.dump(summary, handle, ensure_ascii=False, sort_keys=True, indent=1)
         handle.write("\n")
     (directory / "report.html").write_text(
-        report_html.render(summary, findings, episodes, lag_over_time), "utf-8"
+        report_html.render(summary, findings, episodes, lag_over_time, topic_lag_over_time), "utf-8"
     )
     return {
         "units": units,
@@ -110,6 +113,21 @@ def write_all(
         "lag_rows": lag_rows,
         "worst_severity": summary["worst_severity"],
     }
+
+
+def _topic_lag_over_time(evaluated: Any) -> list[dict[str, Any]]:
+    """Per group, topic and recording, the lag summed over the topic's partitions (the report's
+    line per topic); a partition whose lag is unknown counts as none, as in the group's sum."""
+    from pyspark.sql import functions
+
+    lag = functions.greatest(functions.coalesce(functions.col("lag"), functions.lit(0)), functions.lit(0))
+    rows = (
+        evaluated.groupBy("group", "source", "topic", "time_ms")
+        .agg(functions.sum(lag).alias("lag"))
+        .orderBy("group", "source", "topic", "time_ms")
+        .collect()
+    )
+    return [row.asDict() for row in rows]
 
 
 def _findings_parquet(session: Any, lines: Path, target: Path) -> None:

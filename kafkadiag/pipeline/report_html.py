@@ -1,25 +1,42 @@
 """report.html: one self-contained page (inline CSS and SVG, no script, nothing fetched) with the
-batch run's counts, findings by rule and host, stuck threads, and lag and status over time per
-group. Every text from the inputs is HTML-escaped."""
+batch run's counts, per group its lag and status over time, the findings of every process with
+their message, evidence and remedy, and the threads stuck across dumps. Every text from the inputs
+is HTML-escaped; long paths are shown by their shortest unique ending, in full on hover."""
 
 from __future__ import annotations
 
 import collections
 import html
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-STATUS_COLOURS = {
-    "OK": "#3a3",
-    "WARN": "#e90",
-    "STALL": "#d33",
-    "STOP": "#a00",
-    "REWIND": "#90c",
-    None: "#bbb",
-}
+from kafkadiag.pipeline.report_chart import SUM_COLOUR, TOPIC_COLOURS, Series, lag_chart, worst_status
+
+SEVERITY_ORDER = ("error", "warning", "info")
+SEVERITY_COLOURS = {"error": "#c62828", "warning": "#e08600", "info": "#1e6fc4"}
+# Bounds that keep the page readable in a browser; everything is in findings.jsonl and stuck.jsonl.
+MAX_GROUPS = 50
+MAX_PROCESSES = 100
+MAX_FINDINGS_PER_PROCESS = 50
+MAX_EPISODES = 30
+LABEL_WIDTH = 44
+BAR_LABEL_WIDTH = 50  # what fits left of the bars
+
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em}
+body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:70em}h1{font-size:1.5em}
+h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}h3{font-size:1em;margin:1.2em 0 .2em}
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
 .num{text-align:right}svg{display:block;margin:.5em 0}.muted{color:#777}
+.sev{display:inline-block;min-width:4.5em;padding:0 .4em;border-radius:3px;color:#fff;font-size:.85em;
+text-align:center;margin-right:.4em}
+.sev-error{background:#c62828}.sev-warning{background:#e08600}.sev-info{background:#1e6fc4}
+details{margin:.3em 0}details.process{border:1px solid #ddd;border-radius:4px;padding:.3em .6em}
+details.process>summary{font-weight:600;cursor:pointer}details.finding{margin-left:1em}
+details.finding>summary{cursor:pointer}.body{margin:.3em 0 .6em 1.5em}
+pre.evidence{background:#f6f6f6;padding:.4em;overflow-x:auto;font-size:.85em;margin:.2em 0}
+.legend{font-size:.85em;margin:.2em 0}.key{margin-left:.9em;white-space:nowrap}
+.swatch{display:inline-block;width:1.4em;height:.8em;margin-right:.3em;vertical-align:middle}
+.swatch.dashed{height:.25em}
 """
 
 
@@ -32,78 +49,229 @@ def render(
     findings: list[dict[str, Any]],
     episodes: list[dict[str, Any]],
     lag_over_time: list[dict[str, Any]],
+    topic_lag_over_time: Sequence[dict[str, Any]] = (),
 ) -> str:
-    counts = summary["counts"]
+    """`lag_over_time`: per group and recording, the lag summed over its partitions and their
+    statuses; `topic_lag_over_time`: the same lag per topic."""
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>kafkadiag batch report</title>",
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>kafkadiag batch report</title>",
         f"<style>{STYLE}</style></head><body><h1>kafkadiag batch report</h1>",
-        "<p>"
-        + ", ".join(f"{e(name.replace('_', ' '))}: <b>{value:,}</b>" for name, value in counts.items())
-        + "</p>",
+        _overview(summary),
+        _lag_section(lag_over_time, topic_lag_over_time),
         _findings_section(summary, findings),
         _stuck_section(episodes),
-        _lag_section(lag_over_time),
         "</body></html>\n",
     ]
     return "".join(parts)
 
 
-def _bars(items: list[tuple[str, float]], unit: str = "") -> str:
+def _overview(summary: dict[str, Any]) -> str:
+    counts = ", ".join(
+        f"{e(name.replace('_', ' '))}: <b>{value:,}</b>" for name, value in summary["counts"].items()
+    )
+    by_severity = summary.get("findings_by_severity", {})
+    badges = "".join(
+        f"<span class='sev sev-{level}'>{by_severity.get(level, 0):,} {level}</span>"
+        for level in SEVERITY_ORDER
+    )
+    return f"<p>{counts}</p><p>findings by severity: {badges}</p>"
+
+
+def short_labels(names: Iterable[str]) -> dict[str, str]:
+    """Each name by its shortest ending of path parts that no other name shares, shortened in
+    the middle past LABEL_WIDTH; the full name when shortening would make two labels alike."""
+    unique = sorted(set(names))
+    parts = {name: name.split("/") for name in unique}
+    labels = {}
+    for name in unique:
+        for count in range(1, len(parts[name]) + 1):
+            ending = parts[name][-count:]
+            if sum(1 for other in unique if parts[other][-count:] == ending) == 1:
+                break
+        labels[name] = shorten("/".join(ending), LABEL_WIDTH)
+    if len(set(labels.values())) < len(labels):
+        return {name: name for name in unique}
+    return labels
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` cut in the middle to `width` characters: both ends of a path or name tell most."""
+    if len(text) <= width:
+        return text
+    half = (width - 1) // 2
+    return f"{text[:half]}…{text[-(width - 1 - half) :]}"
+
+
+def _labelled(name: str, labels: dict[str, str], kind: str = "label") -> str:
+    """A short label with the full name as its tooltip."""
+    return f"<span class='{kind}' title='{e(name)}'>{e(labels.get(name, name))}</span>"
+
+
+def _lag_section(over_time: list[dict[str, Any]], by_topic: Sequence[dict[str, Any]]) -> str:
+    heading = "<h2>Lag and status over time, per group</h2>"
+    if not over_time:
+        return heading + "<p class='muted'>no lag history in the inputs</p>"
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = collections.defaultdict(list)
+    for row in over_time:
+        groups[(row["group"], row["source"])].append(row)
+    topics: dict[tuple[str, str], dict[str, list[tuple[int, int]]]] = collections.defaultdict(
+        lambda: collections.defaultdict(list)
+    )
+    for row in sorted(by_topic, key=lambda row: row["time_ms"]):
+        topics[(row["group"], row["source"])][row["topic"]].append((row["time_ms"], row["lag"]))
+    sections = [heading]
+    ranked = sorted(groups.items(), key=lambda item: item[0])
+    for (group, source), rows in ranked[:MAX_GROUPS]:
+        rows.sort(key=lambda row: row["time_ms"])
+        series = _group_series(rows, topics.get((group, source), {}))
+        recordings = [(row["time_ms"], worst_status(row["statuses"])) for row in rows]
+        sections.append(
+            f"<h3>group {e(group)} <span class='muted'>({e(source)})</span></h3>"
+            + lag_chart(series, recordings)
+        )
+    if len(ranked) > MAX_GROUPS:
+        sections.append(f"<p class='muted'>{len(ranked) - MAX_GROUPS:,} more groups in lag.jsonl</p>")
+    return "".join(sections)
+
+
+def _group_series(rows: list[dict[str, Any]], topics: dict[str, list[tuple[int, int]]]) -> list[Series]:
+    """A line per topic; with several topics, their sum too (dashed)."""
+    lines = [
+        Series(f"topic {topic}", TOPIC_COLOURS[index % len(TOPIC_COLOURS)], points)
+        for index, (topic, points) in enumerate(sorted(topics.items()))
+    ]
+    if len(lines) != 1:
+        total = [(row["time_ms"], row["lag"]) for row in rows]
+        lines.append(Series("all topics", SUM_COLOUR, total, dashed=bool(lines)))
+    return lines
+
+
+def _bars(items: list[tuple[str, float, str]], labels: dict[str, str], unit: str = "") -> str:
+    """Horizontal bars: (name, value, colour) each, the name shown by its short label."""
     if not items:
         return "<p class='muted'>none</p>"
-    width, row, label = 720, 18, 300
-    top = max(value for _, value in items) or 1
+    width, row, label_width = 760, 18, 330
+    top = max(value for _, value, _ in items) or 1
     rows = []
-    for index, (name, value) in enumerate(items):
+    for index, (name, value, colour) in enumerate(items):
         y = index * row
-        length = max(1.0, (width - label - 80) * value / top)
+        length = max(1.0, (width - label_width - 80) * value / top)
         rows.append(
-            f"<text x='0' y='{y + 13}' font-size='12'>{e(name[:48])}</text>"
-            f"<rect x='{label}' y='{y + 3}' width='{length:.1f}' height='{row - 6}' fill='#4a7bd0'/>"
-            f"<text x='{label + length + 4:.1f}' y='{y + 13}' font-size='12'>{value:,.4g}{e(unit)}</text>"
+            f"<text x='0' y='{y + 13}' font-size='12'><title>{e(name)}</title>"
+            f"{e(shorten(labels.get(name, name), BAR_LABEL_WIDTH))}</text>"
+            f"<rect x='{label_width}' y='{y + 3}' width='{length:.1f}' height='{row - 6}' fill='{colour}'/>"
+            f"<text x='{label_width + length + 4:.1f}' y='{y + 13}' font-size='12'>"
+            f"{value:,.4g}{e(unit)}</text>"
         )
     return f"<svg width='{width}' height='{len(items) * row}' role='img'>{''.join(rows)}</svg>"
 
 
-def _findings_section(summary: dict[str, Any], findings: list[dict[str, Any]]) -> str:
-    by_rule = [
-        (f"{code} {entry['name']}", float(entry["findings"])) for code, entry in summary["rules"].items()
-    ]
-    hosts = collections.Counter(row["host"] or row["process"] for row in findings)
-    table = "".join(
-        f"<tr><td>{e(entry['host'])}</td>"
-        + "".join(
-            f"<td class='num'>{entry['findings'].get(level, 0)}</td>"
-            for level in ("error", "warning", "info")
-        )
-        + "</tr>"
-        for entry in summary["worst_hosts"]
+def _severity_legend() -> str:
+    keys = "".join(
+        f"<span class='key'><span class='swatch' style='background:{SEVERITY_COLOURS[level]}'></span>"
+        f"{level}</span>"
+        for level in SEVERITY_ORDER
     )
+    return f"<div class='legend severity-legend'>colour: the rule's severity {keys}</div>"
+
+
+def _findings_section(summary: dict[str, Any], findings: list[dict[str, Any]]) -> str:
+    rules = [
+        (f"{code} {entry['name']}", float(entry["findings"]), SEVERITY_COLOURS.get(entry["severity"], "#888"))
+        for code, entry in summary["rules"].items()
+    ]
     return (
         "<h2>Findings by rule</h2>"
-        + _bars(by_rule)
-        + "<h2>Findings by host</h2>"
-        + _bars(sorted(((h, float(c)) for h, c in hosts.items()), key=lambda i: -i[1])[:30])
-        + "<table><tr><th>host or process</th><th>error</th><th>warning</th><th>info</th></tr>"
-        + table
-        + "</table>"
+        + _bars(rules, {})
+        + _severity_legend()
+        + "<h2>Findings by process</h2>"
+        + _by_process(findings)
+    )
+
+
+def _by_process(findings: list[dict[str, Any]]) -> str:
+    if not findings:
+        return "<p class='muted'>no findings</p>"
+    by_process: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for row in findings:
+        by_process[row["process"] or row["unit"]].append(row)
+    labels = short_labels(by_process)
+    ranked = sorted(by_process.items(), key=lambda item: (_severity_key(item[1]), item[0]))
+    blocks = [
+        _process_block(process, rows, labels, first=index == 0)
+        for index, (process, rows) in enumerate(ranked[:MAX_PROCESSES])
+    ]
+    if len(ranked) > MAX_PROCESSES:
+        more = len(ranked) - MAX_PROCESSES
+        blocks.append(f"<p class='muted'>{more:,} more processes in findings.jsonl</p>")
+    return "".join(blocks)
+
+
+def _severity_key(rows: list[dict[str, Any]]) -> tuple[int, ...]:
+    counts = collections.Counter(row["severity"] for row in rows)
+    return tuple(-counts[level] for level in SEVERITY_ORDER)
+
+
+def _process_block(process: str, rows: list[dict[str, Any]], labels: dict[str, str], first: bool) -> str:
+    """A process's findings, worst first; its worst finding is open when it is the page's worst."""
+    counts = collections.Counter(row["severity"] for row in rows)
+    badges = "".join(
+        f"<span class='sev sev-{level}'>{counts[level]} {level}</span>"
+        for level in SEVERITY_ORDER
+        if counts[level]
+    )
+    host = rows[0].get("host")
+    where = f" <span class='muted'>on {e(host)}</span>" if host else ""
+    shown = sorted(rows, key=lambda row: (SEVERITY_ORDER.index(row["severity"]), row["rule"], row["id"]))
+    body = "".join(
+        _finding_block(row, is_open=first and index == 0)
+        for index, row in enumerate(shown[:MAX_FINDINGS_PER_PROCESS])
+    )
+    if len(shown) > MAX_FINDINGS_PER_PROCESS:
+        body += f"<p class='muted'>{len(shown) - MAX_FINDINGS_PER_PROCESS:,} more in findings.jsonl</p>"
+    is_open = " open" if counts["error"] else ""
+    return (
+        f"<details class='process'{is_open}><summary>{badges}"
+        f"{_labelled(process, labels, 'process-label')}{where}</summary>"
+        f"{body}</details>"
+    )
+
+
+def _finding_block(row: dict[str, Any], is_open: bool) -> str:
+    level = row["severity"]
+    evidence = "\n".join(
+        f"{item['source'].rsplit('/', 1)[-1]}:{item['line']}: {item['text']}" for item in row["evidence"]
+    )
+    threads = ", ".join(row["threads"])
+    return (
+        f"<details class='finding finding-{e(level)}'{' open' if is_open else ''}>"
+        f"<summary><span class='sev sev-{e(level)}'>{e(level)}</span>"
+        f"<b>{e(row['rule'])}</b> {e(row['title'])}</summary><div class='body'>"
+        f"<p class='message'>{e(row['message'])}</p>"
+        + (f"<p>threads: {e(threads)}</p>" if threads else "")
+        + (f"<pre class='evidence'>{e(evidence)}</pre>" if evidence else "")
+        + (f"<p class='remedy'><b>What to do:</b> {e(row['remedy'])}</p>" if row.get("remedy") else "")
+        + "</div></details>"
     )
 
 
 def _stuck_section(episodes: list[dict[str, Any]]) -> str:
     ranked = sorted(
         episodes, key=lambda ep: (-(ep["stuck_s"] or 0), -ep["dumps"], ep["process"], ep["thread"])
-    )[:30]
-    bars = [(f"{ep['thread']} ({ep['process']})", float(ep["stuck_s"] or 0)) for ep in ranked]
+    )[:MAX_EPISODES]
+    labels = short_labels(ep["process"] for ep in ranked)
+    names = [f"{ep['thread']} ({labels[ep['process']]})" for ep in ranked]
+    bars = [(name, float(ep["stuck_s"] or 0), "#4a7bd0") for name, ep in zip(names, ranked)]
     rows = "".join(
-        f"<tr><td>{e(ep['process'])}</td><td>{e(ep['thread'])}</td><td>{e(ep['why'])}</td>"
+        f"<tr><td>{_labelled(ep['process'], labels)}</td><td>{e(ep['thread'])}</td><td>{e(ep['why'])}</td>"
         f"<td class='num'>{ep['dumps']}</td><td class='num'>{_seconds(ep['stuck_s'])}</td>"
         f"<td>{e(ep['top_frame'])}</td></tr>"
         for ep in ranked
     )
     return (
         "<h2>Stall episodes: threads stuck in the same frames across dumps (seconds)</h2>"
-        + _bars(bars, " s")
+        + _bars(bars, {})
         + "<table><tr><th>process</th><th>thread</th><th>why</th><th>dumps</th><th>seconds</th>"
         + "<th>frame</th></tr>"
         + rows
@@ -113,48 +281,3 @@ def _stuck_section(episodes: list[dict[str, Any]]) -> str:
 
 def _seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.0f}"
-
-
-def _lag_section(over_time: list[dict[str, Any]]) -> str:
-    if not over_time:
-        return "<h2>Lag over time</h2><p class='muted'>no lag history in the inputs</p>"
-    by_group: dict[tuple[str, str], list[dict[str, Any]]] = collections.defaultdict(list)
-    for row in over_time:
-        by_group[(row["group"], row["source"])].append(row)
-    sections = ["<h2>Lag and status over time, per group</h2>"]
-    for (group, source), rows in sorted(by_group.items())[:50]:
-        sections.append(f"<h3>{e(group)} <span class='muted'>({e(source)})</span></h3>" + _lag_chart(rows))
-    return "".join(sections)
-
-
-def _lag_chart(rows: list[dict[str, Any]]) -> str:
-    width, height, strip = 720, 160, 12
-    times = [row["time_ms"] for row in rows]
-    totals = [row["lag"] for row in rows]
-    worst = [_worst_status(row["statuses"]) for row in rows]
-    span = (times[-1] - times[0]) or 1
-    top = max(totals) or 1
-
-    def x(t: int) -> float:
-        return 40 + (width - 50) * (t - times[0]) / span
-
-    points = " ".join(
-        f"{x(t):.1f},{10 + (height - 20) * (1 - total / top):.1f}" for t, total in zip(times, totals)
-    )
-    cells = "".join(
-        f"<rect x='{x(t):.1f}' y='{height + 4}' width='{max(2.0, (width - 50) / max(len(times), 1)):.1f}' "
-        f"height='{strip}' fill='{STATUS_COLOURS.get(status, '#bbb')}'><title>{e(status)}</title></rect>"
-        for t, status in zip(times, worst)
-    )
-    return (
-        f"<svg width='{width}' height='{height + strip + 8}' role='img'>"
-        f"<text x='0' y='14' font-size='11'>{top:,}</text>"
-        f"<text x='0' y='{height - 4}' font-size='11'>0</text>"
-        f"<polyline fill='none' stroke='#4a7bd0' stroke-width='2' points='{points}'/>{cells}</svg>"
-    )
-
-
-def _worst_status(statuses: Any) -> str | None:
-    order = ["OK", "WARN", "STALL", "STOP", "REWIND"]
-    known = [status for status in statuses if status in order]
-    return max(known, key=order.index) if known else None

@@ -6,11 +6,12 @@ kafkadiag's package is also shipped to them as a zip, so nodes without it instal
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,14 @@ DEFAULT_CONF = {
 QUICK_START_OPTIONS = ["-XX:TieredStopAtLevel=1"]
 
 
-def start_session(master: str | None, conf: Sequence[tuple[str, str]], quick_start: bool = False) -> Any:
+def start_session(
+    master: str | None,
+    conf: Sequence[tuple[str, str]],
+    quick_start: bool = False,
+    log_path: Path | None = None,
+) -> Any:
+    """`log_path`: where the JVM's own output goes (its launcher's warnings, Spark's log lines,
+    the Python workers' stderr) instead of this process's terminal."""
     from kafkadiag.errors import SparkUnavailableError
 
     try:
@@ -70,7 +78,8 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]], quick_sta
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
-        session = builder.getOrCreate()
+        with _jvm_output_to(log_path):
+            session = builder.getOrCreate()
     except Exception as error:  # noqa: BLE001 - py4j and the JVM raise many kinds
         raise SparkUnavailableError(
             f"Spark did not start with --master {master}: {_first_line(error)}"
@@ -82,6 +91,28 @@ def start_session(master: str | None, conf: Sequence[tuple[str, str]], quick_sta
     if not str(session.sparkContext.master).startswith("local"):
         session.sparkContext.addPyFile(str(_package_zip()))
     return session
+
+
+@contextlib.contextmanager
+def _jvm_output_to(log_path: Path | None) -> Iterator[None]:
+    """PySpark starts the JVM with this process's stdout and stderr, which the JVM (and the
+    Python workers it starts) keep for its life: pointing descriptors 1 and 2 at the log while
+    it starts gives the JVM the log for good and this process its terminal back at once."""
+    if log_path is None:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {descriptor: os.dup(descriptor) for descriptor in (1, 2)}
+    try:
+        with open(log_path, "ab") as log:
+            for descriptor in saved:
+                os.dup2(log.fileno(), descriptor)
+        yield
+    finally:
+        for descriptor, original in saved.items():
+            os.dup2(original, descriptor)
+            os.close(original)
 
 
 def _first_line(error: BaseException) -> str:
