@@ -27,19 +27,19 @@ STDOUT_NAME = "<stdout>"
 
 
 @contextlib.contextmanager
-def report_stream(path: str | None, output_format: str = "text") -> Iterator[TextIO]:
+def report_stream(path: str | None, output_format: str = "as-is") -> Iterator[TextIO]:
     """Yield a text stream for the report; a file only appears once it is fully written.
     Control characters in what is written are escaped (kafkadiag.report.safe_text), as JSON
-    escapes them when `output_format` is "json"."""
-    as_json = output_format == "json"
+    escapes them when `output_format` is "json". A report for people ("table", "text") is laid
+    out at the destination's width; any other (JUnit XML, Prometheus) is written as it is."""
     if path is None or path == "-":
-        yield from _to_stdout(as_json)
+        yield from _to_stdout(output_format)
         return
     kind = _special_kind(path)
     if kind in _WRITTEN_STRAIGHT:
-        yield from _straight_into(path, as_json)
+        yield from _straight_into(path, output_format)
     elif kind is None:
-        yield from _atomically(path, as_json)
+        yield from _atomically(path, output_format)
     else:
         raise UsageError(
             f"cannot write the report to {path}: it is {kind}, not a file",
@@ -71,12 +71,13 @@ def _special_kind(path: str) -> str | None:
     return "a block device" if stat.S_ISBLK(mode) else "not a regular file"
 
 
-def _to_stdout(as_json: bool) -> Iterator[TextIO]:
+def _to_stdout(output_format: str) -> Iterator[TextIO]:
     # A reader that leaves (`| head -1`) ends the report, not the command: the rest goes nowhere
     # and the command still returns the exit code of what it found, so that a `pipefail` script
     # sees exit 1 for a finding whether or not its reader read to the end.
     try:
-        yield _escaped_checked(sys.stdout, STDOUT_NAME, as_json)
+        with _report_on(sys.stdout, STDOUT_NAME, output_format) as report:
+            yield report
     except BrokenPipeError:
         _discard_stdout()
         return
@@ -97,17 +98,17 @@ def _discard_stdout() -> None:
         os.close(devnull)
 
 
-def _straight_into(path: str, as_json: bool) -> Iterator[TextIO]:
+def _straight_into(path: str, output_format: str) -> Iterator[TextIO]:
     """A FIFO or a device: opened for writing as it is (a FIFO waits for its reader)."""
     try:
         stream = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by _closed_checked
     except OSError as error:
         raise _unwritable(path, error) from None
-    with _closed_checked(stream, path):
-        yield _escaped_checked(stream, path, as_json)
+    with _closed_checked(stream, path), _report_on(stream, path, output_format) as report:
+        yield report
 
 
-def _atomically(path: str, as_json: bool) -> Iterator[TextIO]:
+def _atomically(path: str, output_format: str) -> Iterator[TextIO]:
     # Through a link, its target is replaced: the link stays a link, as with `>`.
     target = os.path.realpath(path)
     try:
@@ -119,8 +120,8 @@ def _atomically(path: str, as_json: bool) -> Iterator[TextIO]:
         ) from None
     stream = os.fdopen(handle, "w", encoding="utf-8")
     try:
-        with _closed_checked(stream, path):
-            yield _escaped_checked(stream, path, as_json)
+        with _closed_checked(stream, path), _report_on(stream, path, output_format) as report:
+            yield report
         # mkstemp creates the file 0600; a report read by node_exporter or a CI agent running as
         # another user must get the mode the user's umask asks for.
         try:
@@ -150,26 +151,68 @@ def _closed_checked(stream: TextIO, name: str) -> Iterator[None]:
         raise _unwritable(name, error) from None
 
 
-def _escaped_checked(stream: TextIO, name: str, as_json: bool) -> TextIO:
+@contextlib.contextmanager
+def _report_on(stream: TextIO, name: str, output_format: str) -> Iterator[TextIO]:
+    """The report's stream over `stream`, its last line written when the report is done."""
     checked = cast(TextIO, _Checked(stream, name))
-    return ReportStream(checked, as_json, width_of(stream), colour_on(stream))  # type: ignore[return-value]
+    report = ReportStream(checked, output_format, width_of(stream), colour_on(stream))
+    yield report  # type: ignore[misc]
+    report.finish()
+
+
+# The formats people read at a terminal: laid out at its width, coloured, folded.
+FOR_PEOPLE = ("table", "text")
 
 
 class ReportStream(ControlEscapingStream):
     """A report's stream: writes are escaped (ControlEscapingStream); `width` is the columns the
     report is laid out in and `colour` whether it is coloured (kafkadiag.console decides both
-    from the destination: a terminal, a pipe, a file)."""
+    from the destination: a terminal, a pipe, a file).
 
-    def __init__(self, stream: TextIO, as_json: bool, width: int, colour: bool) -> None:
-        super().__init__(stream, as_json)
+    Text for people that arrives wider than `width` (a line a renderer does not lay out itself:
+    a problem, a note, an evidence line) is folded at its spaces, its continuation indented under
+    it; the renderers that lay out at the width (texttable, textpage) write lines that fit."""
+
+    def __init__(self, stream: TextIO, output_format: str, width: int, colour: bool) -> None:
+        super().__init__(stream, output_format == "json")
         self.width = width
-        self.colour = colour and not as_json
+        self.colour = colour and output_format in FOR_PEOPLE
         self._raw = stream
+        self._folds = output_format in FOR_PEOPLE
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        if not self._folds:
+            return super().write(text)
+        self._pending += text
+        if "\n" not in text:
+            return len(text)
+        lines = self._pending.split("\n")
+        self._pending = lines.pop()
+        width = self.width
+        super().write("".join(line + "\n" if len(line) <= width else _folded(line, width) for line in lines))
+        return len(text)
 
     def write_raw(self, text: str) -> int:
         """Write `text` as it is: its outside parts already escaped (printable) by the caller,
-        its colour codes (SGR sequences) meant for the terminal."""
+        its colour codes (SGR sequences) meant for the terminal; its lines already fit."""
+        self.finish()
         return self._raw.write(text)
+
+    def finish(self) -> None:
+        """Write what is left of a last line without a newline."""
+        if self._pending:
+            pending, self._pending = self._pending, ""
+            super().write(
+                pending if len(pending) <= self.width else _folded(pending, self.width).rstrip("\n")
+            )
+
+
+def _folded(line: str, width: int) -> str:
+    from kafkadiag.report.textpage import wrap_plain
+
+    indent = len(line) - len(line.lstrip(" "))
+    return wrap_plain(line, width, " " * (indent + 2), first=" " * indent) + "\n"
 
 
 class _Checked:
