@@ -95,7 +95,8 @@ def render_table(
     """Write `title`, a header row, a rule and the rows, columns padded to their widest cell.
 
     A cell may hold several lines ("\n"); they are printed under each other in its column.
-    `stacked`: the columns (least wanted first) that go under their row when the row is too wide.
+    `stacked`: the columns (least wanted first) that go under their row when the row is too wide,
+    on one line of "HEADER: cell" pairs.
     """
     caps = list(caps or ()) + [60] * (len(headers) - len(caps or ()))
     cells = [[str(cell) for cell in row] for row in rows]
@@ -122,7 +123,9 @@ def render_table(
             split = [cell.split("\n") for cell in shown]
             for index in range(max(len(parts) for parts in split)):
                 lines.append(line_of([parts[index] if index < len(parts) else "" for parts in split]))
-        lines += [escaped(_stacked_line(headers[c], row[c], width)) for c in gone if row[c].strip(" -")]
+        below = [f"{headers[c]}: {row[c]}" for c in gone if row[c].strip(" -")]
+        if below:
+            lines.append(escaped(wrap_plain("; ".join(below), width, STACK_INDENT)) + "\n")
     lines.append("\n")
     text = "".join(lines)
     if raw:
@@ -131,8 +134,9 @@ def render_table(
         out.write(text)
 
 
-def _stacked_line(header: str, cell: str, width: int) -> str:
-    return wrap_plain(f"{header}: {cell}", width, STACK_INDENT) + "\n"
+def stacked_columns(headers: Sequence[str], least_wanted_first: Sequence[str]) -> tuple[int, ...]:
+    """The `stacked` argument of render_table from header names (those absent are left out)."""
+    return tuple(headers.index(name) for name in least_wanted_first if name in headers)
 
 
 def _line_maker(layout: list[tuple[int, bool]], colour: bool) -> Callable[[Sequence[str]], str]:
