@@ -40,6 +40,7 @@ def render_maxlag(stream: TextIO, report: MaxLagReport) -> None:
         rows,
         caps=[40, 40, 24, 12, 12, 12, 12, 24, 40],
         right_aligned=(3, 4, 5, 6),
+        stacked=(8, 7, 1),  # queues, bound, group: under the row when it is too wide
     )
     for client in report.clients:
         _render_client(stream, client)
@@ -120,6 +121,7 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
                     s.topic,
                     s.thread_id,
                     _number(s.queue_size),
+            stacked=(9, 8, 7, 4, 5),  # notes, owner, stream, committed, high watermark
                     _number(s.capacity),
                     s.state,
                     ",".join(str(p) for p in s.partitions) or NONE,
@@ -140,6 +142,7 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
         stream.write(f"  {setting.name}={setting.value} ({setting.source})\n")
     stream.write(
         f"  fetcher lag threshold {client.lag_threshold} records ({client.lag_threshold_source})\n\n"
+            stacked=(6, 5),  # owner, partitions
     )
     stream.write("Evidence\n")
     for line in client.evidence:
