@@ -895,7 +895,10 @@ def check_command(
     """Check lag against thresholds: exit 0 healthy, 1 unhealthy, 3 could not check.
 
     Thresholds come from --config (defaults and per group/topic rules), overridden by the
-    options given here. Reports: text, JSON or JUnit XML for CI systems. See docs/lag.md.
+    options given here. With no threshold at all, Burrow's statuses decide: a partition in STOP,
+    STALL or REWIND (group status ERR) is unhealthy; one sample cannot judge a status, so that
+    needs --samples 2 or more, else the result is 3. Reports: text, JSON or JUnit XML for CI
+    systems. See docs/lag.md.
     """
     from kafkadiag.commands.check import load_policy, run_check, with_overrides
     from kafkadiag.lag.check import CheckPolicy, thresholds_from_mapping

@@ -1,7 +1,9 @@
 """`kafkadiag check`: lag thresholds for CI and cron. Exit 0 healthy, 1 unhealthy, 3 not checked.
 
 A threshold violated anywhere makes the result unhealthy (1) even when something else could not
-be read; only when nothing is violated does a gap make it "not checked" (3).
+be read; only when nothing is violated does a gap make it "not checked" (3). Without any threshold
+the groups' Burrow statuses decide (STOP, STALL, REWIND, ERR are unhealthy), which one sample
+cannot tell: that is "not checked" too.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.lag.check import (
     HEALTHY,
+    ONE_SAMPLE,
     UNHEALTHY,
     CheckPolicy,
+    CheckResult,
     Thresholds,
     check_report,
     policy_from_document,
@@ -61,6 +65,16 @@ def load_policy(path: str) -> CheckPolicy:
 def with_overrides(policy: CheckPolicy, overrides: Thresholds, fields: tuple[str, ...]) -> CheckPolicy:
     return CheckPolicy(
         defaults=policy.defaults, rules=policy.rules, overrides=overrides, override_fields=fields
+    )
+
+
+def _unchecked_help(result: CheckResult) -> str:
+    if any(ONE_SAMPLE in verdict.unchecked for verdict in result.verdicts):
+        # Without a threshold only Burrow's status can fail a group, and it needs a window.
+        return "Pass --samples 2 or more with an --interval, or a threshold such as --max-lag."
+    return (
+        "Check that the groups and topics exist and that ZooKeeper and the brokers are reachable; "
+        "raise --timeout on slow networks."
     )
 
 
@@ -111,10 +125,7 @@ def run_check(
                 for verdict in result.verdicts
                 if verdict.verdict != HEALTHY
             )[:2000],
-            help_text=(
-                "Check that the groups and topics exist and that ZooKeeper and the brokers are reachable; "
-                "raise --timeout on slow networks."
-            ),
+            help_text=_unchecked_help(result),
         )
     )
     return int(ExitCode.INPUT_UNREADABLE)

@@ -1,4 +1,5 @@
-"""Lag arithmetic over snapshots: lag, ownership checks, rates, Burrow statuses. No I/O.
+"""Lag arithmetic over snapshots: lag, rates, Burrow statuses, and the
+groups the KD6xx rules (kafkadiag.rules.lagfamily) judge. No I/O.
 
 Everything here takes snapshots (`kafkadiag.lag.snapshot`: what the collectors read, as plain
 data) and returns frozen dataclasses, so the same evaluation runs on a live read, on `--samples`,

@@ -11,10 +11,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from kafkadiag.lag import burrow
-from kafkadiag.lag.model import SEVERITY_ERROR, SEVERITY_INFO, SEVERITY_WARNING, GroupLag, LagReport
+from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
+from kafkadiag.rules.base import Finding, Severity
+from kafkadiag.rules.groupfacts import finding_topic
 
-FINDING_LEVELS = {"none": 99, SEVERITY_ERROR: 3, SEVERITY_WARNING: 2, SEVERITY_INFO: 1}
-SEVERITY_RANK = {SEVERITY_ERROR: 3, SEVERITY_WARNING: 2, SEVERITY_INFO: 1}
+# --fail-on-findings: a severity of the catalogue's one scale, or "none".
+FAIL_NEVER = "none"
+FINDING_LEVELS = (*(severity.value for severity in Severity), FAIL_NEVER)
+
+# Without any threshold, `check` judges Burrow's statuses: these partition statuses, and the group
+# status ERR they make, are unhealthy. REWIND counts too: Burrow's group status is ERR for it.
+UNHEALTHY_STATUSES = (burrow.STOP, burrow.STALL, burrow.REWIND)
+ONE_SAMPLE = (
+    "status not judged: one sample cannot tell a stopped consumer from a moving one; pass --samples 2 "
+    "or more (with an --interval longer than the group's commit interval) or a threshold"
+)
 
 HEALTHY = "healthy"
 UNHEALTHY = "unhealthy"
@@ -27,7 +38,7 @@ class Thresholds:
     max_total_lag: int | None = None  # per group (sum over its partitions matching the rule)
     max_time_lag_s: float | None = None  # per partition; needs --samples 2+
     worst_status: str | None = None  # worst Burrow partition status allowed; needs --samples 2+
-    fail_on_findings: str = SEVERITY_ERROR  # findings at this severity or above fail; "none"
+    fail_on_findings: str = Severity.ERROR.value  # findings at this severity or above fail; "none"
 
     def merged(self, other: Thresholds, fields: Sequence[str]) -> Thresholds:
         return replace(self, **{name: getattr(other, name) for name in fields})
@@ -58,17 +69,30 @@ class CheckPolicy:
             thresholds = thresholds.merged(rule.thresholds, rule.fields)
         return thresholds.merged(self.overrides, self.override_fields)
 
+    def _all(self) -> list[Thresholds]:
+        return [self.defaults, self.overrides] + [rule.thresholds for rule in self.rules]
+
     def needs_samples(self) -> bool:
-        candidates = [self.defaults, self.overrides] + [rule.thresholds for rule in self.rules]
-        return any(t.max_time_lag_s is not None or t.worst_status is not None for t in candidates)
+        return any(t.max_time_lag_s is not None or t.worst_status is not None for t in self._all())
+
+    def has_thresholds(self) -> bool:
+        """Any lag threshold anywhere; without one, `check` judges the groups' statuses."""
+        return any(
+            t.max_lag is not None
+            or t.max_total_lag is not None
+            or t.max_time_lag_s is not None
+            or t.worst_status is not None
+            for t in self._all()
+        )
 
 
 @dataclass(frozen=True)
 class Violation:
-    check: str  # max-lag, max-total-lag, max-time-lag, worst-status, finding:<code>
+    check: str  # max-lag, max-total-lag, max-time-lag, worst-status, status, finding:<name>
     message: str
     topic: str | None = None
     partition: int | None = None
+    rule: str | None = None  # the catalogue code of a finding's rule (`kafkadiag explain KD6xx`)
 
 
 @dataclass(frozen=True)
@@ -173,11 +197,19 @@ def _check_group(group: GroupLag, policy: CheckPolicy, samples: int) -> GroupVer
         if thresholds.max_total_lag is not None and total > thresholds.max_total_lag:
             violations.append(Violation("max-total-lag", f"total lag {total} > {thresholds.max_total_lag}"))
     for finding in group.findings:
-        thresholds = policy.for_group(group.group, finding.topic)
-        level = FINDING_LEVELS[thresholds.fail_on_findings]
         checks.add("findings")
-        if SEVERITY_RANK[finding.severity] >= level:
-            violations.append(Violation(f"finding:{finding.code}", finding.message, finding.topic))
+        if _fails(finding, policy.for_group(group.group, finding_topic(finding)).fail_on_findings):
+            violations.append(
+                Violation(
+                    f"finding:{finding.name}", finding.message, finding_topic(finding), rule=finding.rule
+                )
+            )
+    if not policy.has_thresholds():
+        checks.add("status")
+        if samples > 1:
+            violations += _status_violations(group)
+        else:
+            unchecked.append(ONE_SAMPLE)
     if violations:
         verdict = UNHEALTHY
     elif unchecked:
@@ -187,6 +219,28 @@ def _check_group(group: GroupLag, policy: CheckPolicy, samples: int) -> GroupVer
     return GroupVerdict(
         group.group, group.source, verdict, tuple(violations), tuple(unchecked), tuple(sorted(checks))
     )
+
+
+def _fails(finding: Finding, fail_on: str) -> bool:
+    return fail_on != FAIL_NEVER and finding.severity.at_least(Severity(fail_on))
+
+
+def _status_violations(group: GroupLag) -> list[Violation]:
+    """Partitions in STOP, STALL or REWIND (the group's status is then ERR), as Burrow judges them."""
+    return [
+        Violation(
+            "status",
+            f"{_where(partition)}: status {partition.status} (group status {group.status or 'unknown'})",
+            partition.topic,
+            partition.partition,
+        )
+        for partition in group.partitions
+        if partition.status in UNHEALTHY_STATUSES
+    ]
+
+
+def _where(partition: PartitionLag) -> str:
+    return f"{partition.topic}/{partition.partition}"
 
 
 def parse_duration(value: object) -> float:

@@ -1,19 +1,10 @@
-"""One snapshot -> lag per partition, totals per topic and group, and findings."""
+"""One snapshot -> lag per partition, totals per topic and group, and the KD6xx rules' findings."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from kafkadiag.lag.model import (
-    SEVERITY_ERROR,
-    SEVERITY_WARNING,
-    Finding,
-    GroupLag,
-    LagReport,
-    PartitionLag,
-    TopicLag,
-)
-from kafkadiag.lag.ownership import _limited, _ranges, ownership_findings
+from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag, TopicLag
 from kafkadiag.lag.snapshot import (
     SOURCE_ZOOKEEPER,
     BrokerPartition,
@@ -22,6 +13,8 @@ from kafkadiag.lag.snapshot import (
     Snapshot,
     TopicLayout,
 )
+from kafkadiag.rules.groupfacts import GroupFacts
+from kafkadiag.rules.lagfamily import group_findings
 
 
 def layouts_of(snapshot: Snapshot) -> dict[str, TopicLayout]:
@@ -121,7 +114,7 @@ def _group_lag(
     ]
     if group.source != SOURCE_ZOOKEEPER and group.members:
         partitions = _with_owner_clients(partitions, group.members)
-    findings = ownership_findings(group, layouts) + offset_findings(group, partitions)
+    findings = group_findings(GroupFacts(group, partitions, layouts))
     return GroupLag(
         group=group.group,
         source=group.source,
@@ -131,7 +124,7 @@ def _group_lag(
         topics=topic_totals(partitions),
         total_lag=_total_lag(group, partitions),
         max_lag=max((partition.lag for partition in partitions if partition.lag is not None), default=None),
-        findings=tuple(findings),
+        findings=findings,
         errors=group.errors,
         exists=group.exists,
     )
@@ -185,96 +178,3 @@ def topic_totals(partitions: list[PartitionLag]) -> tuple[TopicLag, ...]:
             )
         )
     return tuple(totals)
-
-
-def offset_findings(group: GroupSnapshot, partitions: list[PartitionLag]) -> list[Finding]:
-    findings: list[Finding] = []
-    name = group.group
-    skipped: dict[str, list[PartitionLag]] = defaultdict(list)
-    ahead: dict[str, list[PartitionLag]] = defaultdict(list)
-    unreadable: list[PartitionLag] = []
-    unknown_watermarks: dict[str, list[PartitionLag]] = defaultdict(list)
-    for partition in partitions:
-        committed = partition.committed_offset
-        if (
-            committed is not None
-            and partition.log_start_offset is not None
-            and committed < partition.log_start_offset
-        ):
-            skipped[partition.topic].append(partition)
-        if (
-            committed is not None
-            and partition.high_watermark is not None
-            and committed > partition.high_watermark
-        ):
-            ahead[partition.topic].append(partition)
-        if committed is None and any("offset" in problem for problem in partition.problems):
-            unreadable.append(partition)
-        if partition.high_watermark is None and committed is not None:
-            unknown_watermarks[partition.topic].append(partition)
-    for topic, members in sorted(skipped.items()):
-        lost = sum((p.log_start_offset or 0) - (p.committed_offset or 0) for p in members)
-        findings.append(
-            Finding(
-                "offset-below-log-start",
-                SEVERITY_ERROR,
-                name,
-                f"{len(members)} partition(s) of {topic} have a committed offset below the log-start "
-                f"offset: retention deleted {lost} record(s) before the group read them (data skipped)",
-                topic=topic,
-                partitions=tuple(p.partition for p in members),
-                evidence=_limited(
-                    [
-                        f"{topic}/{p.partition}: committed {p.committed_offset} "
-                        f"< log start {p.log_start_offset}"
-                        for p in members
-                    ]
-                ),
-            )
-        )
-    for topic, members in sorted(ahead.items()):
-        findings.append(
-            Finding(
-                "offset-above-high-watermark",
-                SEVERITY_ERROR,
-                name,
-                f"{len(members)} partition(s) of {topic} have a committed offset above the high watermark "
-                f"(negative lag): the log was truncated or the topic re-created; the consumer will reset",
-                topic=topic,
-                partitions=tuple(p.partition for p in members),
-                evidence=_limited(
-                    [
-                        f"{topic}/{p.partition}: committed {p.committed_offset} "
-                        f"> high watermark {p.high_watermark}"
-                        for p in members
-                    ]
-                ),
-            )
-        )
-    if unreadable:
-        findings.append(
-            Finding(
-                "unreadable-offset",
-                SEVERITY_ERROR,
-                name,
-                f"{len(unreadable)} partition(s) have a committed offset that could not be read "
-                "or understood",
-                evidence=_limited([problem for p in unreadable for problem in p.problems]),
-            )
-        )
-    for topic, members in sorted(unknown_watermarks.items()):
-        findings.append(
-            Finding(
-                "watermark-unknown",
-                SEVERITY_WARNING,
-                name,
-                f"the high watermark of {len(members)} partition(s) of {topic} could not be read: "
-                f"their lag is unknown",
-                topic=topic,
-                partitions=tuple(p.partition for p in members),
-                evidence=_limited(
-                    [f"{topic}/{_ranges([p.partition])}: {'; '.join(p.problems)}" for p in members]
-                ),
-            )
-        )
-    return findings

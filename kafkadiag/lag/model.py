@@ -4,26 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kafkadiag.lag.snapshot import GroupMember
 
-SEVERITY_ERROR = "error"
-SEVERITY_WARNING = "warning"
-SEVERITY_INFO = "info"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """Something wrong with a group, quoting its evidence (znode paths and values, offsets)."""
-
-    code: str  # kebab-case, stable: documented in docs/lag.md
-    severity: str
-    group: str
-    message: str
-    topic: str | None = None
-    partitions: tuple[int, ...] = ()
-    evidence: tuple[str, ...] = ()
+if TYPE_CHECKING:
+    from kafkadiag.rules.base import Finding
 
 
 class PartitionLag(NamedTuple):
@@ -88,7 +74,7 @@ class GroupLag:
     # nothing of the group's lag is known (not read, or no partition's lag could be computed).
     total_lag: int | None
     max_lag: int | None
-    findings: tuple[Finding, ...]
+    findings: tuple[Finding, ...]  # the KD6xx rules' (kafkadiag.rules.lagfamily), in code order
     errors: tuple[str, ...]
     exists: bool | None = True  # None: unknown, a source that could hold the group was unreachable
     status: str | None = None  # Burrow group status: OK WARN ERR (with several samples)

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 
 from kafkadiag.collect.jmx.kafka import NEW_CONSUMER, ClientMetrics, ConsumerSettings
 from kafkadiag.digits import all_ascii_digits
+from kafkadiag.lag.evidence import consumer_of_owner
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
-from kafkadiag.lag.ownership import consumer_of_owner
 from kafkadiag.maxlag.model import (
     STREAM_EMPTY,
     STREAM_FULL,

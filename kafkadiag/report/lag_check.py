@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from kafkadiag.lag.check import UNCHECKED, UNHEALTHY, CheckResult
+from kafkadiag.lag.check import UNCHECKED, UNHEALTHY, CheckResult, Violation
 from kafkadiag.lag.model import LagReport
 from kafkadiag.report.lag_json import group_document, iso_time
 from kafkadiag.report.xml_text import escape, quoteattr
@@ -38,6 +38,7 @@ def check_document(result: CheckResult, report: LagReport) -> dict[str, Any]:
                 "violations": [
                     {
                         "check": violation.check,
+                        "rule": violation.rule,
                         "message": violation.message,
                         "topic": violation.topic,
                         "partition": violation.partition,
@@ -63,7 +64,7 @@ def write_check_text(stream: TextIO, result: CheckResult, report: LagReport) -> 
     for verdict in result.verdicts:
         stream.write(f"{verdict.verdict.upper():9} {verdict.group} ({verdict.source})\n")
         for violation in verdict.violations:
-            stream.write(f"    {violation.check}: {violation.message}\n")
+            stream.write(f"    {_label(violation)}: {violation.message}\n")
         for reason in verdict.unchecked[:20]:
             stream.write(f"    not checked: {reason}\n")
         if len(verdict.unchecked) > 20:
@@ -78,6 +79,13 @@ def write_check_text(stream: TextIO, result: CheckResult, report: LagReport) -> 
         f"\n{result.verdict}: {counts['healthy']} healthy, {counts[UNHEALTHY]} unhealthy, "
         f"{counts[UNCHECKED]} not checked ({report.samples} sample(s))\n"
     )
+
+
+def _label(violation: Violation) -> str:
+    """The check that failed; a finding's by its catalogue code and name ("KD608 no-owner")."""
+    if violation.rule is None:
+        return violation.check
+    return f"{violation.rule} {violation.check.removeprefix('finding:')}"
 
 
 def write_junit(stream: TextIO, result: CheckResult, report: LagReport) -> None:
@@ -102,7 +110,7 @@ def write_junit(stream: TextIO, result: CheckResult, report: LagReport) -> None:
         stream.write(f'    <testcase name={name} classname={classname} time="0">\n')
         if verdict.violations:
             message = f"{len(verdict.violations)} threshold(s) exceeded"
-            lines = [f"{v.check}: {v.message}" for v in verdict.violations]
+            lines = [f"{_label(v)}: {v.message}" for v in verdict.violations]
             body = "\n".join(lines + [f"not checked: {reason}" for reason in verdict.unchecked])
             stream.write(
                 f'      <failure message={quoteattr(message)} type="unhealthy">{escape(body)}</failure>\n'

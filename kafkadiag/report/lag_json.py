@@ -9,8 +9,10 @@ import datetime
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kafkadiag.lag.model import Finding, GroupLag, LagReport, PartitionLag
+from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.lag.snapshot import GroupMember
+from kafkadiag.rules.base import Finding
+from kafkadiag.rules.groupfacts import finding_partitions, finding_topic
 
 if TYPE_CHECKING:
     from kafkadiag.maxlag.columns import FetcherColumns, PartitionKey
@@ -39,13 +41,16 @@ def _member(member: GroupMember) -> dict[str, Any]:
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
+    # "code" is the rule's name (kebab-case), as in version 2 before the catalogue codes; "rule"
+    # is its catalogue code, the one `kafkadiag explain` takes.
     return {
-        "code": finding.code,
-        "severity": finding.severity,
+        "rule": finding.rule,
+        "code": finding.name,
+        "severity": finding.severity.value,
         "message": finding.message,
-        "topic": finding.topic,
-        "partitions": list(finding.partitions),
-        "evidence": list(finding.evidence),
+        "topic": finding_topic(finding),
+        "partitions": list(finding_partitions(finding)),
+        "evidence": [line.text for line in finding.evidence],
     }
 
 

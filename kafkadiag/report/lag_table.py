@@ -6,19 +6,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
-from kafkadiag.report.texttable import render_table, stacked_columns
+from kafkadiag.report.texttable import render_table
 
 if TYPE_CHECKING:
     from kafkadiag.maxlag.model import MaxLagReport
 
 NONE = "-"
-# The columns that leave a row for the line under it when the row is wider than the terminal,
-# least wanted first: what is long (notes, owners) before the numbers lag is judged by.
-GROUP_COLUMNS_LEAST_WANTED = ("NOTES", "SOURCE", "PRODUCED", "CONSUMED", "MEMBERS", "CATCH-UP")
-PARTITION_COLUMNS_LEAST_WANTED = (
-    "NOTES", "OWNER", "CLIENT-ID", "HOST", "LOG-START", "VERDICT", "QUEUE", "STREAM", "GAP",
-    "FETCHER-LAG", "TIME-LAG", "PRODUCED", "CONSUMED", "CATCH-UP", "SINCE-PROGRESS", "COMMITTED",
-)  # fmt: skip
 
 
 def _number(value: int | None) -> str:
@@ -80,7 +73,6 @@ def render_lag(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None =
         rows,
         caps=[60] * len(headers),
         right_aligned=(3, 4, 5, 6),
-        stacked=stacked_columns(headers, GROUP_COLUMNS_LEAST_WANTED),
     )
     fetcher_cells = _fetcher_cells(fetcher)
     for group in report.groups:
@@ -196,15 +188,7 @@ def _render_partitions(
             rows.append(row)
     state = group.state or "state unknown"
     title = f"Group {group.group} ({group.source}, {state}, {len(group.members)} member(s))"
-    render_table(
-        stream,
-        title,
-        headers,
-        rows,
-        caps=[60] * len(headers),
-        right_aligned=(1, 2, 3, 4, 5),
-        stacked=stacked_columns(headers, PARTITION_COLUMNS_LEAST_WANTED),
-    )
+    render_table(stream, title, headers, rows, caps=[60] * len(headers), right_aligned=(1, 2, 3, 4, 5))
 
 
 def _partition_notes(partition: PartitionLag) -> str:
@@ -231,7 +215,7 @@ def _partition_notes(partition: PartitionLag) -> str:
 def _render_findings(stream: TextIO, group: GroupLag) -> None:
     stream.write(f"Findings for {group.group}\n")
     for finding in group.findings:
-        stream.write(f"  {finding.severity.upper()} {finding.code}: {finding.message}\n")
+        stream.write(f"  {finding.severity.value.upper()} {finding.rule} {finding.name}: {finding.message}\n")
         for line in finding.evidence:
-            stream.write(f"      {line}\n")
+            stream.write(f"      {line.text}\n")
     stream.write("\n")

@@ -9,16 +9,18 @@ into catalogue findings; like every rule it does no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Requirement, Rule, Severity
 
 if TYPE_CHECKING:
     from kafkadiag.lag.model import LagReport
+    from kafkadiag.maxlag.facts import ClientFacts, Verdict
     from kafkadiag.maxlag.model import ClientComparison, MaxLagReport
     from kafkadiag.rules.engine import Report
+    from kafkadiag.rules.groupfacts import GroupFacts
 
 
 @dataclass(frozen=True)
@@ -83,8 +85,6 @@ HEARTBEAT_THREAD = re.compile(
 # kafka-python 3.0.12's I/O thread, which also sends the heartbeats: "kafka-io-<client id>".
 PYTHON_IO_THREAD_PREFIX = "kafka-io-"
 
-_SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
-
 
 class ClusterRule(Rule["DiagnosisContext"]):
     """A rule over `DiagnosisContext` (abstract: it has no code of its own)."""
@@ -102,31 +102,50 @@ class ClusterRule(Rule["DiagnosisContext"]):
 
 
 class LagFindingRule(ClusterRule):
-    """One kind of the lag engine's findings (`lag_code`, docs/lag.md) as a catalogue rule."""
+    """A KD6xx rule: judges one group when the lag engine computes it (`group_check`), and
+    brings those findings into `diagnose` (`check`) with where the lag was read."""
 
-    lag_code: ClassVar[str]
     requires = frozenset({Requirement.LAG})
+
+    def group_check(self, facts: GroupFacts) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    def group_finding(
+        self,
+        facts: GroupFacts,
+        message: str,
+        evidence: Iterable[str],
+        *,
+        topic: str | None = None,
+        partitions: Iterable[int] = (),
+    ) -> Finding:
+        """A finding about one group: evidence lines quote znodes and offsets as read."""
+        where = f"{facts.snapshot.source}, group {facts.name}"
+        return self.finding(
+            message,
+            (),
+            [Evidence(where, None, line) for line in evidence],
+            details={
+                "group": facts.name,
+                "source": facts.snapshot.source,
+                "topic": topic,
+                "partitions": list(partitions),
+            },
+        )
 
     def check(self, context: DiagnosisContext) -> Iterator[Finding]:
         if context.lag is None:
             return
         for group in context.lag.groups:
+            where = f"{context.lag_source}, group {group.group} ({group.source})"
             for found in group.findings:
-                if found.code != self.lag_code:
+                if found.rule != self.code:
                     continue
-                where = f"{context.lag_source}, group {group.group} ({group.source})"
-                yield self.finding(
-                    f"group {group.group}: {found.message}",
-                    (),
-                    [Evidence(where, None, line) for line in found.evidence]
-                    or [Evidence(where, None, found.message)],
-                    severity=_SEVERITIES.get(found.severity, self.severity),
-                    details={
-                        "group": group.group,
-                        "source": group.source,
-                        "topic": found.topic,
-                        "partitions": list(found.partitions),
-                    },
+                evidence = [Evidence(where, None, line.text) for line in found.evidence]
+                yield replace(
+                    found,
+                    message=f"group {group.group}: {found.message}",
+                    evidence=tuple(evidence or [Evidence(where, None, found.message)]),
                 )
 
 
@@ -135,6 +154,16 @@ class MetricsVerdictRule(ClusterRule):
 
     verdict: ClassVar[str]
     requires = frozenset({Requirement.CONSUMER_METRICS})
+
+    def judge(self, facts: ClientFacts) -> Verdict | None:
+        """This rule's verdict on one client's comparison, or None when it does not hold."""
+        raise NotImplementedError
+
+    def decided(self, summary: str, evidence: list[str], remedy: str) -> Verdict:
+        """The verdict this rule names, worded for the client it judged."""
+        from kafkadiag.maxlag.facts import Verdict
+
+        return Verdict(self.verdict, summary, evidence, remedy, rule=self.code, title=self.title)
 
     def check(self, context: DiagnosisContext) -> Iterator[Finding]:
         for read, client in context.clients():

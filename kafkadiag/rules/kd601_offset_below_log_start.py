@@ -1,9 +1,17 @@
-"""KD601: the lag engine's `offset-below-log-start` finding."""
+"""KD601 `offset-below-log-start`, a rule over one group's offsets and registrations."""
 
 from __future__ import annotations
 
-from kafkadiag.rules.base import Severity
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from kafkadiag.lag.evidence import by_topic, limited
+from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
+
+if TYPE_CHECKING:
+    from kafkadiag.lag.model import PartitionLag
+    from kafkadiag.rules.groupfacts import GroupFacts
 
 
 class OffsetBelowLogStart(LagFindingRule):
@@ -11,7 +19,6 @@ class OffsetBelowLogStart(LagFindingRule):
     name = "offset-below-log-start"
     title = "Committed offset below the log start: data was skipped"
     severity = Severity.ERROR
-    lag_code = "offset-below-log-start"
     explanation = """
 The group's committed offset is older than the oldest record the broker still has: retention
 deleted records before the group read them. On restart the consumer resets (auto.offset.reset) and
@@ -22,3 +29,29 @@ Find why the group fell so far behind (the other findings, a stall in a thread d
 topic's retention while it catches up, and decide whether the skipped records must be replayed
 from elsewhere.
 """
+
+    def group_check(self, facts: GroupFacts) -> Iterator[Finding]:
+        for topic, members in by_topic(p for p in facts.partitions if _below_log_start(p)):
+            lost = sum((p.log_start_offset or 0) - (p.committed_offset or 0) for p in members)
+            yield self.group_finding(
+                facts,
+                f"{len(members)} partition(s) of {topic} have a committed offset below the log-start "
+                f"offset: retention deleted {lost} record(s) before the group read them (data skipped)",
+                limited(
+                    [
+                        f"{_where(p)}: committed {p.committed_offset} < log start {p.log_start_offset}"
+                        for p in members
+                    ]
+                ),
+                topic=topic,
+                partitions=[p.partition for p in members],
+            )
+
+
+def _below_log_start(partition: PartitionLag) -> bool:
+    committed, log_start = partition.committed_offset, partition.log_start_offset
+    return committed is not None and log_start is not None and committed < log_start
+
+
+def _where(partition: PartitionLag) -> str:
+    return f"{partition.topic}/{partition.partition}"

@@ -1,9 +1,16 @@
-"""KD603: the lag engine's `unreadable-offset` finding."""
+"""KD603 `unreadable-offset`, a rule over one group's offsets and registrations."""
 
 from __future__ import annotations
 
-from kafkadiag.rules.base import Severity
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from kafkadiag.lag.evidence import limited
+from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
+
+if TYPE_CHECKING:
+    from kafkadiag.rules.groupfacts import GroupFacts
 
 
 class UnreadableOffset(LagFindingRule):
@@ -11,7 +18,6 @@ class UnreadableOffset(LagFindingRule):
     name = "unreadable-offset"
     title = "Committed offset that could not be read"
     severity = Severity.ERROR
-    lag_code = "unreadable-offset"
     explanation = """
 An offset znode (or a Kafka-stored offset) is not a plain decimal number, or could not be read:
 tools disagree on such a value and the consumer may fail to start from it.
@@ -20,3 +26,17 @@ tools disagree on such a value and the consumer may fail to start from it.
 Quote the raw value (in the evidence) to whoever owns the group; rewrite the offset with the
 consumer stopped, using the tool the group's consumer version expects.
 """
+
+    def group_check(self, facts: GroupFacts) -> Iterator[Finding]:
+        unreadable = [
+            p
+            for p in facts.partitions
+            if p.committed_offset is None and any("offset" in problem for problem in p.problems)
+        ]
+        if unreadable:
+            yield self.group_finding(
+                facts,
+                f"{len(unreadable)} partition(s) have a committed offset that could not be read "
+                "or understood",
+                limited([problem for p in unreadable for problem in p.problems]),
+            )

@@ -1,9 +1,16 @@
-"""KD604: the lag engine's `watermark-unknown` finding."""
+"""KD604 `watermark-unknown`, a rule over one group's offsets and registrations."""
 
 from __future__ import annotations
 
-from kafkadiag.rules.base import Severity
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from kafkadiag.lag.evidence import by_topic, limited
+from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
+
+if TYPE_CHECKING:
+    from kafkadiag.rules.groupfacts import GroupFacts
 
 
 class WatermarkUnknown(LagFindingRule):
@@ -11,7 +18,6 @@ class WatermarkUnknown(LagFindingRule):
     name = "watermark-unknown"
     title = "High watermark unknown: lag cannot be computed"
     severity = Severity.WARNING
-    lag_code = "watermark-unknown"
     explanation = """
 The partition's leader did not answer for its high watermark (leader unavailable, broker
 unreachable, request failed): the lag of those partitions is unknown, not zero.
@@ -20,3 +26,15 @@ unreachable, request failed): the lag of those partitions is unknown, not zero.
 Check the partitions' leaders and the brokers' reachability from this host; rerun with a larger
 --timeout on slow networks.
 """
+
+    def group_check(self, facts: GroupFacts) -> Iterator[Finding]:
+        unknown = (p for p in facts.partitions if p.high_watermark is None and p.committed_offset is not None)
+        for topic, members in by_topic(unknown):
+            yield self.group_finding(
+                facts,
+                f"the high watermark of {len(members)} partition(s) of {topic} could not be read: "
+                f"their lag is unknown",
+                limited([f"{topic}/{p.partition}: {'; '.join(p.problems)}" for p in members]),
+                topic=topic,
+                partitions=[p.partition for p in members],
+            )

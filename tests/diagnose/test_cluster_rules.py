@@ -7,13 +7,14 @@ from __future__ import annotations
 import pytest
 
 from kafkadiag.collect.jmx.kafka import ConsumerSettings
-from kafkadiag.lag.model import Finding as LagFinding
 from kafkadiag.lag.model import GroupLag, LagReport
-from kafkadiag.lag.snapshot import GroupMember
+from kafkadiag.lag.snapshot import GroupMember, GroupSnapshot
 from kafkadiag.maxlag.model import ClientComparison, MaxLagReport
-from kafkadiag.rules.base import Severity
-from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
+from kafkadiag.rules.base import Finding
+from kafkadiag.rules.cluster import DiagnosisContext, LagFindingRule, MetricsRead
 from kafkadiag.rules.engine import selected_rules
+from kafkadiag.rules.groupfacts import GroupFacts
+from kafkadiag.rules.registry import rule_by_code
 
 LAG_CODES = {
     "KD601": "offset-below-log-start",
@@ -24,7 +25,7 @@ LAG_CODES = {
 }
 
 
-def lag_report(*findings: LagFinding) -> LagReport:
+def lag_report(*findings: Finding) -> LagReport:
     group = GroupLag("g1", "zookeeper", "Active", (), (), (), 0, None, tuple(findings), ())
     return LagReport(0, (), (group,), (), ())
 
@@ -44,17 +45,27 @@ def run(code: str, context: DiagnosisContext) -> list:
     return list(rule.check(context))
 
 
+def lag_finding(code: str, message: str, topic: str, partitions: list[int], *evidence: str) -> Finding:
+    rule = rule_by_code(code)
+    assert rule is not None and issubclass(rule, LagFindingRule)
+    facts = GroupFacts(GroupSnapshot("g1", "zookeeper"), (), {})
+    return rule().group_finding(facts, message, evidence, topic=topic, partitions=partitions)
+
+
 @pytest.mark.parametrize("code", sorted(LAG_CODES))
-def test_each_lag_finding_becomes_its_rule_with_its_own_severity(code: str) -> None:
-    found = LagFinding(
-        LAG_CODES[code], "warning", "g1", "what happened", "t1", (0, 3), ("/consumers/g1/x = 1",)
-    )
-    other = LagFinding("no-owner", "error", "g1", "unrelated", "t1", (1,))
+def test_each_lag_finding_reaches_diagnose_as_its_rule_with_where_the_lag_was_read(code: str) -> None:
+    # GIVEN the lag engine's finding of this rule and one of another rule, in one group
+    found = lag_finding(code, "what happened", "t1", [0, 3], "/consumers/g1/x = 1")
+    other = lag_finding("KD608", "unrelated", "t1", [1])
     context = DiagnosisContext(lag_report(found, other), "zookeeper z:2181", (), None)
+    # WHEN the rule runs in diagnose
     (finding,) = run(code, context)
-    assert finding.severity is Severity.WARNING and finding.message == "group g1: what happened"
+    # THEN it is the engine's finding, named after its group and quoting where the lag was read
+    assert finding.rule == code and finding.name == LAG_CODES[code]
+    assert finding.severity is found.severity and finding.message == "group g1: what happened"
     assert finding.details == {"group": "g1", "source": "zookeeper", "topic": "t1", "partitions": [0, 3]}
     assert finding.evidence[0].source == "zookeeper z:2181, group g1 (zookeeper)"
+    assert finding.evidence[0].text == "/consumers/g1/x = 1"
     assert run(code, DiagnosisContext(lag_report(other), "z", (), None)) == []
     assert run(code, DiagnosisContext(None, "", (), None)) == []
 

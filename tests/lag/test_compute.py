@@ -10,6 +10,8 @@ from kafkadiag.lag.snapshot import (
     GroupSnapshot,
     Snapshot,
 )
+from kafkadiag.rules.base import Severity
+from kafkadiag.rules.groupfacts import finding_partitions
 
 
 def test_lag_totals_and_retention_overtaking_the_consumer() -> None:
@@ -41,11 +43,16 @@ def test_lag_totals_and_retention_overtaking_the_consumer() -> None:
     # THEN lags are high watermark - committed, as kafka-consumer-groups.sh prints them
     assert lags == {0: 15, 1: -2, 2: None}
     assert result.total_lag == 15 and result.max_lag == 15
-    codes = {finding.code: finding for finding in result.findings}
+    # and each finding is its catalogue rule's, in code order, quoting the offsets it rests on
+    assert [finding.rule for finding in result.findings] == ["KD601", "KD602", "KD604"]
+    codes = {finding.name: finding for finding in result.findings}
     assert "5 record(s)" in codes["offset-below-log-start"].message
-    assert codes["offset-below-log-start"].evidence == ("t/0: committed 5 < log start 10",)
-    assert codes["offset-above-high-watermark"].partitions == (1,)
-    assert codes["watermark-unknown"].partitions == (2,)
+    (evidence,) = codes["offset-below-log-start"].evidence
+    assert evidence.text == "t/0: committed 5 < log start 10"
+    assert codes["offset-below-log-start"].severity is Severity.ERROR
+    assert finding_partitions(codes["offset-above-high-watermark"]) == (1,)
+    assert finding_partitions(codes["watermark-unknown"]) == (2,)
+    assert codes["watermark-unknown"].severity is Severity.WARNING
     assert result.partitions[2].partial and result.partial
     (topic,) = result.topics
     assert topic.total_lag == 15 and topic.unknown == 1
