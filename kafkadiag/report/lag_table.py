@@ -6,12 +6,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
-from kafkadiag.report.texttable import render_table
+from kafkadiag.report.texttable import render_table, stacked_columns
 
 if TYPE_CHECKING:
     from kafkadiag.maxlag.model import MaxLagReport
 
 NONE = "-"
+# The columns that leave a row for the line under it when the row is wider than the terminal,
+# least wanted first: what is long (notes, owners) before the numbers lag is judged by.
+GROUP_COLUMNS_LEAST_WANTED = ("NOTES", "SOURCE", "PRODUCED", "CONSUMED", "MEMBERS", "CATCH-UP")
+PARTITION_COLUMNS_LEAST_WANTED = (
+    "NOTES", "OWNER", "CLIENT-ID", "HOST", "LOG-START", "VERDICT", "QUEUE", "STREAM", "GAP",
+    "FETCHER-LAG", "TIME-LAG", "PRODUCED", "CONSUMED", "CATCH-UP", "SINCE-PROGRESS", "COMMITTED",
+)  # fmt: skip
 
 
 def _number(value: int | None) -> str:
@@ -73,6 +80,7 @@ def render_lag(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None =
         rows,
         caps=[60] * len(headers),
         right_aligned=(3, 4, 5, 6),
+        stacked=stacked_columns(headers, GROUP_COLUMNS_LEAST_WANTED),
     )
     fetcher_cells = _fetcher_cells(fetcher)
     for group in report.groups:
@@ -188,7 +196,15 @@ def _render_partitions(
             rows.append(row)
     state = group.state or "state unknown"
     title = f"Group {group.group} ({group.source}, {state}, {len(group.members)} member(s))"
-    render_table(stream, title, headers, rows, caps=[60] * len(headers), right_aligned=(1, 2, 3, 4, 5))
+    render_table(
+        stream,
+        title,
+        headers,
+        rows,
+        caps=[60] * len(headers),
+        right_aligned=(1, 2, 3, 4, 5),
+        stacked=stacked_columns(headers, PARTITION_COLUMNS_LEAST_WANTED),
+    )
 
 
 def _partition_notes(partition: PartitionLag) -> str:
