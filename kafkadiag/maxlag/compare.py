@@ -12,62 +12,48 @@ settings (see BufferBound), so:
 - no fetcher metrics at all for the client        -> fetcher-absent
 - otherwise                                       -> healthy
 
-Every verdict quotes the metrics (MBean names and values), settings (with their source) and
-offsets it rests on. No I/O.
+Each unhealthy verdict is a catalogue rule (KD701-KD705, kafkadiag.rules.metricsfamily) that
+quotes the metrics (MBean names and values), settings (with their source) and offsets it rests on.
+No I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from kafkadiag.collect.jmx.kafka import NEW_CONSUMER, ClientMetrics, ConsumerSettings
-from kafkadiag.digits import all_ascii_digits
+from kafkadiag.collect.jmx.kafka import NEW_CONSUMER, ClientMetrics, ConsumerSettings, FetcherPartitionLag
 from kafkadiag.lag.evidence import consumer_of_owner
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
+from kafkadiag.maxlag.facts import (
+    ClientFacts,
+    Verdict,
+    consumer_id_of_fetcher,
+    describe_setting,
+    limited,
+)
 from kafkadiag.maxlag.model import (
     STREAM_EMPTY,
     STREAM_FULL,
     STREAM_PARTIAL,
     STREAM_UNKNOWN,
-    VERDICT_CONSUMER_BEHIND,
-    VERDICT_FETCH_BOUND,
-    VERDICT_FETCHER_ABSENT,
-    VERDICT_FETCHER_STALE,
     VERDICT_HEALTHY,
-    VERDICT_STREAMS_NOT_DRAINING,
     BufferBound,
     ClientComparison,
     MaxLagReport,
     PartitionComparison,
     StreamComparison,
 )
+from kafkadiag.rules.metricsfamily import judge
 
 # Without a record size the fetcher's "one fetch" cannot be counted in records: fall back to this.
 DEFAULT_LAG_THRESHOLD = 1000
-FETCHER_THREAD_PREFIX = "ConsumerFetcherThread-"
-EVIDENCE_LIMIT = 12
-
-
-def consumer_id_of_fetcher(thread_name: str) -> str | None:
-    """ConsumerFetcherThread-<consumerId>-<fetcherId>-<brokerId> -> consumerId."""
-    if not thread_name.startswith(FETCHER_THREAD_PREFIX):
-        return None
-    head, _, broker = thread_name[len(FETCHER_THREAD_PREFIX) :].rpartition("-")
-    consumer, _, fetcher = head.rpartition("-")
-    if not consumer or not all_ascii_digits(broker.lstrip("-")) or not all_ascii_digits(fetcher):
-        return None
-    return consumer
 
 
 def _setting_int(settings: ConsumerSettings, name: str, default: int) -> int:
     setting = settings.get(name)
     value = setting.as_int if setting is not None else None
     return value if value is not None and value > 0 else default
-
-
-def _describe_setting(settings: ConsumerSettings, name: str) -> str:
-    setting = settings.get(name)
-    return f"{name}={setting.value} ({setting.source})" if setting is not None else f"{name} unknown"
 
 
 def buffer_bound(
@@ -141,27 +127,131 @@ def lag_threshold_for(
     if average:
         fetch_bytes = _setting_int(settings, name, 1024 * 1024)
         per_fetch = max(1, int(fetch_bytes // average))
-        return per_fetch, f"one fetch: {_describe_setting(settings, name)} / {average:.0f} bytes per record"
+        return per_fetch, f"one fetch: {describe_setting(settings, name)} / {average:.0f} bytes per record"
     return DEFAULT_LAG_THRESHOLD, "default (the record size is unknown)"
 
 
-def _limited(lines: list[str]) -> list[str]:
-    if len(lines) <= EVIDENCE_LIMIT:
-        return lines
-    return [*lines[:EVIDENCE_LIMIT], f"... and {len(lines) - EVIDENCE_LIMIT} more"]
+@dataclass(frozen=True)
+class _Matching:
+    """Which of the group's partitions and streams belong to one client."""
+
+    consumer_ids: set[str]  # old consumer: the ids in its fetcher threads' and queues' names
+    checker: dict[tuple[str, int], PartitionLag]  # the group's partitions, by (topic, partition)
+    fetcher: dict[tuple[str, int], FetcherPartitionLag]  # the client's per-partition fetcher lag
+    keys: set[tuple[str, int]]  # the partitions compared: fetched, or owned by this client
 
 
-def _ranges(numbers: Sequence[int]) -> str:
-    ordered = sorted(set(numbers))
-    parts: list[str] = []
-    index = 0
-    while index < len(ordered):
-        end = index
-        while end + 1 < len(ordered) and ordered[end + 1] == ordered[end] + 1:
-            end += 1
-        parts.append(str(ordered[index]) if end == index else f"{ordered[index]}-{ordered[end]}")
-        index = end + 1
-    return ", ".join(parts)
+def _matching(metrics: ClientMetrics, group: GroupLag | None) -> _Matching:
+    consumer_ids = {
+        consumer_id
+        for consumer_id in (consumer_id_of_fetcher(name) for name, _ in metrics.fetcher_threads)
+        if consumer_id is not None
+    } | {queue.consumer_id for queue in metrics.queues if queue.consumer_id}
+    checker = {(p.topic, p.partition): p for p in group.partitions} if group is not None else {}
+    fetcher = {(p.topic, p.partition): p for p in metrics.partitions}
+    queue_topics = {queue.topic for queue in metrics.queues}
+
+    def is_mine(key: tuple[str, int], lag: PartitionLag) -> bool:
+        if key in fetcher:
+            return True
+        if consumer_ids and lag.owner is not None:
+            return consumer_of_owner(lag.owner) in consumer_ids
+        return not fetcher and key[0] in queue_topics
+
+    keys = set(fetcher) | {key for key, lag in checker.items() if is_mine(key, lag)}
+    return _Matching(consumer_ids, checker, fetcher, keys)
+
+
+def _stream_state(size: int | None, capacity: int | None) -> str:
+    if size is None or capacity is None:
+        return STREAM_UNKNOWN
+    if size >= capacity:
+        return STREAM_FULL
+    return STREAM_EMPTY if size == 0 else STREAM_PARTIAL
+
+
+def _streams(
+    metrics: ClientMetrics, settings: ConsumerSettings, matching: _Matching
+) -> tuple[list[StreamComparison], dict[tuple[str, int], str]]:
+    """Each stream queue's fill, with the partitions its thread owns in ZooKeeper; and the stream
+    each partition's chunks go to."""
+    capacity = (
+        _setting_int(settings, "queued.max.message.chunks", 2) if metrics.consumer != NEW_CONSUMER else None
+    )
+    streams: list[StreamComparison] = []
+    stream_of: dict[tuple[str, int], str] = {}
+    for queue in metrics.queues:
+        owned = []
+        owner_name = None
+        for key, lag in matching.checker.items():
+            if key[0] != queue.topic or lag.owner is None or key not in matching.keys:
+                continue
+            consumer, _, thread = lag.owner.rpartition("-")
+            if thread == queue.thread_id and (not matching.consumer_ids or consumer in matching.consumer_ids):
+                owned.append(key[1])
+                owner_name = lag.owner
+                stream_of[key] = f"{queue.topic}/{queue.thread_id}"
+        state = _stream_state(queue.size, capacity)
+        streams.append(
+            StreamComparison(
+                queue.topic, queue.thread_id, queue.size, capacity, state, tuple(sorted(owned)), owner_name,
+                queue.source,
+            )
+        )  # fmt: skip
+    return streams, stream_of
+
+
+def _partition(
+    key: tuple[str, int], matching: _Matching, group: GroupLag | None, stream_of: dict[tuple[str, int], str]
+) -> PartitionComparison:
+    """One partition's fetcher lag against its checker lag, and what is missing to compare them."""
+    fetched_entry = matching.fetcher.get(key)
+    lag_entry = matching.checker.get(key)
+    problems: list[str] = []
+    fetcher_lag = fetched_entry.lag if fetched_entry is not None else None
+    if fetched_entry is None:
+        problems.append("no fetcher lag metric for this partition: the fetcher does not fetch it")
+    elif fetcher_lag is None:
+        problems.append("the fetcher never fetched this partition (its ConsumerLag gauge reads -1)")
+    checker_lag = lag_entry.lag if lag_entry is not None else None
+    if lag_entry is None and group is not None:
+        problems.append(f"group {group.group} has no committed offset for this partition")
+    elif lag_entry is not None and lag_entry.lag is None:
+        problems.extend(lag_entry.problems or ("checker lag unknown",))
+    return PartitionComparison(
+        topic=key[0],
+        partition=key[1],
+        fetcher_lag=fetcher_lag,
+        fetched=fetched_entry is not None and fetcher_lag is not None,
+        checker_lag=checker_lag,
+        committed_offset=lag_entry.committed_offset if lag_entry is not None else None,
+        high_watermark=lag_entry.high_watermark if lag_entry is not None else None,
+        gap=checker_lag - fetcher_lag if checker_lag is not None and fetcher_lag is not None else None,
+        owner=lag_entry.owner if lag_entry is not None else None,
+        stream=stream_of.get(key),
+        fetcher_source=fetched_entry.source if fetched_entry is not None else None,
+        problems=tuple(problems),
+    )
+
+
+def _checker_notes(
+    client_id: str, group: GroupLag | None, partitions: list[PartitionComparison], checker_requested: bool
+) -> tuple[bool, list[str]]:
+    """Whether the checker lag the verdict needs was all read, and what to say when it was not."""
+    if group is None:
+        note = (
+            f"no checker lag: no group read for client {client_id} (name it with --group)"
+            if checker_requested
+            else "no checker lag: name the cluster (--zookeeper / --bootstrap-server) and the group (--group)"
+        )
+        return not checker_requested, [note]
+    if not group.exists:
+        return False, [f"group {group.group} was not found: no checker lag"]
+    return all(p.checker_lag is not None for p in partitions), []
+
+
+def _sum(values: list[int]) -> int | None:
+    return sum(values) if values else None
 
 
 def compare_client(
@@ -174,359 +264,74 @@ def compare_client(
 ) -> ClientComparison:
     """Compare one client; `checker_requested` False means the user named no cluster (metrics only),
     so missing checker lag does not make the result incomplete."""
-    notes: list[str] = list(settings.problems)
-    complete = True
     threshold, threshold_source = lag_threshold_for(metrics, settings, lag_threshold)
-
-    consumer_ids = {
-        consumer_id
-        for consumer_id in (consumer_id_of_fetcher(name) for name, _ in metrics.fetcher_threads)
-        if consumer_id is not None
-    } | {queue.consumer_id for queue in metrics.queues if queue.consumer_id}
-    checker: dict[tuple[str, int], PartitionLag] = (
-        {(p.topic, p.partition): p for p in group.partitions} if group is not None else {}
-    )
-    fetcher = {(p.topic, p.partition): p for p in metrics.partitions}
-    queue_topics = {queue.topic for queue in metrics.queues}
-
-    def is_mine(key: tuple[str, int], lag: PartitionLag) -> bool:
-        if key in fetcher:
-            return True
-        if consumer_ids and lag.owner is not None:
-            return consumer_of_owner(lag.owner) in consumer_ids
-        return not fetcher and key[0] in queue_topics
-
-    keys = set(fetcher) | {key for key, lag in checker.items() if is_mine(key, lag)}
-
-    # ---- streams: queue fill, and the partitions their thread owns in ZooKeeper
-    capacity = (
-        _setting_int(settings, "queued.max.message.chunks", 2) if metrics.consumer != NEW_CONSUMER else None
-    )
-    streams: list[StreamComparison] = []
-    stream_of: dict[tuple[str, int], str] = {}
-    for queue in metrics.queues:
-        owned = []
-        owner_name = None
-        for key, lag in checker.items():
-            if key[0] != queue.topic or lag.owner is None or key not in keys:
-                continue
-            consumer, _, thread = lag.owner.rpartition("-")
-            if thread == queue.thread_id and (not consumer_ids or consumer in consumer_ids):
-                owned.append(key[1])
-                owner_name = lag.owner
-                stream_of[key] = f"{queue.topic}/{queue.thread_id}"
-        if queue.size is None or capacity is None:
-            state = STREAM_UNKNOWN
-        elif queue.size >= capacity:
-            state = STREAM_FULL
-        elif queue.size == 0:
-            state = STREAM_EMPTY
-        else:
-            state = STREAM_PARTIAL
-        streams.append(
-            StreamComparison(
-                queue.topic,
-                queue.thread_id,
-                queue.size,
-                capacity,
-                state,
-                tuple(sorted(owned)),
-                owner_name,
-                queue.source,
-            )
-        )
-
-    # ---- partitions: fetcher lag against checker lag
-    partitions: list[PartitionComparison] = []
-    for key in sorted(keys):
-        fetched_entry = fetcher.get(key)
-        lag_entry = checker.get(key)
-        problems: list[str] = []
-        fetcher_lag = fetched_entry.lag if fetched_entry is not None else None
-        if fetched_entry is None:
-            problems.append("no fetcher lag metric for this partition: the fetcher does not fetch it")
-        elif fetcher_lag is None:
-            problems.append("the fetcher never fetched this partition (its ConsumerLag gauge reads -1)")
-        checker_lag = lag_entry.lag if lag_entry is not None else None
-        if lag_entry is None and group is not None:
-            problems.append(f"group {group.group} has no committed offset for this partition")
-        elif lag_entry is not None and lag_entry.lag is None:
-            problems.extend(lag_entry.problems or ("checker lag unknown",))
-        gap = checker_lag - fetcher_lag if checker_lag is not None and fetcher_lag is not None else None
-        partitions.append(
-            PartitionComparison(
-                topic=key[0],
-                partition=key[1],
-                fetcher_lag=fetcher_lag,
-                fetched=fetched_entry is not None and fetcher_lag is not None,
-                checker_lag=checker_lag,
-                committed_offset=lag_entry.committed_offset if lag_entry is not None else None,
-                high_watermark=lag_entry.high_watermark if lag_entry is not None else None,
-                gap=gap,
-                owner=lag_entry.owner if lag_entry is not None else None,
-                stream=stream_of.get(key),
-                fetcher_source=fetched_entry.source if fetched_entry is not None else None,
-                problems=tuple(problems),
-            )
-        )
-
+    matching = _matching(metrics, group)
+    streams, stream_of = _streams(metrics, settings, matching)
+    partitions = [_partition(key, matching, group, stream_of) for key in sorted(matching.keys)]
     known_fetcher = [p.fetcher_lag for p in partitions if p.fetcher_lag is not None]
     known_checker = [p.checker_lag for p in partitions if p.checker_lag is not None]
-    known_gaps = [p.gap for p in partitions if p.gap is not None]
-    fetcher_total = sum(known_fetcher) if known_fetcher else None
-    checker_total = sum(lag for lag in known_checker if lag > 0) if known_checker else None
-    gap_total = sum(known_gaps) if known_gaps else None
-    fetchers = len(metrics.fetcher_threads) or 1
-    bound = buffer_bound(metrics, settings, len(metrics.queues), fetchers)
+    gap_total = _sum([p.gap for p in partitions if p.gap is not None])
+    bound = buffer_bound(metrics, settings, len(metrics.queues), len(metrics.fetcher_threads) or 1)
+    notes: list[str] = list(settings.problems)
     if not metrics.fetcher_threads and metrics.consumer != NEW_CONSUMER:
         notes.append("fetcher threads not read: the bound assumes 1 fetcher")
-
-    if group is None:
-        complete = not checker_requested
-        notes.append(
-            "no checker lag: name the cluster (--zookeeper / --bootstrap-server) and the group (--group)"
-            if not checker_requested
-            else f"no checker lag: no group read for client {metrics.client_id} (name it with --group)"
-        )
-    elif not group.exists:
-        complete = False
-        notes.append(f"group {group.group} was not found: no checker lag")
-    elif any(p.checker_lag is None for p in partitions):
-        complete = False
-
-    max_fetcher_lag = max([lag for lag in [metrics.max_lag, *known_fetcher] if lag is not None], default=None)
-    verdict, summary, evidence, remedy = _verdict(
-        metrics,
-        settings,
-        streams,
-        partitions,
-        bound,
-        threshold,
-        threshold_source,
-        max_fetcher_lag,
-        gap_total,
-        thread_names_read,
-        consumer_ids,
-    )
+    complete, checker_notes = _checker_notes(metrics.client_id, group, partitions, checker_requested)
+    facts = ClientFacts(
+        metrics, settings, streams, partitions, bound, threshold, threshold_source,
+        max([lag for lag in [metrics.max_lag, *known_fetcher] if lag is not None], default=None),
+        gap_total, thread_names_read,
+    )  # fmt: skip
+    verdict = _verdict(facts)
     return ClientComparison(
         client_id=metrics.client_id,
         consumer=metrics.consumer,
         naming=metrics.naming,
         group=group.group if group is not None else None,
         group_source=group.source if group is not None else None,
-        verdict=verdict,
-        summary=summary,
-        evidence=tuple(evidence),
-        remedy=remedy,
+        verdict=verdict.verdict,
+        rule=verdict.rule,
+        title=verdict.title,
+        summary=verdict.summary,
+        evidence=tuple(verdict.evidence),
+        remedy=verdict.remedy,
         max_lag=metrics.max_lag,
         max_lag_source=metrics.max_lag_source,
         min_fetch_rate=metrics.min_fetch_rate,
         partitions=tuple(partitions),
         streams=tuple(streams),
-        fetcher_lag_total=fetcher_total,
-        checker_lag_total=checker_total,
+        fetcher_lag_total=_sum(known_fetcher),
+        checker_lag_total=sum(lag for lag in known_checker if lag > 0) if known_checker else None,
         gap_total=gap_total,
         bound=bound,
         settings=settings,
         lag_threshold=threshold,
         lag_threshold_source=threshold_source,
         fetcher_threads=metrics.fetcher_threads,
-        notes=tuple(notes),
+        notes=tuple(notes + checker_notes),
         complete=complete,
     )
 
 
-def _stream_line(stream: StreamComparison) -> str:
-    owned = f", partitions {_ranges(stream.partitions)}" if stream.partitions else ""
-    owner = f" (thread {stream.owner})" if stream.owner else ""
-    return f"{stream.source} = {stream.queue_size} of {stream.capacity} chunks{owner}{owned}"
-
-
-def _bound_text(bound: BufferBound) -> str:
-    if bound.records is not None:
-        return (
-            f"{bound.records} records ({bound.in_flight_records} in {bound.in_flight_chunks} chunks of "
-            f"{bound.fetch_message_max_bytes} bytes at {bound.average_record_bytes:.0f} bytes per record, "
-            f"+ {bound.uncommitted_records} consumed since the last auto-commit)"
-        )
-    return f"{bound.in_flight_bytes} bytes in {bound.in_flight_chunks} chunks (records: unknown)"
-
-
-def _verdict(
-    metrics: ClientMetrics,
-    settings: ConsumerSettings,
-    streams: list[StreamComparison],
-    partitions: list[PartitionComparison],
-    bound: BufferBound,
-    threshold: int,
-    threshold_source: str,
-    max_fetcher_lag: int | None,
-    gap_total: int | None,
-    thread_names_read: bool,
-    consumer_ids: set[str],
-) -> tuple[str, str, list[str], str]:
-    client = metrics.client_id
-    max_lag_line = (
-        [f"{metrics.max_lag_source} = {metrics.max_lag}"] if metrics.max_lag_source is not None else []
-    )
-    partition_lines = []
-    for p in partitions:
-        fetcher = (
-            p.fetcher_lag if p.fetcher_lag is not None else ("never fetched" if p.fetcher_source else "none")
-        )
-        checker = p.checker_lag if p.checker_lag is not None else "unknown"
-        committed = (
-            f" (hw {p.high_watermark} - committed {p.committed_offset})"
-            if p.committed_offset is not None
-            else ""
-        )
-        gap = f", gap {p.gap}" if p.gap is not None else ""
-        partition_lines.append(
-            f"{p.topic}/{p.partition}: fetcher lag {fetcher}, checker lag {checker}{committed}{gap}"
-        )
-
-    if not metrics.has_fetcher_metrics:
-        return (
-            VERDICT_FETCHER_ABSENT,
-            f"client {client}: no MaxLag and no per-partition fetcher lag in this JVM's metrics",
-            _limited(
-                [f"read: {source}" for source in metrics.sources] or ["no consumer fetcher MBean found"]
-            ),
-            "Check that the metrics source is the consumer's JVM and that its connector is running "
-            "(it registers its fetcher metrics when it starts consuming); `kafkadiag lag --group ...` "
-            "shows whether the group has owners.",
-        )
-
-    full = [s for s in streams if s.state == STREAM_FULL]
-    empty = [s for s in streams if s.state == STREAM_EMPTY]
-    if full:
-        named = ", ".join(
-            f"{s.topic} thread {s.thread_id}"
-            + (f" (partitions {_ranges(s.partitions)})" if s.partitions else "")
-            for s in full
-        )
-        starving = ", ".join(f"{s.topic} thread {s.thread_id}" for s in empty)
-        summary = f"client {client}: stream queue full: {named}"
-        if starving:
-            summary += f"; empty (starving): {starving}"
-        summary += f"; MaxLag {metrics.max_lag if metrics.max_lag is not None else 'unknown'}"
-        if gap_total is not None:
-            summary += f", gap {gap_total} records between fetch and commit"
-        evidence = (
-            [_stream_line(s) for s in full]
-            + [_stream_line(s) for s in empty]
-            + max_lag_line
-            + [f"capacity: {_describe_setting(settings, 'queued.max.message.chunks')}"]
-            + partition_lines
-        )
-        threads = [name for name, _ in metrics.fetcher_threads]
-        stream_names = ", ".join(s.owner or f"{s.topic} thread {s.thread_id}" for s in full)
-        remedy = (
-            f"The thread consuming {stream_names} stopped taking from its queue: the application code "
-            "handling its messages is blocked or too slow. Take a thread dump now "
-            "(`jstack -l PID > dump.txt`, then `kafkadiag dump analyze dump.txt`) and look at the thread "
-            "iterating that stream: the frames above ConsumerIterator.next/KafkaStream are where it waits. "
-            + (
-                f"The fetcher ({', '.join(threads)}) is blocked in put() on that queue, so "
-                if threads
-                else "So "
-            )
-            + "every stream it serves starves until the stream drains; restart or unblock the handler."
-        )
-        return VERDICT_STREAMS_NOT_DRAINING, summary, _limited(evidence), remedy
-
-    if max_fetcher_lag is not None and max_fetcher_lag > threshold:
-        behind = [p for p in partitions if p.fetcher_lag is not None and p.fetcher_lag > threshold]
-        fetch_setting = (
-            "max.partition.fetch.bytes" if metrics.consumer == NEW_CONSUMER else "fetch.message.max.bytes"
-        )
-        if metrics.consumer == NEW_CONSUMER:
-            summary = (
-                f"client {client}: records-lag-max {max_fetcher_lag} > {threshold} ({threshold_source}); "
-                f"{len(behind)} partition(s) behind"
-            )
-            remedy = (
-                "The consumer's position trails the log. The new consumer fetches inside poll(): check the "
-                "time between polls (a slow poll loop looks the same) and, if polls are frequent, the "
-                f"broker and network, and raise {_describe_setting(settings, fetch_setting)} or add "
-                "consumers."
-            )
-            return (
-                VERDICT_CONSUMER_BEHIND,
-                summary,
-                _limited(max_lag_line + [f"threshold {threshold}: {threshold_source}"] + partition_lines),
-                remedy,
-            )
-        summary = (
-            f"client {client}: fetcher behind: MaxLag {max_fetcher_lag} > {threshold} ({threshold_source}) "
-            f"while no stream queue is full"
-        )
-        if empty:
-            summary += f"; {len(empty)} of {len(streams)} queues empty (streams waiting for data)"
-        evidence = (
-            max_lag_line
-            + [f"threshold {threshold}: {threshold_source}"]
-            + [_stream_line(s) for s in streams]
-            + partition_lines
-        )
-        if metrics.min_fetch_rate is not None:
-            evidence.append(f"MinFetchRate = {metrics.min_fetch_rate:.3g} fetch requests/s (one-minute rate)")
-        remedy = (
-            "Fetching is the bottleneck, not processing: the streams wait for data. Check the leaders' "
-            "brokers (request latency, load, FetchRequestAndResponseMetrics), the network between "
-            f"consumer and brokers, and the fetch size: {_describe_setting(settings, fetch_setting)} caps "
-            "what one fetch brings per partition; raise it, or num.consumer.fetchers."
-        )
-        return VERDICT_FETCH_BOUND, summary, _limited(evidence), remedy
-
-    stale: list[str] = []
-    if (
-        thread_names_read
-        and metrics.consumer != NEW_CONSUMER
-        and metrics.fetcher_threads_attributed
-        and not metrics.fetcher_threads
-    ):
-        stale.append(f"no {FETCHER_THREAD_PREFIX}* thread runs in the JVM")
-    never = [p for p in partitions if p.fetcher_source is not None and not p.fetched]
-    if never and len(never) == len([p for p in partitions if p.fetcher_source is not None]):
-        stale.append(f"the fetcher never fetched any of its {len(never)} partition(s) (ConsumerLag = -1)")
-    if gap_total is not None and bound.records is not None and gap_total > bound.records:
-        stale.append(
-            f"the committed offsets trail the fetch offsets by {gap_total} records, more than the consumer "
-            f"can hold: {_bound_text(bound)}"
-        )
-    if stale:
-        summary = f"client {client}: fetcher metrics stale: " + "; ".join(stale)
-        evidence = (
-            max_lag_line
-            + [f"fetcher threads: {', '.join(name for name, _ in metrics.fetcher_threads) or 'none'}"]
-            + [_stream_line(s) for s in streams]
-            + partition_lines
-        )
-        remedy = (
-            "The fetcher is not fetching, so MaxLag says nothing about this consumer. Take a thread dump "
-            f"(`jstack -l PID`) and look for {FETCHER_THREAD_PREFIX}* and the leader-finder thread; check "
-            "the consumer's log for rebalance failures (a rebalance that did not finish leaves the fetchers "
-            "closed) and `kafkadiag lag --group ...` for partitions without owners or leaders. If offsets "
-            "are committed by the application (auto-commit off), check that it still commits."
-        )
-        return VERDICT_FETCHER_STALE, summary, _limited(evidence), remedy
-
-    summary = (
-        f"client {client}: healthy: MaxLag {max_fetcher_lag if max_fetcher_lag is not None else 'unknown'}"
-    )
-    summary += f" (threshold {threshold})"
-    if gap_total is not None:
-        summary += f", gap {gap_total} records"
-        if bound.records is not None:
-            summary += f" within the bound of {bound.records}"
-    if streams:
-        summary += f"; queues {', '.join(str(s.queue_size) for s in streams)} of {streams[0].capacity}"
-    evidence = max_lag_line + [_stream_line(s) for s in streams] + partition_lines
-    return (
+def _verdict(facts: ClientFacts) -> Verdict:
+    """The first KD70x rule that holds, else healthy (which no rule names: nothing is wrong)."""
+    judged = judge(facts)
+    if judged is not None:
+        return judged
+    max_lag = facts.max_fetcher_lag
+    summary = f"client {facts.client}: healthy: MaxLag {max_lag if max_lag is not None else 'unknown'}"
+    summary += f" (threshold {facts.threshold})"
+    if facts.gap_total is not None:
+        summary += f", gap {facts.gap_total} records"
+        if facts.bound.records is not None:
+            summary += f" within the bound of {facts.bound.records}"
+    if facts.streams:
+        sizes = ", ".join(str(s.queue_size) for s in facts.streams)
+        summary += f"; queues {sizes} of {facts.streams[0].capacity}"
+    evidence = [*facts.max_lag_lines(), *facts.stream_lines(), *facts.partition_lines()]
+    return Verdict(
         VERDICT_HEALTHY,
         summary,
-        _limited(evidence),
+        limited(evidence),
         "Nothing to do: the fetcher keeps up and the streams drain.",
     )
 

@@ -19,64 +19,9 @@ STREAM_PARTIAL = "partial"
 STREAM_UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class VerdictKind:
-    code: str
-    title: str
-    healthy: bool
-    explanation: str  # what the numbers mean, for docs/maxlag.md and the report
-
-
-VERDICTS = {
-    kind.code: kind
-    for kind in (
-        VerdictKind(
-            VERDICT_HEALTHY,
-            "Healthy: fetcher caught up, streams draining",
-            True,
-            "The fetcher's lag is within one fetch and the consumer holds no more than it can buffer: "
-            "the committed offset trails the fetch offset only by the chunks in the queues and the "
-            "records consumed since the last commit.",
-        ),
-        VerdictKind(
-            VERDICT_STREAMS_NOT_DRAINING,
-            "Streams not draining: a full chunk queue blocks the fetcher",
-            False,
-            "A stream's queue holds queued.max.message.chunks chunks: its thread stopped taking from "
-            "it. The fetcher blocks in put() on that queue, so its MaxLag freezes at a small value while "
-            "the committed offset falls behind, and every other stream it serves starves.",
-        ),
-        VerdictKind(
-            VERDICT_FETCH_BOUND,
-            "Fetch-bound: the fetcher is behind, the streams wait for data",
-            False,
-            "MaxLag exceeds what one fetch brings per partition while the queues are not full: the "
-            "consumer is limited by fetching (broker, network, fetch size), not by processing.",
-        ),
-        VerdictKind(
-            VERDICT_CONSUMER_BEHIND,
-            "Consumer behind: its position trails the log",
-            False,
-            "records-lag-max (new consumer) exceeds one fetch: the consumer's position is behind the "
-            "high watermark; the new consumer fetches inside poll(), so a slow poll loop shows the same.",
-        ),
-        VerdictKind(
-            VERDICT_FETCHER_STALE,
-            "Fetcher metrics stale: the fetcher is not fetching",
-            False,
-            "The fetcher reports little or no lag, but the committed offsets trail by more than the "
-            "consumer can hold in its queues and uncommitted work, or no fetcher thread runs, or it never "
-            "fetched: its metrics no longer describe the consumer.",
-        ),
-        VerdictKind(
-            VERDICT_FETCHER_ABSENT,
-            "Fetcher metrics absent: no consumer fetcher in this JVM",
-            False,
-            "The JVM exposes no fetcher metrics for this client: the consumer connector is not running "
-            "there (not created yet, shut down), JMX reporting is off, or this is not the consumer's JVM.",
-        ),
-    )
-}
+# The one verdict no rule names: each unhealthy verdict is a catalogue rule (KD701-KD705), whose
+# title and explanation `kafkadiag explain` and docs/rules.md give.
+HEALTHY_TITLE = "Healthy: fetcher caught up, streams draining"
 
 
 @dataclass(frozen=True)
@@ -167,13 +112,13 @@ class ClientComparison:
     # False when an input the verdict needs was missing (checker lag unknown ...): see notes.
     complete: bool = True
 
-    @property
-    def healthy(self) -> bool:
-        return VERDICTS[self.verdict].healthy
+    # The rule that names an unhealthy verdict (KD701 ...), None when healthy, and its title.
+    rule: str | None = None
+    title: str = HEALTHY_TITLE
 
     @property
-    def title(self) -> str:
-        return VERDICTS[self.verdict].title
+    def healthy(self) -> bool:
+        return self.verdict == VERDICT_HEALTHY
 
 
 @dataclass(frozen=True)

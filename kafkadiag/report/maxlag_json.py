@@ -29,6 +29,7 @@ def client_document(client: ClientComparison) -> dict[str, Any]:
         "consumer": client.consumer,
         "naming": client.naming,
         "verdict": client.verdict,
+        "rule": client.rule,  # the catalogue code of an unhealthy verdict (KD701 ...), null when healthy
         "title": client.title,
         "healthy": client.healthy,
         "complete": client.complete,

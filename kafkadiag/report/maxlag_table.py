@@ -24,7 +24,7 @@ def render_maxlag(stream: TextIO, report: MaxLagReport) -> None:
             [
                 client.client_id,
                 client.group or NONE,
-                client.verdict.upper() if not client.healthy else client.verdict,
+                _verdict_cell(client),
                 _number(client.max_lag),
                 _number(client.fetcher_lag_total),
                 _number(client.checker_lag_total),
@@ -38,7 +38,7 @@ def render_maxlag(stream: TextIO, report: MaxLagReport) -> None:
         f"MaxLag against checker lag: metrics from {report.metrics_source}, checker lag from {lag_from}",
         ["CLIENT", "GROUP", "VERDICT", "MAX-LAG", "FETCHER-LAG", "CHECKER-LAG", "GAP", "BOUND", "QUEUES"],
         rows,
-        caps=[40, 40, 24, 12, 12, 12, 12, 24, 40],
+        caps=[40, 40, 30, 12, 12, 12, 12, 24, 40],
         right_aligned=(3, 4, 5, 6),
         stacked=(8, 7, 1),  # queues, bound, group: under the row when it is too wide
     )
@@ -54,6 +54,17 @@ def render_maxlag(stream: TextIO, report: MaxLagReport) -> None:
         for note in report.notes:
             stream.write(f"  {note}\n")
         stream.write("\n")
+
+
+def _verdict_cell(client: ClientComparison) -> str:
+    """An unhealthy verdict shouts, with the code of its rule (`kafkadiag explain KD701`)."""
+    if client.healthy:
+        return client.verdict
+    return f"{client.rule} {client.verdict.upper()}" if client.rule else client.verdict.upper()
+
+
+def _heading(client: ClientComparison) -> str:
+    return f"{client.rule} {client.title}" if client.rule else client.title
 
 
 def _bound_short(bound: BufferBound | None) -> str:
@@ -73,7 +84,7 @@ def _queues(client: ClientComparison) -> str:
 
 
 def _render_client(stream: TextIO, client: ClientComparison) -> None:
-    stream.write(f"{client.title} -- client {client.client_id}")
+    stream.write(f"{_heading(client)} -- client {client.client_id}")
     stream.write(f" (group {client.group})" if client.group else "")
     stream.write(f", {client.consumer} consumer, {client.naming} names\n")
     stream.write(f"  {client.summary}\n\n")
@@ -110,6 +121,7 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
             ],
             caps=[40, 9, 12, 12, 14, 14, 12, 30, 60, 80],
             right_aligned=(1, 2, 3, 4, 5, 6),
+            stacked=(9, 8, 7, 4, 5),  # notes, owner, stream, committed, high watermark
         )
     if client.streams:
         render_table(
@@ -121,7 +133,6 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
                     s.topic,
                     s.thread_id,
                     _number(s.queue_size),
-            stacked=(9, 8, 7, 4, 5),  # notes, owner, stream, committed, high watermark
                     _number(s.capacity),
                     s.state,
                     ",".join(str(p) for p in s.partitions) or NONE,
@@ -131,6 +142,7 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
             ],
             caps=[40, 8, 8, 8, 8, 30, 60],
             right_aligned=(2, 3),
+            stacked=(6, 5),  # owner, partitions
         )
     if client.bound is not None:
         stream.write(f"Bound on what {client.client_id} can hold between fetch and commit\n")
@@ -142,7 +154,6 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
         stream.write(f"  {setting.name}={setting.value} ({setting.source})\n")
     stream.write(
         f"  fetcher lag threshold {client.lag_threshold} records ({client.lag_threshold_source})\n\n"
-            stacked=(6, 5),  # owner, partitions
     )
     stream.write("Evidence\n")
     for line in client.evidence:
@@ -210,7 +221,7 @@ def render_client_verdicts(stream: TextIO, report: MaxLagReport) -> None:
         stream.write("  no consumer fetcher metrics found\n")
     for client in report.clients:
         group = f"group {client.group}" if client.group else "no group matched"
-        stream.write(f"  {client.title} -- client {client.client_id} ({group})\n")
+        stream.write(f"  {_heading(client)} -- client {client.client_id} ({group})\n")
         stream.write(f"    {client.summary}\n    what to do: {client.remedy}\n")
     for error in report.errors:
         stream.write(f"  problem: {error}\n")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from kafkadiag.maxlag.model import VERDICT_STREAMS_NOT_DRAINING
+from kafkadiag.lag.evidence import ranges
+from kafkadiag.maxlag.facts import ClientFacts, Verdict, describe_setting, limited
+from kafkadiag.maxlag.model import STREAM_EMPTY, STREAM_FULL, VERDICT_STREAMS_NOT_DRAINING, StreamComparison
 from kafkadiag.rules.base import Severity
 from kafkadiag.rules.cluster import MetricsVerdictRule
 
@@ -25,3 +27,49 @@ backlog fills its queues too): the thread dump (KD203) or a second reading tells
 Take a thread dump of the consumer and look at the thread iterating the full stream (`kafkadiag
 diagnose --pid` does both): fix what it is stuck in, or move processing to a worker pool.
 """
+
+    def judge(self, facts: ClientFacts) -> Verdict | None:
+        full = [s for s in facts.streams if s.state == STREAM_FULL]
+        if not full:
+            return None
+        empty = [s for s in facts.streams if s.state == STREAM_EMPTY]
+        evidence = [
+            *facts.stream_lines(full),
+            *facts.stream_lines(empty),
+            *facts.max_lag_lines(),
+            f"capacity: {describe_setting(facts.settings, 'queued.max.message.chunks')}",
+            *facts.partition_lines(),
+        ]
+        return self.decided(_summary(facts, full, empty), limited(evidence), _remedy(facts, full))
+
+
+def _summary(facts: ClientFacts, full: list[StreamComparison], empty: list[StreamComparison]) -> str:
+    named = ", ".join(
+        f"{s.topic} thread {s.thread_id}" + (f" (partitions {ranges(s.partitions)})" if s.partitions else "")
+        for s in full
+    )
+    summary = f"client {facts.client}: stream queue full: {named}"
+    starving = ", ".join(f"{s.topic} thread {s.thread_id}" for s in empty)
+    if starving:
+        summary += f"; empty (starving): {starving}"
+    max_lag = facts.metrics.max_lag
+    summary += f"; MaxLag {max_lag if max_lag is not None else 'unknown'}"
+    if facts.gap_total is not None:
+        summary += f", gap {facts.gap_total} records between fetch and commit"
+    return summary
+
+
+def _remedy(facts: ClientFacts, full: list[StreamComparison]) -> str:
+    threads = [name for name, _ in facts.metrics.fetcher_threads]
+    stream_names = ", ".join(s.owner or f"{s.topic} thread {s.thread_id}" for s in full)
+    blocked = (
+        f"The fetcher ({', '.join(threads)}) is blocked in put() on that queue, so " if threads else "So "
+    )
+    return (
+        f"The thread consuming {stream_names} stopped taking from its queue: the application code "
+        "handling its messages is blocked or too slow. Take a thread dump now "
+        "(`jstack -l PID > dump.txt`, then `kafkadiag dump analyze dump.txt`) and look at the thread "
+        "iterating that stream: the frames above ConsumerIterator.next/KafkaStream are where it waits. "
+        + blocked
+        + "every stream it serves starves until the stream drains; restart or unblock the handler."
+    )

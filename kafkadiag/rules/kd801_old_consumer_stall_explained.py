@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kafkadiag.lag.model import known_sum_text
-from kafkadiag.maxlag.compare import consumer_id_of_fetcher
+from kafkadiag.maxlag.facts import consumer_id_of_fetcher
 from kafkadiag.maxlag.model import VERDICT_STREAMS_NOT_DRAINING
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Severity
 from kafkadiag.rules.cluster import ClusterRule, DiagnosisContext

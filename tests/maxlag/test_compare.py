@@ -184,6 +184,7 @@ def test_full_queue_is_streams_not_draining_naming_the_full_and_the_starving_str
     )
     # THEN the verdict names the full queue, its thread and partition, and the starving one
     assert result.verdict == VERDICT_STREAMS_NOT_DRAINING and not result.healthy
+    assert result.rule == "KD701"  # the catalogue rule whose verdict it is
     assert "orders thread 0 (partitions 0)" in result.summary
     assert "empty (starving): orders thread 1" in result.summary
     assert [(s.thread_id, s.state, s.partitions, s.owner) for s in result.streams] == [
@@ -206,7 +207,7 @@ def test_fetcher_lag_above_one_fetch_with_empty_queues_is_fetch_bound() -> None:
     # GIVEN MaxLag 190 with lags 190/185 (threshold: 10 records per fetch), queues empty,
     # checker lags 191/186
     result = compare_client(client(190, (190, 185), (0, 0)), SETTINGS, group((10, 15), (201, 201)))
-    assert result.verdict == VERDICT_FETCH_BOUND
+    assert result.verdict == VERDICT_FETCH_BOUND and result.rule == "KD702"
     assert "MaxLag 190 > 10" in result.summary and "2 of 2 queues empty" in result.summary
     assert [p.gap for p in result.partitions] == [1, 1]
     assert "fetch.message.max.bytes=1000 (JVM system property)" in result.remedy
@@ -218,7 +219,7 @@ def test_gap_beyond_what_the_consumer_can_hold_is_a_stale_fetcher() -> None:
     result = compare_client(client(0, (0, 0), (0, 0)), SETTINGS, group((0, 50), (200, 200)))
     assert result.bound is not None and result.bound.records == 72
     assert result.gap_total == 350
-    assert result.verdict == VERDICT_FETCHER_STALE
+    assert result.verdict == VERDICT_FETCHER_STALE and result.rule == "KD704"
     assert (
         "trail the fetch offsets by 350 records, more than the consumer can hold: 72 records"
         in result.summary
@@ -244,6 +245,7 @@ def test_both_near_zero_is_healthy_and_a_gap_within_the_bound_too() -> None:
     # GIVEN MaxLag 0, queues 1 and 0, committed 1 behind on partition 1 (consumed, not committed yet)
     result = compare_client(client(0, (0, 0), (1, 0)), SETTINGS, group((30, 29), (30, 30)))
     assert result.verdict == VERDICT_HEALTHY and result.healthy and result.complete
+    assert result.rule is None  # no rule names a healthy client
     assert (
         result.summary == "client g: healthy: MaxLag 0 (threshold 10), gap 1 records within the bound of 72; "
         "queues 1, 0 of 2"
@@ -252,7 +254,7 @@ def test_both_near_zero_is_healthy_and_a_gap_within_the_bound_too() -> None:
 
 def test_a_client_without_fetcher_metrics_is_absent() -> None:
     result = compare_client(ClientMetrics("g", "old", "none"), SETTINGS, None)
-    assert result.verdict == VERDICT_FETCHER_ABSENT and not result.healthy
+    assert result.verdict == VERDICT_FETCHER_ABSENT and not result.healthy and result.rule == "KD705"
     assert not result.complete and any("--group" in note for note in result.notes)
     metrics_only = compare_client(ClientMetrics("g", "old", "none"), SETTINGS, None, checker_requested=False)
     assert metrics_only.complete and any("--zookeeper" in note for note in metrics_only.notes)
@@ -279,7 +281,7 @@ def test_new_consumer_records_lag_max_above_one_fetch_is_consumer_behind() -> No
     # 1048576 bytes per partition fetch / 1000 bytes per record = 1048 records
     result = compare_client(metrics, settings, None)
     assert result.lag_threshold == 1048
-    assert result.verdict == VERDICT_CONSUMER_BEHIND
+    assert result.verdict == VERDICT_CONSUMER_BEHIND and result.rule == "KD703"
 
 
 def test_fetcher_thread_names_give_the_consumer_id() -> None:

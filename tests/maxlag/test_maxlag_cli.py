@@ -112,7 +112,7 @@ def test_stalled_stream_is_named_full_and_the_starving_one_empty(
     document = maxlag([*metrics, *deployment.cli_args()], expect=ExitCode.FINDINGS)
     client = only_client(document)
     # THEN the verdict is streams-not-draining, the full queue and the starving one named
-    assert client["verdict"] == "streams-not-draining", client["summary"]
+    assert client["verdict"] == "streams-not-draining" and client["rule"] == "KD701", client["summary"]
     consumer = deployment.consumer.consumer_id
     assert [
         (s["thread_id"], s["state"], s["queue_size"], s["partitions"], s["owner"]) for s in client["streams"]
@@ -135,7 +135,9 @@ def test_stalled_table_names_the_stream_for_people(cluster, start) -> None:
     drive_to_stall(deployment)
     code, out, err = run(["maxlag", "--pid", str(deployment.pid), *deployment.cli_args()])
     assert code == ExitCode.FINDINGS, out + err
-    assert "Streams not draining: a full chunk queue blocks the fetcher -- client " in out
+    # the verdict is the catalogue's rule, by its code, so `kafkadiag explain KD701` tells the rest
+    assert "KD701 A full stream queue blocks the fetcher (MaxLag small, checker lag past the buffers) -- client " in out
+    assert "KD701 STREAMS-NOT-DRAINING" in out
     consumer = deployment.consumer.consumer_id
     assert re.search(rf"{deployment.topic} +0 +2 +2 +full +0 +{consumer}-0\n", out), out
     assert re.search(rf"{deployment.topic} +1 +0 +2 +empty +1 +{consumer}-1\n", out), out
@@ -154,6 +156,7 @@ def test_healthy_consumer_and_the_bound_computed_from_its_real_settings(
     client = only_client(document)
     # THEN both lags are zero and the verdict is healthy
     assert client["verdict"] == "healthy" and client["healthy"] and document["healthy"]
+    assert client["rule"] is None and client["title"] == "Healthy: fetcher caught up, streams draining"
     assert (client["max_lag"], client["fetcher_lag_total"], client["checker_lag_total"]) == (0, 0, 0)
     # ... and the bound comes from the JVM's own settings: 2 streams x 3 chunks x 1500 bytes = 9000
     # queued; 2 x (3 + 1) + 1 fetcher = 9 chunks = 13500 bytes = 135 records of 100 bytes
@@ -393,7 +396,7 @@ def test_lag_with_a_metrics_source_shows_the_fetcher_beside_the_checker_lag(clus
     assert all(column in header for column in ("FETCHER-LAG", "GAP", "STREAM", "QUEUE", "VERDICT"))
     stalled = next(line for line in lines if line.startswith(f"{topic} ") and " 2/2 " in line)
     assert f"{topic}/0" in stalled and "streams-not-draining" in stalled
-    assert "Streams not draining" in table and f"client {group} (group {group})" in table
+    assert "KD701 A full stream queue blocks the fetcher" in table and f"client {group} (group {group})" in table
     # AND the Prometheus exposition carries the fetcher gauges
     code, exposition, err = run(
         ["lag", *deployment.cli_args(), "--pid", str(deployment.pid), "--format", "prometheus"]
