@@ -117,7 +117,9 @@ def test_lag_check_snapshot_and_batch_keys_are_documented(cluster: Cluster, tmp_
         documented(name, *rows)
 
 
-def test_maxlag_and_live_diagnose_keys_are_documented(cluster: Cluster, start: Any) -> None:
+def test_maxlag_capture_and_diagnose_keys_are_documented(
+    cluster: Cluster, start: Any, tmp_path: Path
+) -> None:
     # GIVEN a real consumer JVM whose stream 0 stopped draining
     deployment = deploy(cluster, start, SETTINGS)
     drive_to_stall(deployment)
@@ -125,7 +127,16 @@ def test_maxlag_and_live_diagnose_keys_are_documented(cluster: Cluster, start: A
     documented("kafkadiag.maxlag", json_of(["maxlag", *source], ExitCode.FINDINGS))
     lag_with_fetcher = json_of(["lag", *source], ExitCode.OK)
     documented("kafkadiag.lag", lag_with_fetcher)
-    documented("kafkadiag.diagnosis", json_of(["diagnose", *source], ExitCode.FINDINGS))
+    live = json_of(["diagnose", *source], ExitCode.FINDINGS)
+    # A bundle of the same JVM, and the diagnosis made from it afterwards
+    bundle = tmp_path / "bundle"
+    code, _stdout, stderr = run(
+        ["capture", "--pid", str(deployment.pid), "--count", "2", "--interval", "0.2", "--out", str(bundle)]
+    )
+    assert code == ExitCode.OK, stderr
+    documented("kafkadiag.capture", json.loads((bundle / "manifest.json").read_text()))
+    offline = json_of(["diagnose", "--from", str(bundle), *deployment.cli_args()], ExitCode.FINDINGS)
+    documented("kafkadiag.diagnosis", live, offline)
 
 
 @pytest.mark.parametrize("schema", sorted(SKELETONS))
