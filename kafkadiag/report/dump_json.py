@@ -12,13 +12,22 @@ If reading fails half-way, the document is still closed properly and carries an 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring as _string  # the C escaping json.dumps uses
 from typing import Any, TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
 from kafkadiag.dumps.threadcpu import rows_with_threads
-from kafkadiag.model import Frame, LockEvent, LockRef, Thread, ThreadDump
+from kafkadiag.model import (
+    Frame,
+    LockEvent,
+    LockEventKind,
+    LockRef,
+    Thread,
+    ThreadDump,
+    ThreadState,
+    ThreadStatus,
+)
 
 SCHEMA = "kafkadiag.dumps"
 VERSION = 1
@@ -163,7 +172,8 @@ class JsonDumpWriter:
 
     def write(self, summary: DumpSummary) -> None:
         self.out.write(",\n" if self.count else "\n")
-        self.out.write(dump_text(summary))
+        for piece in dump_pieces(summary):
+            self.out.write(piece)
         self.count += 1
 
     def end(self, inputs: Iterable[dict[str, Any]], error: dict[str, Any] | None = None) -> None:
@@ -177,6 +187,8 @@ class JsonDumpWriter:
 
 def _os_threads(dump: ThreadDump) -> list[dict[str, Any]]:
     """The per-thread CPU figures given with the dump, each with the dump's thread it is of, if any."""
+    if not dump.os_threads:
+        return []  # most dumps: no need to map the threads by their OS ids
     return [
         {
             "tid": row.tid or None,
@@ -192,16 +204,42 @@ def _os_threads(dump: ThreadDump) -> list[dict[str, Any]]:
 # The text writer. A 10,000-thread dump makes about 33 MB of JSON; building a dict per frame and
 # handing the tree to json.dumps cost three times the parse. The writer below produces the very
 # same text (json.dumps' separators and its C string escaping, members in dump_json's order)
-# straight from the model, and writes each distinct stack once per dump: the threads of a pool
-# share their frames, so most stacks of a large dump are repeats.
+# straight from the model: enum values are escaped once, numbers and flags are spelled as
+# json.dumps spells them without a call per value, and each distinct stack is written once per
+# dump (the threads of a pool share their frames, so most stacks of a large dump are repeats).
+
+_NAMES = {
+    member: _string(member.value) for enum in (ThreadState, ThreadStatus, LockEventKind) for member in enum
+}
 
 
 def dump_text(summary: DumpSummary) -> str:
     """`json.dumps(dump_json(summary), ensure_ascii=False)`, three times faster."""
+    return "".join(dump_pieces(summary))
+
+
+def dump_pieces(summary: DumpSummary) -> Iterator[str]:
+    """dump_text in pieces of THREADS_PER_PIECE threads: a large dump's document is written as
+    it is made, never held whole (33 MB for 10,000 threads, copied again to be written)."""
     head = json.dumps(_dump_head(summary), ensure_ascii=False)
+    yield f'{head[:-1]}, "threads": ['
     stacks: dict[tuple[Frame, ...], str] = {}
-    threads = ", ".join(_thread_text(thread, stacks) for thread in summary.dump.threads)
-    return f'{head[:-1]}, "threads": [{threads}]}}'
+    threads = summary.dump.threads
+    for start in range(0, len(threads), THREADS_PER_PIECE):
+        parts: list[str] = []
+        for thread in threads[start : start + THREADS_PER_PIECE]:
+            frames = stacks.get(thread.frames)
+            if frames is None:
+                frames = stacks[thread.frames] = ", ".join(map(_frame_text, thread.frames))
+            # The stack goes into the piece as it is, not copied into a text of its thread first.
+            parts += (_thread_head(thread), frames, "], ", _locks_text(thread), "}, ")
+        if start + THREADS_PER_PIECE >= len(threads):
+            parts[-1] = "}"  # the last thread: no separator after it
+        yield "".join(parts)
+    yield "]}"
+
+
+THREADS_PER_PIECE = 200
 
 
 def _scalar(value: str | float | bool | None) -> str:
@@ -215,37 +253,68 @@ def _scalar(value: str | float | bool | None) -> str:
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, float):
-        return json.dumps(value)  # NaN and the infinities as json.dumps spells them
+        return _float(value)
     return int.__repr__(value)
 
 
-def _thread_text(thread: Thread, stacks: dict[tuple[Frame, ...], str]) -> str:
+def _float(value: float) -> str:
+    text = float.__repr__(value)
+    return _SPECIAL_FLOATS.get(text, text)
+
+
+_SPECIAL_FLOATS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _hex(value: int | None) -> str:
+    return "null" if value is None else f'"0x{value:x}"'  # hex digits need no escaping
+
+
+def _thread_head(thread: Thread) -> str:
+    """A thread's members up to the opening of its frames."""
     fields = thread.fields
-    frames = stacks.get(thread.frames)
-    if frames is None:
-        frames = stacks[thread.frames] = ", ".join(_frame_text(frame) for frame in thread.frames)
-    events = ", ".join(_lock_event_text(event) for event in thread.lock_events)
-    synchronizers = (
-        "null"
-        if thread.held_synchronizers is None
-        else "[" + ", ".join(_lock_ref_text(lock) for lock in thread.held_synchronizers) + "]"
-    )
-    holds = ", ".join(_lock_ref_text(lock) for lock in thread.held_locks())
-    waits_for = thread.waits_for()
+    java_id, priority, os_priority, nid = fields.java_id, fields.priority, fields.os_priority, fields.nid
+    cpu_ms, elapsed_s, active, owns_gil = fields.cpu_ms, fields.elapsed_s, fields.active, fields.owns_gil
+    carried = thread.carried_virtual_thread
     return (
-        f'{{"name": {_string(thread.name)}, "state": {_string(thread.state.value)}, '
-        f'"status": {_string(thread.status.value)}, "line": {_scalar(thread.line_no)}, '
-        f'"header": {_string(thread.header)}, "stack_line": {_scalar(thread.stack_line_no or None)}, '
-        f'"java_id": {_scalar(fields.java_id)}, "daemon": {_scalar(fields.daemon)}, '
-        f'"priority": {_scalar(fields.priority)}, "os_priority": {_scalar(fields.os_priority)}, '
-        f'"cpu_ms": {_scalar(fields.cpu_ms)}, "elapsed_s": {_scalar(fields.elapsed_s)}, '
-        f'"tid": {_scalar(hex_id(fields.tid))}, "nid": {_scalar(fields.nid)}, '
-        f'"virtual": {_scalar(fields.virtual)}, '
-        f'"carried_virtual_thread": {_scalar(thread.carried_virtual_thread)}, '
-        f'"active": {_scalar(fields.active)}, "owns_gil": {_scalar(fields.owns_gil)}, '
-        f'"frames": [{frames}], "lock_events": [{events}], "held_synchronizers": {synchronizers}, '
-        f'"holds": [{holds}], '
-        f'"waits_for": {"null" if waits_for is None else _lock_event_text(waits_for)}}}'
+        f'{{"name": {_string(thread.name)}, "state": {_NAMES[thread.state]}, '
+        f'"status": {_NAMES[thread.status]}, "line": {thread.line_no}, '
+        f'"header": {_string(thread.header)}, "stack_line": {thread.stack_line_no or "null"}, '
+        f'"java_id": {"null" if java_id is None else java_id}, '
+        f'"daemon": {"true" if fields.daemon else "false"}, '
+        f'"priority": {"null" if priority is None else priority}, '
+        f'"os_priority": {"null" if os_priority is None else os_priority}, '
+        f'"cpu_ms": {"null" if cpu_ms is None else _float(cpu_ms)}, '
+        f'"elapsed_s": {"null" if elapsed_s is None else _float(elapsed_s)}, '
+        f'"tid": {_hex(fields.tid)}, '
+        f'"nid": {"null" if nid is None else nid}, '
+        f'"virtual": {"true" if fields.virtual else "false"}, '
+        f'"carried_virtual_thread": {"null" if carried is None else carried}, '
+        f'"active": {"null" if active is None else "true" if active else "false"}, '
+        f'"owns_gil": {"null" if owns_gil is None else "true" if owns_gil else "false"}, '
+        f'"frames": ['
+    )
+
+
+# A thread without lock lines: what its last four members say, with and without a "Locked
+# ownable synchronizers" section (most threads of a dump).
+_NO_LOCKS = {
+    None: '"lock_events": [], "held_synchronizers": null, "holds": [], "waits_for": null',
+    (): '"lock_events": [], "held_synchronizers": [], "holds": [], "waits_for": null',
+}
+
+
+def _locks_text(thread: Thread) -> str:
+    """The members lock_events, held_synchronizers, holds and waits_for."""
+    synchronizers = thread.held_synchronizers
+    if not thread.lock_events and not synchronizers:
+        return _NO_LOCKS[synchronizers]
+    waits_for = thread.waits_for()
+    held = "null" if synchronizers is None else f"[{', '.join(map(_lock_ref_text, synchronizers))}]"
+    return (
+        f'"lock_events": [{", ".join(map(_lock_event_text, thread.lock_events))}], '
+        f'"held_synchronizers": {held}, '
+        f'"holds": [{", ".join(map(_lock_ref_text, thread.held_locks()))}], '
+        f'"waits_for": {"null" if waits_for is None else _lock_event_text(waits_for)}'
     )
 
 
@@ -266,15 +335,18 @@ def _frame_text(frame: Frame) -> str:
 
 
 def _lock_event_text(event: LockEvent) -> str:
+    lock_class = event.lock_class
     return (
-        f'{{"kind": {_string(event.kind.value)}, "lock_id": {_scalar(hex_id(event.lock_id))}, '
-        f'"lock_class": {_scalar(event.lock_class)}, "frame": {_scalar(event.frame_index)}, '
-        f'"line": {_scalar(event.line_no)}, "text": {_string(event.text)}}}'
+        f'{{"kind": {_NAMES[event.kind]}, "lock_id": {_hex(event.lock_id)}, '
+        f'"lock_class": {"null" if lock_class is None else _string(lock_class)}, '
+        f'"frame": {event.frame_index}, "line": {event.line_no}, "text": {_string(event.text)}}}'
     )
 
 
 def _lock_ref_text(lock: LockRef) -> str:
+    lock_class = lock.lock_class
     return (
-        f'{{"lock_id": {_scalar(hex_id(lock.lock_id))}, "lock_class": {_scalar(lock.lock_class)}, '
-        f'"line": {_scalar(lock.line_no or None)}}}'
+        f'{{"lock_id": {_hex(lock.lock_id)}, '
+        f'"lock_class": {"null" if lock_class is None else _string(lock_class)}, '
+        f'"line": {lock.line_no or "null"}}}'
     )
