@@ -267,8 +267,11 @@ def rules_command(output_format: str) -> int:
 
         click.echo(render_markdown(), nl=False)
         return int(ExitCode.OK)
-    for rule in RULES:
-        click.echo(f"{rule.code}  {rule.name:<38} {rule.severity.value:<8} {rule.title}")
+    from kafkadiag.report.output import report_stream
+    from kafkadiag.report.rules_table import render_rules
+
+    with report_stream(None, "table") as stream:
+        render_rules(stream, RULES)
     return int(ExitCode.OK)
 
 
@@ -282,7 +285,11 @@ def explain_command(code: str) -> int:
     rule = rule_by_code(code)
     if rule is None:
         raise UsageError(f"no rule {code!r}", help_text="`kafkadiag rules` lists the codes and names.")
-    click.echo("\n".join(rule.describe()))
+    from kafkadiag.report.output import report_stream
+    from kafkadiag.report.rules_table import render_explanation
+
+    with report_stream(None, "table") as stream:
+        render_explanation(stream, rule)
     return int(ExitCode.OK)
 
 
