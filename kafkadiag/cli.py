@@ -604,10 +604,11 @@ def _connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(("table", "json")),
+    type=click.Choice(("table", "json", "prometheus")),
     default="table",
     show_default=True,
-    help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md).",
+    help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md), "
+    "prometheus (docs/prometheus.md).",
 )
 @click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
 @_verbose_option
@@ -943,10 +944,11 @@ def check_command(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(("table", "json")),
+    type=click.Choice(("table", "json", "prometheus")),
     default="table",
     show_default=True,
-    help="table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md).",
+    help="table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md), "
+    "prometheus (docs/prometheus.md).",
 )
 @click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
 def maxlag_command(

@@ -16,6 +16,10 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
             from kafkadiag.report.diagnosis_json import write_diagnosis
 
             write_diagnosis(stream, diagnosis, fail_on)
+        elif output_format == "prometheus":
+            from kafkadiag.report.diagnosis_prometheus import write_prometheus
+
+            write_prometheus(stream, diagnosis)
         else:
             from kafkadiag.report.diagnosis_table import render_diagnosis
 

@@ -30,7 +30,7 @@ from kafkadiag.exitcodes import ExitCode
 from kafkadiag.maxlag.model import MaxLagReport
 from kafkadiag.report.output import report_stream
 
-FORMATS = ("table", "json")
+FORMATS = ("table", "json", "prometheus")
 
 
 @dataclass(frozen=True)
@@ -275,6 +275,10 @@ def write_report(stream: TextIO, report: MaxLagReport, output_format: str) -> No
         from kafkadiag.report.maxlag_json import write_json
 
         write_json(stream, report)
+    elif output_format == "prometheus":
+        from kafkadiag.report.maxlag_prometheus import write_prometheus
+
+        write_prometheus(stream, report)
     else:
         from kafkadiag.report.maxlag_table import render_maxlag
 
