@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from kafkadiag.pipeline import lag_sql, report_html
+from kafkadiag.rules.base import Severity
 
 SUMMARY_SCHEMA = "kafkadiag.batch.summary"
 SCHEMA_VERSION = 1
-SEVERITY_RANK = {"error": 2, "warning": 1, "info": 0}
 STATUS_RANK = {"OK": 0, "WARN": 1, "STALL": 2, "STOP": 3, "REWIND": 4, "ERR": 5}
 
 # findings.jsonl as the JSON reader reads it: an object read as a string is kept as its JSON text.
@@ -151,7 +151,7 @@ def build_summary(
     quarantined: list[dict[str, Any]],
     dump_results: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    worst = max((row["severity"] for row in findings), key=SEVERITY_RANK.__getitem__, default=None)
+    worst = max((row["severity"] for row in findings), key=lambda value: Severity(value).rank, default=None)
     rules: dict[str, dict[str, Any]] = {}
     for row in findings:
         entry = rules.setdefault(
