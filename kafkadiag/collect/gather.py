@@ -142,7 +142,7 @@ class Collector:
         for group in zk_groups:
             for offset in group.offsets:
                 needed[offset.topic].add(offset.partition)
-        for topic in _zookeeper_scan().topics_of(zk_groups):
+        for topic in _zookeeper_scan().topics_of(zk_groups) if zk_groups else ():
             if topic_filter is None or topic in topic_filter:
                 layout = layouts.get(topic)
                 needed[topic].update(layout.partitions if layout is not None else ())

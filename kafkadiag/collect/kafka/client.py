@@ -22,6 +22,7 @@ from typing import Any
 from kafka import KafkaAdminClient
 from kafka.net.compat import KafkaNetClient
 
+from kafkadiag.collect.collections_paused import few_collections
 from kafkadiag.collect.errors import BrokerUnreachableError
 from kafkadiag.collect.kafka import internals
 from kafkadiag.collect.kafka import requests as wire
@@ -382,6 +383,7 @@ def _to_stderr(message: str) -> None:
 def open_client(bootstrap_servers: str, client_config: dict[str, Any], timeout_s: float) -> KafkaClient:
     """A bootstrapped client, or BrokerUnreachableError within about timeout_s."""
     try:
-        return KafkaClient(bootstrap_servers, client_config, timeout_s)
+        with few_collections():  # bootstrapping decodes the whole cluster's metadata
+            return KafkaClient(bootstrap_servers, client_config, timeout_s)
     except ValueError as error:
         raise BrokerUnreachableError(f"--bootstrap-server {bootstrap_servers}: {error}") from None

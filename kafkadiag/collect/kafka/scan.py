@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkadiag.collect.collections_paused import few_collections
 from kafkadiag.collect.kafka.client import address_text
 from kafkadiag.collect.kafka.errors import error_name
 from kafkadiag.collect.kafka.members import assigned_partitions, subscribed_topics
@@ -92,26 +93,38 @@ def scan(
     result = KafkaScan()
     requests_before, round_trips_before = client.requests, client.round_trips
     try:
-        topic_filter = set(topics) if topics else None
-        offsets_by_group: dict[str, list[CommittedOffset]] = {}
-        if include_groups:
-            group_ids = list(dict.fromkeys(groups)) if groups is not None else _list_groups(rounds, result)
-            if group_ids:
-                offsets_by_group = _read_groups(rounds, result, group_ids, topic_filter)
-        wanted: dict[str, set[int]] = defaultdict(set)
-        for topic, partitions in extra_partitions.items():
-            wanted[topic].update(partitions)
-        for offsets in offsets_by_group.values():
-            for offset in offsets:
-                wanted[offset.topic].add(offset.partition)
-        for topic in topic_filter or ():
-            wanted.setdefault(topic, set())
-        if wanted:
-            _read_watermarks(rounds, result, wanted)
+        with few_collections():
+            _scan(rounds, result, groups, topics, extra_partitions, include_groups)
     finally:
         result.requests = client.requests - requests_before
         result.round_trips = client.round_trips - round_trips_before
     return result
+
+
+def _scan(
+    rounds: _Rounds,
+    result: KafkaScan,
+    groups: Sequence[str] | None,
+    topics: Sequence[str] | None,
+    extra_partitions: dict[str, set[int]],
+    include_groups: bool,
+) -> None:
+    topic_filter = set(topics) if topics else None
+    offsets_by_group: dict[str, list[CommittedOffset]] = {}
+    if include_groups:
+        group_ids = list(dict.fromkeys(groups)) if groups is not None else _list_groups(rounds, result)
+        if group_ids:
+            offsets_by_group = _read_groups(rounds, result, group_ids, topic_filter)
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for topic, partitions in extra_partitions.items():
+        wanted[topic].update(partitions)
+    for offsets in offsets_by_group.values():
+        for offset in offsets:
+            wanted[offset.topic].add(offset.partition)
+    for topic in topic_filter or ():
+        wanted.setdefault(topic, set())
+    if wanted:
+        _read_watermarks(rounds, result, wanted)
 
 
 def _list_groups(rounds: _Rounds, result: KafkaScan) -> list[str]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkadiag import boundedjson
+from kafkadiag.collect.collections_paused import few_collections
 from kafkadiag.collect.errors import ZooKeeperUnreachableError
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.collect.zookeeper.session import (
@@ -205,7 +206,8 @@ def scan(
     reader = _WaveReader(connection, deadline)
     result = ZooKeeperScan()
     try:
-        _scan(reader, result, groups, set(topics) if topics else None)
+        with few_collections():
+            _scan(reader, result, groups, set(topics) if topics else None)
     finally:
         if reader.lost is not None:
             result.errors.append(f"{reader.lost}: results are partial (flagged per group and partition)")

@@ -1,6 +1,6 @@
 """One read-only ZooKeeper session through kazoo, used for waves of pipelined reads.
 
-A wave sends every read of one level with kazoo's async calls before waiting for any answer,
+A wave queues every read of one level on kazoo's connection (`pipelining`) before waiting for any answer,
 so 10,000 offsets cost one round trip's latency plus the server's time, not 10,000 round trips.
 Every wait is bounded by the scan's deadline; a session that is lost or expires, or a server that
 stops answering, ends the wave with what was read and names why (`lost`). The session is opened
@@ -31,6 +31,7 @@ from kazoo.protocol.states import KazooState
 from kazoo.retry import KazooRetry
 
 from kafkadiag.collect.zookeeper.framing import DECODING_ERRORS, ProtocolGuard
+from kafkadiag.collect.zookeeper.pipelining import PollHandler, queue_reads
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 
 GET_DATA = "data"
@@ -84,6 +85,7 @@ class KazooSession:
             randomize_hosts=False,  # the order given, like the other clients
             connection_retry=KazooRetry(max_tries=-1, delay=0.05, max_delay=0.5, ignore_expire=False),
             command_retry=None,
+            handler=PollHandler(),
             logger=logger,
             **security.kazoo_options(),
         )
@@ -133,10 +135,7 @@ class KazooSession:
             self.lost = self.protocol_error
         if self.lost is not None:
             return [Failure(False, self.lost)] * len(paths)
-        if kind == GET_DATA:
-            pending = [self.client.get_async(path) for path in paths]
-        else:
-            pending = [self.client.get_children_async(path) for path in paths]
+        pending = queue_reads(self.client, kind == GET_CHILDREN, paths, deadline)
         answers: list[Any] = []
         for result in pending:
             if self.lost is not None:
