@@ -33,6 +33,7 @@ from kafkadiag.maxlag.facts import (
     limited,
 )
 from kafkadiag.maxlag.model import (
+    HEALTHY_TITLE,
     STREAM_EMPTY,
     STREAM_FULL,
     STREAM_PARTIAL,
@@ -328,12 +329,8 @@ def _verdict(facts: ClientFacts) -> Verdict:
         sizes = ", ".join(str(s.queue_size) for s in facts.streams)
         summary += f"; queues {sizes} of {facts.streams[0].capacity}"
     evidence = [*facts.max_lag_lines(), *facts.stream_lines(), *facts.partition_lines()]
-    return Verdict(
-        VERDICT_HEALTHY,
-        summary,
-        limited(evidence),
-        "Nothing to do: the fetcher keeps up and the streams drain.",
-    )
+    remedy = "Nothing to do: the fetcher keeps up and the streams drain."
+    return Verdict(VERDICT_HEALTHY, summary, limited(evidence), remedy, title=HEALTHY_TITLE)
 
 
 def group_for_client(client_id: str, groups: Sequence[GroupLag], consumer: str = "old") -> GroupLag | None:

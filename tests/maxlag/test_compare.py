@@ -184,7 +184,8 @@ def test_full_queue_is_streams_not_draining_naming_the_full_and_the_starving_str
     )
     # THEN the verdict names the full queue, its thread and partition, and the starving one
     assert result.verdict == VERDICT_STREAMS_NOT_DRAINING and not result.healthy
-    assert result.rule == "KD701"  # the catalogue rule whose verdict it is
+    # the catalogue rule whose verdict it is, and its title
+    assert result.rule == "KD701" and result.title.startswith("A full stream queue blocks the fetcher")
     assert "orders thread 0 (partitions 0)" in result.summary
     assert "empty (starving): orders thread 1" in result.summary
     assert [(s.thread_id, s.state, s.partitions, s.owner) for s in result.streams] == [
@@ -245,7 +246,7 @@ def test_both_near_zero_is_healthy_and_a_gap_within_the_bound_too() -> None:
     # GIVEN MaxLag 0, queues 1 and 0, committed 1 behind on partition 1 (consumed, not committed yet)
     result = compare_client(client(0, (0, 0), (1, 0)), SETTINGS, group((30, 29), (30, 30)))
     assert result.verdict == VERDICT_HEALTHY and result.healthy and result.complete
-    assert result.rule is None  # no rule names a healthy client
+    assert result.rule is None and result.title == "Healthy: fetcher caught up, streams draining"
     assert (
         result.summary == "client g: healthy: MaxLag 0 (threshold 10), gap 1 records within the bound of 72; "
         "queues 1, 0 of 2"
