@@ -31,6 +31,7 @@ STYLES = {
     "Stalled": "bold red",
     "UNHEALTHY": "bold red",
     "NOT READ": "bold red",
+    "BLOCKED": "yellow",
     "WARNING": "yellow",
     "WARN": "yellow",
     "LAGGING": "yellow",

@@ -112,7 +112,11 @@ def render_table(
     # Written raw (colour codes and all), the outside text in it is escaped here, cell by cell.
     escaped = printable if raw else str
     line_of = _line_maker([(w, c in right_aligned) for c, w in zip(kept, fitted)], raw)
-    lines = [escaped(fit_words(title, width)) + "\n", line_of([headers[c] for c in kept])]
+    heading = escaped(fit_words(title, width))
+    lines = [
+        f"\x1b[{SGR['bold']}m{heading}\x1b[0m\n" if raw else heading + "\n",
+        line_of([headers[c] for c in kept]),
+    ]
     lines.append(MARGIN + GAP.join("─" * w for w in fitted) + "\n")
     gone = [c for c in range(len(headers)) if c not in kept]
     for row in cells:
