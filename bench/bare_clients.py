@@ -1,9 +1,13 @@
 """The bare libraries doing what kafkadiag's lag scans do, as whole cold processes, for
 bench/lag_bench.py to compare against:
 
-    python bench/bare_clients.py zookeeper HOSTS/CHROOT GROUP
-        kazoo async reads of one old-consumer group: the offsets' topic listing, then every
-        partition listing, then every offset znode, each level sent at once (get_*_async).
+    python bench/bare_clients.py zookeeper HOSTS/CHROOT GROUP [BOOTSTRAP [API_VERSION]]
+        What ConsumerOffsetChecker and `kafkadiag lag --zookeeper` read of one old-consumer group,
+        through kazoo's public async API: the offsets' and owners' topic listings, then every
+        partition listing, then every offset and owner znode, each level sent at once
+        (get_*_async). With BOOTSTRAP, also the latest and earliest offset of every partition
+        read, through kafka-python's consumer (end_offsets, beginning_offsets; API_VERSION such
+        as 0.8.2 pins the protocol for a broker before ApiVersions).
     python bench/bare_clients.py kafka BOOTSTRAP
         kafka-python's public admin API for every group: list_groups, describe_groups,
         list_group_offsets (batched per coordinator), then list_partition_offsets for the latest
@@ -18,26 +22,48 @@ import logging
 import sys
 
 
-def zookeeper(hosts: str, group: str) -> int:
+def zookeeper(hosts: str, group: str, bootstrap: str = "", api_version: str = "") -> int:
     from kazoo.client import KazooClient
 
     client = KazooClient(hosts=hosts, read_only=True)
     client.start(timeout=30)
     try:
-        base = f"/consumers/{group}/offsets"
-        topics = client.get_children(base)
-        listings = [client.get_children_async(f"{base}/{topic}") for topic in topics]
+        base = f"/consumers/{group}"
+        topic_dirs = [
+            f"{base}/{kind}/{topic}"
+            for kind in ("offsets", "owners")
+            for topic in client.get_children(f"{base}/{kind}")
+        ]
+        listings = [client.get_children_async(path) for path in topic_dirs]
         paths = [
-            f"{base}/{topic}/{partition}"
-            for topic, listing in zip(topics, listings)
+            f"{path}/{partition}"
+            for path, listing in zip(topic_dirs, listings)
             for partition in listing.get(timeout=30)
         ]
         reads = [client.get_async(path) for path in paths]
-        offsets = [int(read.get(timeout=30)[0]) for read in reads]
-        return len(offsets)
+        values = {path: read.get(timeout=30)[0] for path, read in zip(paths, reads)}
+        offsets = {path: int(value) for path, value in values.items() if "/offsets/" in path}
     finally:
         client.stop()
         client.close()
+    if bootstrap:
+        _watermarks(bootstrap, api_version, {tuple(path.rsplit("/", 2)[1:]) for path in offsets})
+    return len(offsets)
+
+
+def _watermarks(bootstrap: str, api_version: str, partitions: set[tuple[str, ...]]) -> None:
+    from kafka import KafkaConsumer, TopicPartition
+
+    logging.getLogger("kafka").setLevel(logging.CRITICAL)
+    pinned = {"api_version": tuple(int(part) for part in api_version.split("."))} if api_version else {}
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, **pinned)
+    try:
+        wanted = [TopicPartition(topic, int(partition)) for topic, partition in partitions]
+        latest = consumer.end_offsets(wanted)
+        earliest = consumer.beginning_offsets(wanted)
+        assert len(latest) == len(earliest) == len(wanted), "not every partition's offsets were read"
+    finally:
+        consumer.close()
 
 
 def kafka(bootstrap: str) -> int:

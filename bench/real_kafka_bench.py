@@ -11,7 +11,9 @@ Scenarios (servers on free 127.0.0.1 ports, stopped by PID at the end):
   zookeeper  a ZooKeeper-mode Apache Kafka 0.8.2.2 broker and one old-consumer group with 10,000
              offsets in ZooKeeper (100 topics x 100 partitions, all hosted by the broker):
              `kafkadiag lag --zookeeper --bootstrap-server --group` against Kafka's own
-             ConsumerOffsetChecker (also start-up included) and bare kazoo reading the offsets.
+             ConsumerOffsetChecker (also start-up included) and the bare clients doing the same
+             reads: kazoo (offsets and owners, as ConsumerOffsetChecker reads them) and
+             kafka-python's consumer (the latest and earliest offset of every partition).
 
 Every run is a whole cold process. Prints one JSON line per measurement, then the ratios the goal
 is stated in: at least 5x faster than the JVM tools, within 1.3x of the bare client.
@@ -32,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+import machine  # noqa: E402
 from lag_bench import bare_library_runs, timed_runs, write_zookeeper_group  # noqa: E402
 
 from kafkadiag.sandbox import kafka_release, kafka_servers  # noqa: E402
@@ -127,8 +130,9 @@ def zookeeper_scenario(work: Path, runs: int, tool_runs: int) -> None:
             ["lag", "--zookeeper", broker.zookeeper, "--bootstrap-server", broker.address, "--group", group],
             runs, servers,
         )  # fmt: skip
-        bare = ["zookeeper", broker.zookeeper, group]
-        bare_library_runs("bare kazoo (the offsets only)", bare, runs, servers, ours)
+        bare = ["zookeeper", broker.zookeeper, group, broker.address, "0.8.2"]
+        name = "bare kazoo + kafka-python (same reads: offsets, owners, both watermarks)"
+        bare_library_runs(name, bare, runs, servers, ours)
         argv = kafka_servers.java_argv(
             "0.8.2.2", work, "offset-checker", "kafka.tools.ConsumerOffsetChecker",
             "--zookeeper", broker.zookeeper, "--group", group,
@@ -170,9 +174,7 @@ def _wait_for_partitions(hosts: str, expected: int, timeout_s: float = 600.0) ->
             for topic in client.get_children("/brokers/topics"):
                 path = f"/brokers/topics/{topic}/partitions"
                 if client.exists(path):
-                    ready += sum(
-                        1 for p in client.get_children(path) if client.exists(f"{path}/{p}/state")
-                    )
+                    ready += sum(1 for p in client.get_children(path) if client.exists(f"{path}/{p}/state"))
             if ready >= expected:
                 return
             time.sleep(2.0)
@@ -192,6 +194,10 @@ def main() -> None:
     options = parser.parse_args()
     for version in ("0.8.2.2", "3.9.1", "4.1.1"):
         kafka_release.release_jars(version)
+    # Bytecode, as an installed kafkadiag has it (pip compiles on install): a run must not pay for
+    # compiling modules that changed since the last one, which the clients' packages never do.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "kafkadiag")], check=True)
+    print(json.dumps({"machine": machine.describe()}), flush=True)
     with tempfile.TemporaryDirectory(prefix="kafkadiag-real-bench-") as scratch:
         work = Path(scratch)
         if "kafka" in options.only:
