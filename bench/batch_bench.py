@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from kafkadiag.commands.lag import RECORD_FILE  # noqa: E402
+from kafkadiag.collect.lagrecord import RECORD_FILE  # noqa: E402
 from kafkadiag.pipeline.units import expand_local  # noqa: E402
 from kafkadiag.pipeline.work import analyze_unit  # noqa: E402
 
@@ -116,7 +116,7 @@ def plain_dumps(directory: Path) -> float:
 
 def plain_lag(directory: Path) -> float:
     """`lag history` at every snapshot of every recorder: its window evaluation, one process."""
-    from kafkadiag.commands.lag import read_recorded
+    from kafkadiag.collect.lagrecord import read_recorded
     from kafkadiag.lag.window import evaluate_window
 
     started = time.perf_counter()

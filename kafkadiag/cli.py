@@ -639,8 +639,8 @@ def diagnose_command(
 
     Exit 0 healthy, 1 a finding at or above --fail-on, 3 a source could not be read.
     """
+    from kafkadiag.app.diagnose import DiagnoseOptions
     from kafkadiag.commands.diagnose import run_diagnose
-    from kafkadiag.diagnose.run import DiagnoseOptions
 
     target = None
     if bootstrap_server or zookeeper:
@@ -706,7 +706,7 @@ def _metrics_source(options: dict[str, Any], timeout: float) -> Any:
     start_agent = not options.pop("no_start_agent")
     if pid is None and jmx is None and jolokia is None and prometheus is None:
         return None
-    from kafkadiag.commands.maxlag import MetricsSource
+    from kafkadiag.collect.metrics import MetricsSource
 
     return MetricsSource(
         pid=pid, jmx=jmx, jolokia=jolokia, prometheus=prometheus, start_agent=start_agent, timeout_s=timeout
@@ -966,7 +966,9 @@ def maxlag_command(
     streams not draining (a full queue, named), fetch-bound, or fetcher metrics stale/absent.
     Exit 0 healthy, 1 unhealthy, 3 could not read.
     """
-    from kafkadiag.commands.maxlag import CheckerTarget, MaxLagOptions, MetricsSource, run_maxlag
+    from kafkadiag.app.maxlag import CheckerTarget, MaxLagOptions
+    from kafkadiag.collect.metrics import MetricsSource
+    from kafkadiag.commands.maxlag import run_maxlag
 
     timeout = connection.pop("timeout")
     # No source at all is refused by MetricsSource.kind, with the others' usage errors.

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from kafkadiag.collect.bundle import MANIFEST
-from kafkadiag.diagnose.live import JVM, ThreadDumpError, jstack_for, py_spy, runtime_of, take_dump
+from kafkadiag.collect.live import JVM, ThreadDumpError, jstack_for, py_spy, runtime_of, take_dump
 from kafkadiag.errors import InputUnreadableError, UsageError
-from kafkadiag.report.output import current_umask
+from kafkadiag.umask import current_umask
 
 SCHEMA = "kafkadiag.capture"
 VERSION = 1

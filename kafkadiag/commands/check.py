@@ -13,7 +13,7 @@ import sys
 
 from kafkadiag import boundedjson
 from kafkadiag.collect.gather import Collector, LagTarget
-from kafkadiag.commands.lag import take_samples
+from kafkadiag.collect.lagread import take_samples
 from kafkadiag.console import warn
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode

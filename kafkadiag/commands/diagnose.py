@@ -3,7 +3,7 @@ finding at or above --fail-on, 3 a source could not be read and nothing worse wa
 
 from __future__ import annotations
 
-from kafkadiag.diagnose.run import DiagnoseOptions, diagnose
+from kafkadiag.app.diagnose import DiagnoseOptions, diagnose
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.report.output import report_stream
 from kafkadiag.rules.base import Severity

@@ -32,8 +32,8 @@ from kafkadiag.lag.window import evaluate_window, snapshots_up_to
 from kafkadiag.report.output import report_stream
 
 if TYPE_CHECKING:
+    from kafkadiag.collect.metrics import MetricsSource
     from kafkadiag.collect.retention import Keep
-    from kafkadiag.commands.maxlag import MetricsSource
     from kafkadiag.maxlag.model import MaxLagReport
 
 RECORD_FILE = "lag-snapshots.jsonl"
@@ -80,7 +80,7 @@ def with_fetcher(report: LagReport, request: FetcherRequest | None) -> tuple[Lag
     the lag report is still whole and says why in its errors (exit 3)."""
     if request is None:
         return report, None
-    from kafkadiag.commands.maxlag import compare_with_lag
+    from kafkadiag.app.maxlag import compare_with_lag
 
     try:
         fetcher = compare_with_lag(request.source, report, request.consumer_config, request.lag_threshold)

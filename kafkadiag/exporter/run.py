@@ -8,8 +8,8 @@ from kafkadiag.errors import UsageError
 from kafkadiag.exporter.scrapes import Scrapes, ServeOptions
 
 if TYPE_CHECKING:
+    from kafkadiag.app.lag import FetcherRequest
     from kafkadiag.collect.gather import LagTarget
-    from kafkadiag.commands.lag import FetcherRequest
 
 
 def run_serve(

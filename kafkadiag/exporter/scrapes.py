@@ -66,7 +66,8 @@ class Scrapes:
             self._collector.close()
 
     def _collect(self) -> bytes:
-        from kafkadiag.commands.lag import record_snapshot, with_fetcher
+        from kafkadiag.app.lag import with_fetcher
+        from kafkadiag.collect.lagrecord import record_snapshot
         from kafkadiag.report.lag_prometheus import write_prometheus
 
         snapshot = self._collector.snapshot()

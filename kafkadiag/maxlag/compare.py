@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kafkadiag.collect.jmx.kafka import NEW_CONSUMER, ClientMetrics, ConsumerSettings, FetcherPartitionLag
+from kafkadiag.consumer_metrics import NEW_CONSUMER, ClientMetrics, ConsumerSettings, FetcherPartitionLag
 from kafkadiag.lag.evidence import consumer_of_owner
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.maxlag.facts import (

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kafkadiag.collect.jmx.kafka import NEW_CONSUMER
+from kafkadiag.consumer_metrics import NEW_CONSUMER
 from kafkadiag.digits import all_ascii_digits
 from kafkadiag.lag.evidence import ranges
 from kafkadiag.maxlag.model import BufferBound, PartitionComparison, StreamComparison
 
 if TYPE_CHECKING:
-    from kafkadiag.collect.jmx.kafka import ClientMetrics, ConsumerSettings
+    from kafkadiag.consumer_metrics import ClientMetrics, ConsumerSettings
 
 FETCHER_THREAD_PREFIX = "ConsumerFetcherThread-"
 EVIDENCE_LIMIT = 12

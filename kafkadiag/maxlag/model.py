@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkadiag.collect.jmx.kafka import ConsumerSettings
+from kafkadiag.consumer_metrics import ConsumerSettings
 
 VERDICT_HEALTHY = "healthy"
 VERDICT_STREAMS_NOT_DRAINING = "streams-not-draining"

@@ -20,14 +20,15 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from kafkadiag import boundedjson
 from kafkadiag.collect.bundle import MANIFEST, file_kind, is_bundle, read_bundle
+from kafkadiag.collect.lagrecord import RECORD_FILE, looks_like_lag_record
 
 DUMP = "dump"
 BUNDLE = "bundle"
 LAG = "lag"
 BUNDLE_MANIFEST = MANIFEST
-LAG_SNAPSHOT_FILE = "lag-snapshots.jsonl"
+# The name `lag --record` writes, which the job's remote listing also recognises.
+LAG_SNAPSHOT_FILE = RECORD_FILE
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
@@ -114,22 +115,7 @@ def _file_unit(path: str, problems: list[dict[str, str]]) -> Iterator[Unit]:
 
 
 def classify_file(path: str) -> Unit:
-    return Unit(LAG if looks_like_lag_snapshots(path) else DUMP, path, (path,))
-
-
-def looks_like_lag_snapshots(path: str) -> bool:
-    """`lag --record` files by name, or any JSON-lines file whose first line is a lag snapshot."""
-    if os.path.basename(path) == LAG_SNAPSHOT_FILE:
-        return True
-    if not path.endswith(".jsonl"):
-        return False
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(1 << 20)
-        document = boundedjson.loads(first)
-    except (OSError, ValueError):
-        return False
-    return isinstance(document, dict) and str(document.get("schema", "")).startswith("kafkadiag.lag")
+    return Unit(LAG if looks_like_lag_record(path) else DUMP, path, (path,))
 
 
 def _bundle_unit(directory: str, problems: list[dict[str, str]]) -> Unit:

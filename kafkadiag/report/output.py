@@ -22,6 +22,7 @@ from typing import Any, TextIO, cast
 from kafkadiag.console import colour_on, width_of
 from kafkadiag.errors import OutputUnwritableError, UsageError
 from kafkadiag.report.safe_text import ControlEscapingStream
+from kafkadiag.umask import current_umask
 
 STDOUT_NAME = "<stdout>"
 
@@ -249,12 +250,6 @@ class _Checked:
 
 def _unwritable(name: str, error: OSError) -> OutputUnwritableError:
     return OutputUnwritableError(f"cannot write the report to {name}: {error.strerror or error}")
-
-
-def current_umask() -> int:
-    mask = os.umask(0)  # the only way to read it is to set it; restored at once
-    os.umask(mask)
-    return mask
 
 
 def _mode_for(path: str) -> int:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kafkadiag.collect.jmx.jvm import MBeanReading, MetricsReading
 from kafkadiag.collect.jmx.recorded import read_recorded_metrics
+from kafkadiag.consumer_metrics import MBeanReading, MetricsReading
 from kafkadiag.errors import InputUnreadableError
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkadiag.collect.jmx.kafka import ConsumerSettings
+from kafkadiag.consumer_metrics import ConsumerSettings
 from kafkadiag.lag.model import GroupLag, LagReport
 from kafkadiag.lag.snapshot import GroupMember, GroupSnapshot
 from kafkadiag.maxlag.model import ClientComparison, MaxLagReport

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkadiag.commands.lag import RECORD_FILE
+from kafkadiag.collect.lagrecord import RECORD_FILE
 from kafkadiag.lag import burrow
 from kafkadiag.lag.burrow import Observation as O  # noqa: N817 - short, for readable tables
 from kafkadiag.lag.snapshot import (

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from kafkadiag.collect.jmx.jvm import MBeanReading, MetricsReading
 from kafkadiag.collect.jmx.names import parse_object_name
+from kafkadiag.consumer_metrics import MBeanReading, MetricsReading
 
 # ---- ObjectName helpers -------------------------------------------------------------------
 

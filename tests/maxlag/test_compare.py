@@ -6,17 +6,18 @@ import dataclasses
 
 import pytest
 
-from kafkadiag.collect.jmx.jvm import MBeanReading, MetricsReading
-from kafkadiag.collect.jmx.kafka import (
+from kafkadiag.collect.jmx.kafka import extract_clients
+from kafkadiag.consumer_metrics import (
     NAMING_081,
     NAMING_082,
     NAMING_NEW,
     NEW_CONSUMER,
     ClientMetrics,
     FetcherPartitionLag,
+    MBeanReading,
+    MetricsReading,
     StreamQueue,
     consumer_settings,
-    extract_clients,
 )
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.maxlag.compare import (

@@ -141,8 +141,8 @@ def test_prometheus_kafka_0_8_1_default_export(cluster, start) -> None:
     assert '_kafka_consumer_ConsumerFetcherManager_Value{name="\\"' in page
     # WHEN the page is understood
     beans = beans_from_samples(parse_exposition(page))
-    from kafkadiag.collect.jmx.jvm import MetricsReading
     from kafkadiag.collect.jmx.kafka import extract_clients
+    from kafkadiag.consumer_metrics import MetricsReading
 
     (client,) = extract_clients(MetricsReading("prometheus", "page", 0, 0.0, beans=tuple(beans)))
     # THEN the quoted names give back client, queues and partitions

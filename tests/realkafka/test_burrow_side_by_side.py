@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 
-from kafkadiag.commands.lag import RECORD_FILE
+from kafkadiag.collect.lagrecord import RECORD_FILE
 from tests.infra import workload
 from tests.infra.burrow import Burrow, start_burrow
 from tests.infra.cli import group_of, run_json

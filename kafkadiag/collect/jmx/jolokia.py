@@ -20,14 +20,9 @@ from typing import Any
 from kafkadiag import boundedjson
 from kafkadiag.collect.jmx.errors import MetricsSourceError, MetricsSourceUsageError
 from kafkadiag.collect.jmx.http import http_get, without_credentials
-from kafkadiag.collect.jmx.jvm import (
-    KAFKA_PATTERNS,
-    SETTING_PROPERTIES,
-    SOURCE_JOLOKIA,
-    MBeanReading,
-    MetricsReading,
-)
+from kafkadiag.collect.jmx.jvm import KAFKA_PATTERNS, SETTING_PROPERTIES
 from kafkadiag.collect.jmx.names import parse_object_name
+from kafkadiag.consumer_metrics import SOURCE_JOLOKIA, MBeanReading, MetricsReading
 
 USER_ENV = "KAFKADIAG_JOLOKIA_USER"
 PASSWORD_ENV = "KAFKADIAG_JOLOKIA_PASSWORD"

@@ -26,7 +26,6 @@ import pwd
 import re
 import subprocess
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from kafkadiag.collect.jmx import perfdata as jmx_perfdata
@@ -43,11 +42,12 @@ from kafkadiag.collect.jmx.errors import (
     OtherUserError,
 )
 from kafkadiag.collect.jmx.names import parse_object_name, split_key_properties
-
-SOURCE_PID = "pid"
-SOURCE_JMX = "jmx"
-SOURCE_JOLOKIA = "jolokia"
-SOURCE_PROMETHEUS = "prometheus"
+from kafkadiag.consumer_metrics import (
+    SOURCE_JMX,
+    SOURCE_PID,
+    MBeanReading,
+    MetricsReading,
+)
 
 # What kafkadiag reads. Kafka 0.8.2+ names (kafka.consumer:type=...,name=...,clientId=...), the
 # quoted Kafka 0.8.0/0.8.1 names ("kafka.consumer":type="...",name="<clientId>-MaxLag"), and the
@@ -95,50 +95,6 @@ SETTING_PROPERTIES = (
 FETCHER_THREAD_PREFIX = "ConsumerFetcherThread-"
 
 _JCMD_NO_SUCH_PROCESS = re.compile(r"No such process|AttachNotSupportedException: Unable to find")
-
-
-@dataclass(frozen=True)
-class MBeanReading:
-    """One MBean as read: its name, key properties (in order, unquoted) and attribute values."""
-
-    name: str
-    domain: str
-    properties: tuple[tuple[str, str], ...]
-    attributes: tuple[tuple[str, Any], ...]
-    errors: tuple[tuple[str, str], ...] = ()
-
-    def property(self, key: str) -> str | None:
-        for name, value in self.properties:
-            if name == key:
-                return value
-        return None
-
-    def attribute(self, name: str) -> Any:
-        for key, value in self.attributes:
-            if key == name:
-                return value
-        return None
-
-
-@dataclass(frozen=True)
-class MetricsReading:
-    """Everything read from one metrics source, with where and when it came from."""
-
-    source_kind: str  # pid | jmx | jolokia | prometheus
-    source: str  # "pid 4711", the JMX URL, the Jolokia or exporter URL, a file path
-    read_at_ms: int
-    duration_ms: float
-    beans: tuple[MBeanReading, ...] = ()
-    system_properties: tuple[tuple[str, str], ...] = ()
-    threads: tuple[tuple[str, str], ...] = ()  # (name, state) of the fetcher threads
-    vm: tuple[tuple[str, Any], ...] = ()
-    # What kafkadiag did to get here (e.g. started the local management agent) and other facts.
-    notes: tuple[str, ...] = ()
-    # ("attach_ms", ...), ("connect_ms", ...), ("read_ms", ...), ("client_ms", ...)
-    timings: tuple[tuple[str, float], ...] = field(default=())
-
-    def timing(self, name: str) -> float | None:
-        return dict(self.timings).get(name)
 
 
 def reading_from_client(document: dict[str, Any]) -> list[MBeanReading]:

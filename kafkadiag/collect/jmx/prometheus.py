@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from kafkadiag.collect.jmx.errors import MetricsSourceError
 from kafkadiag.collect.jmx.http import MAX_BYTES, http_get, without_credentials
-from kafkadiag.collect.jmx.jvm import SOURCE_PROMETHEUS, MBeanReading, MetricsReading
+from kafkadiag.consumer_metrics import SOURCE_PROMETHEUS, MBeanReading, MetricsReading
 
 USER_ENV = "KAFKADIAG_PROMETHEUS_USER"
 PASSWORD_ENV = "KAFKADIAG_PROMETHEUS_PASSWORD"

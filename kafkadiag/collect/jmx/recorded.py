@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafkadiag import boundedjson
-from kafkadiag.collect.jmx.jvm import MBeanReading, MetricsReading
+from kafkadiag.consumer_metrics import MBeanReading, MetricsReading
 from kafkadiag.errors import InputUnreadableError
 
 # A capture of a consumer with 10,000 partitions writes a few MB.

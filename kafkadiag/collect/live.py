@@ -8,9 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
 
 from kafkadiag.errors import InputUnreadableError
+from kafkadiag.model import ThreadDump
 
 JVM = "jvm"
 PYTHON = "python"
@@ -164,3 +166,16 @@ def _same_user_or_root(pid: int) -> None:
             help_text=f"Run kafkadiag as that user (sudo -u {owner} kafkadiag ...) or as root; py-spy "
             "also needs ptrace rights (kernel.yama.ptrace_scope, CAP_SYS_PTRACE).",
         )
+
+
+def parsed_dumps(live: LiveDump) -> list[ThreadDump]:
+    """Parsed from a temporary file, then named after the process: evidence reads `pid 4711 (jstack -l)`."""
+    from kafkadiag.dumps import read_dumps
+
+    name = f"pid {live.pid} ({live.tool})"
+    with tempfile.TemporaryDirectory(prefix="kafkadiag-diagnose-") as directory:
+        path = os.path.join(directory, "dump.txt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(live.text)
+        parsed = list(read_dumps(path))
+    return [replace(dump, source=name, pid=dump.pid if dump.pid is not None else live.pid) for dump in parsed]

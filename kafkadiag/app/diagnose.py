@@ -1,4 +1,5 @@
-"""Read every source named, run the dump rules and the cluster rules, tell the story.
+"""`kafkadiag diagnose`: read every source named, run the dump rules and the cluster rules, tell
+the story.
 
 Each source that fails is recorded with its cause and the rest is still diagnosed: a diagnosis
 with an unreadable source exits 3 but says everything the other sources showed.
@@ -7,12 +8,11 @@ with an unreadable source exits 3 but says everything the other sources showed.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from kafkadiag.diagnose.live import LiveDump, take_dump
+from kafkadiag.collect.live import parsed_dumps, take_dump
 from kafkadiag.diagnose.model import (
     SOURCE_DUMP,
     SOURCE_JOINED,
@@ -75,8 +75,7 @@ def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[An
     target = options.lag_target
     if target is None:
         return None, ""
-    from kafkadiag.collect.gather import Collector
-    from kafkadiag.lag.compute import compute_lag
+    from kafkadiag.app.lag import read_lag
 
     named = " and ".join(
         f"{kind} {address}"
@@ -84,8 +83,7 @@ def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[An
         if address
     )
     try:
-        with Collector(target) as collector:
-            report = compute_lag(collector.snapshot())
+        report = read_lag(target)
     except KafkadiagError as error:
         sources.append(SourceStatus(SOURCE_LAG, named, False, error.message, error.help_text))
         return None, named
@@ -135,7 +133,7 @@ def _live_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[A
         except KafkadiagError as error:
             sources.append(SourceStatus(SOURCE_DUMP, f"pid {pid}", False, error.message, error.help_text))
             continue
-        parsed = _parse_live(live)
+        parsed = parsed_dumps(live)
         sources.append(
             SourceStatus(
                 SOURCE_DUMP,
@@ -146,19 +144,6 @@ def _live_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[A
         )
         dumps.extend(parsed)
     return dumps
-
-
-def _parse_live(live: LiveDump) -> list[Any]:
-    """Parsed from a temporary file, then named after the process: evidence reads `pid 4711 (jstack -l)`."""
-    from kafkadiag.dumps import read_dumps
-
-    name = f"pid {live.pid} ({live.tool})"
-    with tempfile.TemporaryDirectory(prefix="kafkadiag-diagnose-") as directory:
-        path = os.path.join(directory, "dump.txt")
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(live.text)
-        parsed = list(read_dumps(path))
-    return [replace(dump, source=name, pid=dump.pid if dump.pid is not None else live.pid) for dump in parsed]
 
 
 def _bundle_files(bundle: str, sources: list[SourceStatus]) -> tuple[str, ...] | None:
@@ -178,8 +163,9 @@ def _bundle_files(bundle: str, sources: list[SourceStatus]) -> tuple[str, ...] |
 
 
 def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus]) -> list[MetricsRead]:
-    from kafkadiag.commands.maxlag import MetricsSource, compare_with_lag
-    from kafkadiag.diagnose.live import JVM, runtime_of
+    from kafkadiag.app.maxlag import compare_with_lag
+    from kafkadiag.collect.live import JVM, runtime_of
+    from kafkadiag.collect.metrics import MetricsSource
 
     wanted: list[tuple[str, MetricsSource]] = []
     for pid in options.pids:

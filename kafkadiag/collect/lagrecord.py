@@ -1,0 +1,79 @@
+"""The lag record `kafkadiag lag --record DIR` keeps: one JSON line per snapshot in
+DIR/lag-snapshots.jsonl, read back by `lag history` and by `batch`."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+from kafkadiag import boundedjson
+from kafkadiag.collect.errors import SnapshotReadError
+from kafkadiag.errors import InputUnreadableError
+from kafkadiag.lag.snapshot import Snapshot, from_json, to_json
+
+if TYPE_CHECKING:
+    from kafkadiag.collect.retention import Keep
+
+RECORD_FILE = "lag-snapshots.jsonl"
+
+
+def record_snapshot(record_dir: str, snapshot: Snapshot, keep: Keep | None = None) -> None:
+    """Append one JSON line; a reader never sees half a line (one write of the whole line).
+    With `keep` (--keep), what is past its age or size is then dropped (collect/retention.py)."""
+    try:
+        os.makedirs(record_dir, exist_ok=True)
+        line = json.dumps(to_json(snapshot), separators=(",", ":")) + "\n"
+        descriptor = os.open(
+            os.path.join(record_dir, RECORD_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666
+        )
+        try:
+            os.write(descriptor, line.encode("utf-8"))
+        finally:
+            os.close(descriptor)
+        if keep is not None:
+            from kafkadiag.collect.retention import prune
+
+            prune(os.path.join(record_dir, RECORD_FILE), keep, snapshot.taken_at_ms)
+    except OSError as error:
+        raise InputUnreadableError(
+            f"cannot record into {record_dir}: {error.strerror or error}",
+            help_text="Choose a directory this user can write to for --record.",
+        ) from None
+
+
+def read_recorded(record_dir: str) -> tuple[list[Snapshot], list[str]]:
+    """Snapshots recorded in record_dir (oldest first) and problems with lines that were skipped."""
+    path = os.path.join(record_dir, RECORD_FILE) if os.path.isdir(record_dir) else record_dir
+    snapshots: list[Snapshot] = []
+    problems: list[str] = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    snapshots.append(from_json(boundedjson.loads(line)))
+                except (ValueError, KeyError, TypeError) as error:
+                    problems.append(f"{path}:{number}: skipped, not a recorded snapshot ({error})")
+    except OSError as error:
+        raise SnapshotReadError(f"cannot read {path}: {error.strerror or error}") from None
+    if not snapshots:
+        raise SnapshotReadError(f"no recorded snapshot in {path}")
+    snapshots.sort(key=lambda snapshot: snapshot.taken_at_ms)
+    return snapshots, problems
+
+
+def looks_like_lag_record(path: str) -> bool:
+    """A `lag --record` file by its name, or any JSON-lines file whose first line is a lag snapshot."""
+    if os.path.basename(path) == RECORD_FILE:
+        return True
+    if not path.endswith(".jsonl"):
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline(1 << 20)
+        document = boundedjson.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(document, dict) and str(document.get("schema", "")).startswith("kafkadiag.lag")
