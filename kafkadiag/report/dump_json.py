@@ -308,13 +308,15 @@ def _locks_text(thread: Thread) -> str:
     synchronizers = thread.held_synchronizers
     if not thread.lock_events and not synchronizers:
         return _NO_LOCKS[synchronizers]
+    events = thread.lock_events
+    texts = list(map(_lock_event_text, events))
     waits_for = thread.waits_for()
+    # waits_for is one of the thread's events: its text is already made
+    waits_text = "null" if waits_for is None else next(t for e, t in zip(events, texts) if e is waits_for)
     held = "null" if synchronizers is None else f"[{', '.join(map(_lock_ref_text, synchronizers))}]"
     return (
-        f'"lock_events": [{", ".join(map(_lock_event_text, thread.lock_events))}], '
-        f'"held_synchronizers": {held}, '
-        f'"holds": [{", ".join(map(_lock_ref_text, thread.held_locks()))}], '
-        f'"waits_for": {"null" if waits_for is None else _lock_event_text(waits_for)}'
+        f'"lock_events": [{", ".join(texts)}], "held_synchronizers": {held}, '
+        f'"holds": [{", ".join(map(_lock_ref_text, thread.held_locks()))}], "waits_for": {waits_text}'
     )
 
 
