@@ -124,101 +124,112 @@ def check_report(report: LagReport, policy: CheckPolicy) -> CheckResult:
     return CheckResult(verdicts=verdicts, errors=report.errors)
 
 
+@dataclass
+class _Judgement:
+    """What one group's checks found, as they run."""
+
+    violations: list[Violation] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+    checks: set[str] = field(default_factory=set)
+
+    def verdict(self) -> str:
+        if self.violations:
+            return UNHEALTHY
+        return UNCHECKED if self.unchecked else HEALTHY
+
+
 def _check_group(group: GroupLag, policy: CheckPolicy, samples: int) -> GroupVerdict:
     if not group.exists:
         return GroupVerdict(
             group.group, group.source, UNCHECKED, unchecked=group.errors or ("group not found",)
         )
-    violations: list[Violation] = []
-    unchecked: list[str] = list(group.errors)
-    checks: set[str] = set()
+    judgement = _Judgement(unchecked=list(group.errors))
     totals: dict[Thresholds, int] = {}
     for partition in group.partitions:
         thresholds = policy.for_group(group.group, partition.topic)
-        where = f"{partition.topic}/{partition.partition}"
         if partition.lag is None:
             if partition.problems:
-                unchecked.append(f"{where}: lag unknown ({'; '.join(partition.problems)})")
+                judgement.unchecked.append(
+                    f"{_where(partition)}: lag unknown ({'; '.join(partition.problems)})"
+                )
             # else: nothing committed yet (an owned partition without an offset): no lag to check,
             # and not a failure to read; the finding owned-without-offset says so.
             continue
         if thresholds.max_total_lag is not None:
             totals[thresholds] = totals.get(thresholds, 0) + max(partition.lag, 0)
-        if thresholds.max_lag is not None:
-            checks.add("max-lag")
-            if partition.lag > thresholds.max_lag:
-                violations.append(
-                    Violation(
-                        "max-lag",
-                        f"{where}: lag {partition.lag} > {thresholds.max_lag}",
-                        partition.topic,
-                        partition.partition,
-                    )
-                )
-        if thresholds.max_time_lag_s is not None and samples > 1:
-            checks.add("max-time-lag")
-            if partition.time_lag_s is not None and partition.time_lag_s > thresholds.max_time_lag_s:
-                violations.append(
-                    Violation(
-                        "max-time-lag",
-                        f"{where}: time lag {partition.time_lag_s:.0f}s > {thresholds.max_time_lag_s:g}s",
-                        partition.topic,
-                        partition.partition,
-                    )
-                )
-            elif partition.time_lag_s is None and partition.lag > 0:
-                # Nothing was produced during the window: the age of the next record is unknown,
-                # but a consumer that also made no progress for longer than the limit is behind.
-                since = partition.since_progress_s
-                if since is not None and since > thresholds.max_time_lag_s:
-                    violations.append(
-                        Violation(
-                            "max-time-lag",
-                            f"{where}: lag {partition.lag} with no progress for "
-                            f"{'at least ' if partition.since_progress_at_least else ''}{since:.0f}s "
-                            f"> {thresholds.max_time_lag_s:g}s",
-                            partition.topic,
-                            partition.partition,
-                        )
-                    )
-        if thresholds.worst_status is not None and samples > 1 and partition.status is not None:
-            checks.add("worst-status")
-            if burrow.SEVERITY[partition.status] > burrow.SEVERITY[thresholds.worst_status]:
-                violations.append(
-                    Violation(
-                        "worst-status",
-                        f"{where}: status {partition.status}, worse than {thresholds.worst_status}",
-                        partition.topic,
-                        partition.partition,
-                    )
-                )
+        _check_partition(judgement, partition, partition.lag, thresholds, samples)
     for thresholds, total in totals.items():
-        checks.add("max-total-lag")
+        judgement.checks.add("max-total-lag")
         if thresholds.max_total_lag is not None and total > thresholds.max_total_lag:
-            violations.append(Violation("max-total-lag", f"total lag {total} > {thresholds.max_total_lag}"))
-    for finding in group.findings:
-        checks.add("findings")
-        if _fails(finding, policy.for_group(group.group, finding_topic(finding)).fail_on_findings):
-            violations.append(
-                Violation(
-                    f"finding:{finding.name}", finding.message, finding_topic(finding), rule=finding.rule
-                )
-            )
+            message = f"total lag {total} > {thresholds.max_total_lag}"
+            judgement.violations.append(Violation("max-total-lag", message))
+    _check_findings(judgement, group, policy)
     if not policy.has_thresholds():
-        checks.add("status")
+        judgement.checks.add("status")
         if samples > 1:
-            violations += _status_violations(group)
+            judgement.violations += _status_violations(group)
         else:
-            unchecked.append(ONE_SAMPLE)
-    if violations:
-        verdict = UNHEALTHY
-    elif unchecked:
-        verdict = UNCHECKED
-    else:
-        verdict = HEALTHY
+            judgement.unchecked.append(ONE_SAMPLE)
     return GroupVerdict(
-        group.group, group.source, verdict, tuple(violations), tuple(unchecked), tuple(sorted(checks))
+        group.group,
+        group.source,
+        judgement.verdict(),
+        tuple(judgement.violations),
+        tuple(judgement.unchecked),
+        tuple(sorted(judgement.checks)),
     )
+
+
+def _check_partition(
+    judgement: _Judgement, partition: PartitionLag, lag: int, thresholds: Thresholds, samples: int
+) -> None:
+    """The per-partition thresholds: lag, time lag and worst status (the last two over a window)."""
+
+    def violated(check: str, message: str) -> None:
+        where = _where(partition)
+        judgement.violations.append(
+            Violation(check, f"{where}: {message}", partition.topic, partition.partition)
+        )
+
+    if thresholds.max_lag is not None:
+        judgement.checks.add("max-lag")
+        if lag > thresholds.max_lag:
+            violated("max-lag", f"lag {lag} > {thresholds.max_lag}")
+    if thresholds.max_time_lag_s is not None and samples > 1:
+        judgement.checks.add("max-time-lag")
+        too_old = _time_lag_exceeded(partition, lag, thresholds.max_time_lag_s)
+        if too_old:
+            violated("max-time-lag", too_old)
+    worst = thresholds.worst_status
+    if worst is not None and samples > 1 and partition.status is not None:
+        judgement.checks.add("worst-status")
+        if burrow.SEVERITY[partition.status] > burrow.SEVERITY[worst]:
+            violated("worst-status", f"status {partition.status}, worse than {worst}")
+
+
+def _time_lag_exceeded(partition: PartitionLag, lag: int, limit_s: float) -> str | None:
+    """Why the partition's oldest unconsumed record is older than the limit, or None."""
+    if partition.time_lag_s is not None:
+        if partition.time_lag_s > limit_s:
+            return f"time lag {partition.time_lag_s:.0f}s > {limit_s:g}s"
+        return None
+    # Nothing was produced during the window: the age of the next record is unknown, but a
+    # consumer that also made no progress for longer than the limit is behind.
+    since = partition.since_progress_s
+    if lag > 0 and since is not None and since > limit_s:
+        at_least = "at least " if partition.since_progress_at_least else ""
+        return f"lag {lag} with no progress for {at_least}{since:.0f}s > {limit_s:g}s"
+    return None
+
+
+def _check_findings(judgement: _Judgement, group: GroupLag, policy: CheckPolicy) -> None:
+    """The KD6xx findings at or above --fail-on-findings (per group and topic) fail the group."""
+    for finding in group.findings:
+        judgement.checks.add("findings")
+        topic = finding_topic(finding)
+        if _fails(finding, policy.for_group(group.group, topic).fail_on_findings):
+            check = f"finding:{finding.name}"
+            judgement.violations.append(Violation(check, finding.message, topic, rule=finding.rule))
 
 
 def _fails(finding: Finding, fail_on: str) -> bool:
