@@ -1,4 +1,4 @@
-"""`kafkadiag dump analyze --format json`: schema `kafkadiag.analysis`, version 1 (README.md)."""
+"""`kafkadiag dump analyze --format json`: schema `kafkadiag.analysis`, version 1 (docs/json.md)."""
 
 from __future__ import annotations
 

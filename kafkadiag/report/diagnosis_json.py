@@ -1,4 +1,4 @@
-"""`kafkadiag diagnose --format json`: schema `kafkadiag.diagnosis`, version 2 (docs/diagnose.md).
+"""`kafkadiag diagnose --format json`: schema `kafkadiag.diagnosis`, version 2 (docs/json.md).
 
 Each finding is one record holding its related facts (`facts`: thread, queue, topic and
 partitions, per-partition checker lag, MaxLag ...), so a script need not stitch sources together.

@@ -1,6 +1,6 @@
 """`kafkadiag dump parse --format json`: the versioned, documented machine-readable model.
 
-Schema `kafkadiag.dumps`, version 1 (README.md, "JSON output"). Additions of new keys keep the
+Schema `kafkadiag.dumps`, version 1 (docs/json.md). Additions of new keys keep the
 version; renaming or removing a key, or changing a type, bumps it. Lock ids and thread
 pointers are hex strings: they are 64-bit values, which JSON numbers cannot carry exactly in
 most consumers.

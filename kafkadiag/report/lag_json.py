@@ -1,4 +1,4 @@
-"""`--format json` for `kafkadiag lag`: schema kafkadiag.lag, version 2 (docs/lag.md).
+"""`--format json` for `kafkadiag lag`: schema kafkadiag.lag, version 2 (docs/json.md).
 
 New keys may be added within a version; renaming or removing a key or changing its type bumps it.
 """

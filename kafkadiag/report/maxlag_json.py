@@ -1,4 +1,4 @@
-"""`kafkadiag maxlag --format json`: schema kafkadiag.maxlag, version 1 (docs/maxlag.md).
+"""`kafkadiag maxlag --format json`: schema kafkadiag.maxlag, version 1 (docs/json.md).
 
 New keys may be added within a version; renaming or removing a key or changing its type bumps it.
 """
