@@ -297,17 +297,15 @@ def _thread_head(thread: Thread) -> str:
 
 # A thread without lock lines: what its last four members say, with and without a "Locked
 # ownable synchronizers" section (most threads of a dump).
-_NO_LOCKS = {
-    None: '"lock_events": [], "held_synchronizers": null, "holds": [], "waits_for": null',
-    (): '"lock_events": [], "held_synchronizers": [], "holds": [], "waits_for": null',
-}
+_NO_LOCKS_WITHOUT_SECTION = '"lock_events": [], "held_synchronizers": null, "holds": [], "waits_for": null'
+_NO_LOCKS = '"lock_events": [], "held_synchronizers": [], "holds": [], "waits_for": null'
 
 
 def _locks_text(thread: Thread) -> str:
     """The members lock_events, held_synchronizers, holds and waits_for."""
     synchronizers = thread.held_synchronizers
     if not thread.lock_events and not synchronizers:
-        return _NO_LOCKS[synchronizers]
+        return _NO_LOCKS_WITHOUT_SECTION if synchronizers is None else _NO_LOCKS
     events = thread.lock_events
     texts = list(map(_lock_event_text, events))
     waits_for = thread.waits_for()
