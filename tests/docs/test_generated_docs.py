@@ -16,6 +16,7 @@ import pytest
 from kafkadiag.docs import inputs
 from kafkadiag.model import DumpFormat
 from kafkadiag.readlimits import ENV_VARIABLES
+from kafkadiag.report import prometheus_docs
 from kafkadiag.rules.docs import render_markdown
 from tests.wild.catalogue import TABLE_PAGE, load
 from tests.wild.table import render as render_wild_table
@@ -40,6 +41,16 @@ def test_docs_wild_dumps_md_is_rendered_from_the_catalogue() -> None:
     actual = TABLE_PAGE.read_text(encoding="utf-8") if TABLE_PAGE.exists() else ""
     assert actual == render_wild_table(load()), (
         "docs/wild-dumps.md is stale: python -m tests.wild.table > docs/wild-dumps.md"
+    )
+
+
+def test_docs_prometheus_md_reference_is_rendered_from_the_family_table() -> None:
+    text = (DOCS / "prometheus.md").read_text(encoding="utf-8")
+    begin, end = prometheus_docs.BEGIN, prometheus_docs.END
+    assert begin in text and end in text
+    block = text[text.index(begin) : text.index(end) + len(end)] + "\n"
+    assert block == prometheus_docs.render(), (
+        "docs/prometheus.md is stale: its reference is `python -m kafkadiag.report.prometheus_docs`"
     )
 
 
