@@ -36,6 +36,8 @@ from kafkadiag.threadheader import (
 class HotspotParser(Sections):
     """Feed lines in order; collect finished dumps from `feed` and `finish`."""
 
+    # Long on purpose: this loop runs once per line of every dump, and the branches inlined here
+    # (frames, lock lines, state lines, the next header) would each cost a call per line if split.
     def feed_batch(self, lines: Iterable[str], first_line_no: int) -> int:
         """Consume a batch of lines numbered from `first_line_no`; return the next number.
 

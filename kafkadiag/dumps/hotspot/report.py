@@ -71,42 +71,7 @@ class DeadlockReport(ThreadHeaders):
                 self._quoted(repeated[0], repeated[1])
                 self._dispatch(line, line_no)
             return
-        named = REPORT_THREAD.match(stripped)
-        if named:
-            if any(link.thread_name == named["name"] for link in self.report_links):
-                self.report_repeated = (stripped, line_no)
-            self.report_thread = named["name"]
-            self.report_lines = [QuotedLine(line_no, stripped)]
-            return
-        if stripped.startswith(("waiting to lock", "waiting for ownable", "waiting to re-lock")):
-            self.report_waiting = stripped.rstrip(",")
-            self.report_lines.append(QuotedLine(line_no, stripped))
-            return
-        if (
-            self.report_waiting
-            and fits(self.report_waiting, stripped)
-            and unbalanced(self.report_waiting)
-            and not stripped.startswith("which")
-        ):
-            # "waiting to lock monitor 0x.. (object" | "0x.., a pkg.Class)," cut by hard wrapping
-            self.report_waiting = join_words(self.report_waiting, stripped).rstrip(",")
-            self.report_lines.append(QuotedLine(line_no, stripped))
-            return
-        held = HELD_BY.search(stripped)
-        if held and self.report_thread is not None:
-            lock = REPORT_LOCK_ID.search(self.report_waiting)
-            if lock is None:
-                lock = re.search(r"(0x[0-9a-fA-F]+)", self.report_waiting)
-            self.report_links.append(
-                DeadlockLink(
-                    thread_name=self.report_thread,
-                    waiting_for=self.report_waiting,
-                    lock_id=int(lock.group(1), 16) if lock else None,
-                    held_by=held["name"],
-                    lines=(*self.report_lines, QuotedLine(line_no, stripped)),
-                )
-            )
-            self.report_lines = []
+        if self._cycle_line(stripped, line_no):
             return
         if stripped.startswith(DEADLOCK_START) or stripped.startswith(REPORT_STACKS):
             self._close_report_cycle()
@@ -123,6 +88,48 @@ class DeadlockReport(ThreadHeaders):
             return
         # Stack lines of "Java stack information for the threads listed above" and the ===
         # underlines: understood, and already present in the threads themselves.
+
+    def _cycle_line(self, stripped: str, line_no: int) -> bool:
+        """A line of one cycle: `"name":`, what it waits to lock (maybe cut by hard wrapping),
+        and "which is held by", which closes a DeadlockLink."""
+        named = REPORT_THREAD.match(stripped)
+        if named:
+            if any(link.thread_name == named["name"] for link in self.report_links):
+                self.report_repeated = (stripped, line_no)
+            self.report_thread = named["name"]
+            self.report_lines = [QuotedLine(line_no, stripped)]
+            return True
+        if stripped.startswith(("waiting to lock", "waiting for ownable", "waiting to re-lock")):
+            self.report_waiting = stripped.rstrip(",")
+            self.report_lines.append(QuotedLine(line_no, stripped))
+            return True
+        if (
+            self.report_waiting
+            and fits(self.report_waiting, stripped)
+            and unbalanced(self.report_waiting)
+            and not stripped.startswith("which")
+        ):
+            # "waiting to lock monitor 0x.. (object" | "0x.., a pkg.Class)," cut by hard wrapping
+            self.report_waiting = join_words(self.report_waiting, stripped).rstrip(",")
+            self.report_lines.append(QuotedLine(line_no, stripped))
+            return True
+        held = HELD_BY.search(stripped)
+        if held and self.report_thread is not None:
+            lock = REPORT_LOCK_ID.search(self.report_waiting)
+            if lock is None:
+                lock = re.search(r"(0x[0-9a-fA-F]+)", self.report_waiting)
+            self.report_links.append(
+                DeadlockLink(
+                    thread_name=self.report_thread,
+                    waiting_for=self.report_waiting,
+                    lock_id=int(lock.group(1), 16) if lock else None,
+                    held_by=held["name"],
+                    lines=(*self.report_lines, QuotedLine(line_no, stripped)),
+                )
+            )
+            self.report_lines = []
+            return True
+        return False
 
     def _close_report_cycle(self) -> None:
         # The report follows the footer of the dump it belongs to, which stays open until the

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kafkadiag.digits import decimal
 from kafkadiag.dumps import jrockit
 from kafkadiag.dumps.excerpts import is_annotation
+from kafkadiag.dumps.hotspot.builders import DumpBuilder, ThreadBuilder
 from kafkadiag.dumps.hotspot.report import DeadlockReport
 from kafkadiag.dumps.hotspot.syntax import (
     AGENT_BANNER,
@@ -103,36 +104,7 @@ class Sections(DeadlockReport):
             self.pending_signals.append(signal)
 
     def _unindented(self, line: str, line_no: int) -> None:
-        if BANNER in line:
-            if not line.startswith(BANNER):
-                self.prefix.learn(line, line.index(BANNER))
-                self.previous_line = self.prefix.strip(self.previous_line)
-                self.previous_previous_line = self.prefix.strip(self.previous_previous_line)
-                line = line[line.index(BANNER) :]
-            self._start_dump(line_no, banner=line.rstrip(":").strip())
-            return
-        if line.startswith(jrockit.BANNER):
-            self._start_dump(line_no, banner=line.strip("= \t"))
-            assert self.dump is not None
-            self.dump.jrockit = True
-            return
-        if self.dump is not None and self.dump.jrockit and jrockit.ends_dump(line):
-            self._footer(line, line_no, jni=False)
-            return
-        tool_banner = TOOL_BANNER.match(line)
-        if tool_banner:
-            # Wrappers that announce the tool instead of printing the JVM's banner.
-            self._start_dump(line_no, banner=line.rstrip(":").strip())
-            assert self.dump is not None
-            self.dump.producer = tool_banner["tool"]
-            self.dump.pid = decimal(tool_banner["pid"])
-            return
-        agent_banner = AGENT_BANNER.match(line)
-        if agent_banner:
-            self._start_dump(line_no, banner=line.strip())
-            assert self.dump is not None
-            self.dump.producer = AGENT_PRODUCER
-            self.dump.pid = decimal(agent_banner["pid"])
+        if self._banner(line, line_no):
             return
         if lost_opening_quote(line):
             self._quoted('"' + line, line_no)
@@ -147,6 +119,51 @@ class Sections(DeadlockReport):
         if line.rstrip() == END_OF_DUMP:
             self._footer(line, line_no, jni=False)
             return
+        if self._report_start(line, line_no):
+            return
+        if line.startswith("Thread ") and self._agent_header(line, line_no):
+            return
+        if self.mode == IN_DUMP:
+            self._unindented_in_dump(line, line_no)
+
+    def _banner(self, line: str, line_no: int) -> bool:
+        """A line that opens a dump (the JVM's, JRockit's, a tool's or the agent's banner) or ends
+        JRockit's."""
+        if BANNER in line:
+            if not line.startswith(BANNER):
+                self.prefix.learn(line, line.index(BANNER))
+                self.previous_line = self.prefix.strip(self.previous_line)
+                self.previous_previous_line = self.prefix.strip(self.previous_previous_line)
+                line = line[line.index(BANNER) :]
+            self._start_dump(line_no, banner=line.rstrip(":").strip())
+            return True
+        if line.startswith(jrockit.BANNER):
+            self._start_dump(line_no, banner=line.strip("= \t"))
+            assert self.dump is not None
+            self.dump.jrockit = True
+            return True
+        if self.dump is not None and self.dump.jrockit and jrockit.ends_dump(line):
+            self._footer(line, line_no, jni=False)
+            return True
+        tool_banner = TOOL_BANNER.match(line)
+        if tool_banner:
+            # Wrappers that announce the tool instead of printing the JVM's banner.
+            self._start_dump(line_no, banner=line.rstrip(":").strip())
+            assert self.dump is not None
+            self.dump.producer = tool_banner["tool"]
+            self.dump.pid = decimal(tool_banner["pid"])
+            return True
+        agent_banner = AGENT_BANNER.match(line)
+        if agent_banner:
+            self._start_dump(line_no, banner=line.strip())
+            assert self.dump is not None
+            self.dump.producer = AGENT_PRODUCER
+            self.dump.pid = decimal(agent_banner["pid"])
+            return True
+        return False
+
+    def _report_start(self, line: str, line_no: int) -> bool:
+        """The first line of the JVM's deadlock report, or of its stacks given on their own."""
         if DEADLOCK_START in line and not line.startswith(DEADLOCK_START) and self.dump is None:
             # A report quoted or logged ("> Found one ...", "2024-... Found one ..."): as for a banner
             self.prefix.learn(line, line.index(DEADLOCK_START))
@@ -157,16 +174,13 @@ class Sections(DeadlockReport):
                 # dump (its cycle, and the stacks it lists after "Java stack information").
                 self._start_report_only_dump(line_no)
             self._begin_report()
-            return
+            return True
         if line.startswith(REPORT_STACKS) and self.dump is None:
             # Only the stacks half of a deadlock report (SPARK-11104): the cycle is left to the
             # lock lines, as in any dump without the JVM's report.
             self._start_report_only_dump(line_no)
-            return
-        if line.startswith("Thread ") and self._agent_header(line, line_no):
-            return
-        if self.mode == IN_DUMP:
-            self._unindented_in_dump(line, line_no)
+            return True
+        return False
 
     def _agent_line(self, line: str) -> bool:
         """The serviceability agent's own lines: its preamble, and --mixed's thread separators
@@ -203,30 +217,43 @@ class Sections(DeadlockReport):
             dump.banner = join_words(dump.banner, line).rstrip(":").rstrip()
             dump.rejoined += 1
             return
+        if self._stack_line_flush_left(thread, line, line_no):
+            return
+        self._other_line_in_dump(dump, thread, line, line_no)
+
+    def _stack_line_flush_left(self, thread: ThreadBuilder | None, line: str, line_no: int) -> bool:
+        """A line of a thread's block that lost its indent: a frame, state line or lock line."""
         if thread is not None and line.startswith("at "):
             thread.frames.append(parse_java_frame(line[3:]))  # a logger stripped the indent
-            return
+            return True
         if line.startswith(STATE_LINE):
             # The state line lost its indent the same way (a README's code block indented less
             # than the header's): the thread's state, or a thread whose header is not in the text.
             self._indented(line, line, line_no)
-            return
+            return True
         if thread is not None and line.startswith(SYNCHRONIZERS):
             self._synchronizers_start(thread)  # flush left in jhsdb jstack --locks
-            return
+            return True
         held_entry = line == "- None" or line.startswith(HELD_ENTRY)
         if thread is not None and thread.in_synchronizers and held_entry:
             # The "Locked ownable synchronizers:" entries, flush left the same way (a static
             # site's page that dropped every tab of the dump); a bullet of prose is not one.
             self._synchronizer(thread, line, line, line_no)
-            return
+            return True
         if thread is not None and line.startswith("- "):
             # Its lock lines lost the indent the same way (a PR body pasted flush left: the
             # Netflix/suro #233 producer-close dump): read as lock lines, not as the end of the
             # fragment. Any other "- " text is left to the fragment rule below.
             if self._parsed_lock_line(line, line)[0] is not None:
                 self._lock_event(thread, line, line, line_no)
-                return
+                return True
+        return False
+
+    def _other_line_in_dump(
+        self, dump: DumpBuilder, thread: ThreadBuilder | None, line: str, line_no: int
+    ) -> None:
+        """A flush-left line inside a dump that is no part of a stack: annotations, separators,
+        a wrapped line's rest, tool lines, or the first line after a fragment."""
         if is_annotation(line):
             # "..." where a reporter left threads out, "[t2]" where they numbered the next
             # excerpt: the excerpt goes on (KAFKA-1305, KAFKA-916), and it continues no wrapped line.

@@ -103,30 +103,39 @@ class StackLines(DumpLifecycle):
         if body.startswith((THREADINFO_SYNCHRONIZERS, JMX_SYNCHRONIZERS)):
             self._synchronizers_start(thread)
             return
-        if body == "...":
-            return  # ThreadInfo.toString() prints at most 8 frames, then this
-        if body.startswith(CARRYING):
-            thread.carried = parse_number(body[len(CARRYING) :].strip())
-            thread.stack_line_no = line_no + 1
-            return
-        if body.startswith(MOUNTED):
-            self._mounted_virtual_thread(thread, body, line_no)
-            return
-        if body.startswith(("JavaThread state:", "No compile task", "Compiling:")):
-            # jhsdb's VM-internal state; JIT compiler threads' current task (JDK 9+).
-            if not thread.frames:
-                thread.stack_line_no = line_no + 1
-            return
-        if body.startswith(jrockit.PASSED_OVER):
-            return
-        if body.startswith(("-- ", "^-- ")) and self._jrockit_lock_line(thread, body, line_no):
-            return
-        if dump.jrockit and jrockit.in_braces(thread.header) and body.rstrip().endswith(")"):
-            thread.frames.append(parse_java_frame(body.rstrip()))  # WebLogic's layout: no "at "
+        if self._vm_line_in_stack(thread, body, line_no):
             return
         if self._rejoin(thread, line, line_no):
             return
         self._unparsed(line_no, line)
+
+    def _vm_line_in_stack(self, thread: ThreadBuilder, body: str, line_no: int) -> bool:
+        """Lines the VM or a tool prints inside a thread's block besides frames and lock lines:
+        virtual-thread carriers, compiler tasks, JRockit's lock lines and WebLogic's frames."""
+        dump = self.dump
+        assert dump is not None
+        if body == "...":
+            return True  # ThreadInfo.toString() prints at most 8 frames, then this
+        if body.startswith(CARRYING):
+            thread.carried = parse_number(body[len(CARRYING) :].strip())
+            thread.stack_line_no = line_no + 1
+            return True
+        if body.startswith(MOUNTED):
+            self._mounted_virtual_thread(thread, body, line_no)
+            return True
+        if body.startswith(("JavaThread state:", "No compile task", "Compiling:")):
+            # jhsdb's VM-internal state; JIT compiler threads' current task (JDK 9+).
+            if not thread.frames:
+                thread.stack_line_no = line_no + 1
+            return True
+        if body.startswith(jrockit.PASSED_OVER):
+            return True
+        if body.startswith(("-- ", "^-- ")) and self._jrockit_lock_line(thread, body, line_no):
+            return True
+        if dump.jrockit and jrockit.in_braces(thread.header) and body.rstrip().endswith(")"):
+            thread.frames.append(parse_java_frame(body.rstrip()))  # WebLogic's layout: no "at "
+            return True
+        return False
 
     def _jrockit_lock_line(self, thread: ThreadBuilder, body: str, line_no: int) -> bool:
         parsed = jrockit.lock_line(body)
@@ -156,19 +165,8 @@ class StackLines(DumpLifecycle):
                     return False
                 events[-1] = LockEvent(kind, lock_id, lock_class, last.frame_index, last.line_no, text)
                 return self._rejoined(thread, line_no)
-        synchronizers = thread.synchronizers
-        if thread.in_synchronizers and synchronizers:
-            last_held = synchronizers[-1]
-            if fits(last_held.text, line) and (
-                unbalanced(last_held.text) or lock_class_missing(last_held.text)
-            ):
-                text = join_token(last_held.text, line)
-                _, lock_id, lock_class = parse_lock_line(text)
-                if lock_id is None:
-                    return False
-                synchronizers[-1] = LockRef(lock_id, lock_class, last_held.line_no, text)
-                return self._rejoined(thread, line_no)
-            return False
+        if thread.in_synchronizers and thread.synchronizers:
+            return self._rejoin_synchronizer(thread, line, line_no)
         frames = thread.frames
         event_after_frame = bool(events) and events[-1].frame_index >= len(frames) - 1 and bool(frames)
         if frames and not fits(frames[-1].text, line):
@@ -182,6 +180,24 @@ class StackLines(DumpLifecycle):
             return self._rejoined(thread, line_no)
         if frames:
             return False
+        return self._rejoin_header(thread, line, line_no)
+
+    def _rejoin_synchronizer(self, thread: ThreadBuilder, line: str, line_no: int) -> bool:
+        """The rest of a "Locked ownable synchronizers" entry that hard wrapping cut."""
+        assert thread.synchronizers
+        synchronizers = thread.synchronizers
+        last_held = synchronizers[-1]
+        if fits(last_held.text, line) and (unbalanced(last_held.text) or lock_class_missing(last_held.text)):
+            text = join_token(last_held.text, line)
+            _, lock_id, lock_class = parse_lock_line(text)
+            if lock_id is None:
+                return False
+            synchronizers[-1] = LockRef(lock_id, lock_class, last_held.line_no, text)
+            return self._rejoined(thread, line_no)
+        return False
+
+    def _rejoin_header(self, thread: ThreadBuilder, line: str, line_no: int) -> bool:
+        """The rest of a thread's header or state line that hard wrapping cut (no frame yet)."""
         if not fits(thread.header, line) or not fits(thread.state_text or "", line):
             return False
         threadinfo = " Id=" in thread.header
