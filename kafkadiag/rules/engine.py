@@ -19,7 +19,7 @@ from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import SCOPE_DUMP, Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.clientthreads import client_threads, kafka_client_seen
 from kafkadiag.rules.context import JAVA_FORMATS, AnalysisContext, available_requirements
-from kafkadiag.rules.registry import RULES, RuleCrashed
+from kafkadiag.rules.registry import RuleCrashed, all_rules, rules_of
 
 # Two dumps belong to one process when this share of their threads (name and OS id) agree.
 SAME_PROCESS_OVERLAP = 0.5
@@ -97,6 +97,13 @@ def _same_process(earlier: ThreadDump, later: ThreadDump) -> bool:
     return len(before & after) / min(len(before), len(after)) >= SAME_PROCESS_OVERLAP
 
 
+def __getattr__(name: str) -> tuple[type[Rule], ...]:
+    # engine.RULES: the whole catalogue, loaded when read (the registry loads rules by family).
+    if name == "RULES":
+        return all_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def rule_matches(rule: type[Rule], patterns: Sequence[str]) -> bool:
     """A code, a code prefix ("KD2") or a name."""
     return any(rule.code.startswith(p.upper()) or rule.name == p.lower() for p in patterns)
@@ -111,7 +118,7 @@ def selected_rules(
     select: Sequence[str] = (), ignore: Sequence[str] = (), scope: str = SCOPE_DUMP
 ) -> list[Rule]:
     """The rules of `scope` chosen by code, code prefix ("KD2") or name."""
-    chosen = [rule for rule in RULES if rule.scope == scope and is_selected(rule, select, ignore)]
+    chosen = [rule for rule in rules_of(scope) if is_selected(rule, select, ignore)]
     return [rule() for rule in chosen if rule is not RuleCrashed]
 
 

@@ -1,123 +1,181 @@
-"""The rule catalogue: an explicit tuple, in code order. Retired codes are never reused."""
+"""The rule catalogue, in families by the code's first digit, each loaded when first asked for.
+
+A family lists its modules and rule classes explicitly, in code order; retired codes are never
+reused. Analysing dumps loads only the dump-scope families, so the cluster rules' imports (lag,
+maxlag) stay out of `dump analyze`, and `--help` loads none (as sqlfluff's rule bundles load).
+"""
 
 from __future__ import annotations
 
-from kafkadiag.rules.base import Rule
-from kafkadiag.rules.kd001_rule_crashed import RuleCrashed
-from kafkadiag.rules.kd101_jvm_reported_deadlock import JvmReportedDeadlock
-from kafkadiag.rules.kd102_lock_cycle import LockCycle
-from kafkadiag.rules.kd103_hidden_wait_deadlock import HiddenWaitDeadlock
-from kafkadiag.rules.kd104_bounded_queue_cycle import BoundedQueueCycle
-from kafkadiag.rules.kd105_blocking_chain import BlockingChain
-from kafkadiag.rules.kd106_contended_lock import ContendedLock
-from kafkadiag.rules.kd107_put_while_holding_lock import PutWhileHoldingLock
-from kafkadiag.rules.kd108_channel_queue_ring import ChannelQueueRing
-from kafkadiag.rules.kd109_shutdown_waits_on_running_thread import ShutdownWaitsOnRunningThread
-from kafkadiag.rules.kd201_fetcher_blocked_on_full_queue import FetcherBlockedOnFullQueue
-from kafkadiag.rules.kd202_streams_starving import StreamsStarving
-from kafkadiag.rules.kd203_stream_not_draining import StreamNotDraining
-from kafkadiag.rules.kd204_partition_map_lock_collateral import PartitionMapLockCollateral
-from kafkadiag.rules.kd301_poll_thread_waiting_on_workers import PollThreadWaitingOnWorkers
-from kafkadiag.rules.kd302_poll_thread_blocked_on_full_handoff import PollThreadBlockedOnFullHandoff
-from kafkadiag.rules.kd303_heartbeat_blocked import HeartbeatBlocked
-from kafkadiag.rules.kd304_coordinator_discovery_spinning import CoordinatorDiscoverySpinning
-from kafkadiag.rules.kd305_single_busy_worker import SingleBusyWorker
-from kafkadiag.rules.kd306_consumer_shared_between_threads import ConsumerSharedBetweenThreads
-from kafkadiag.rules.kd307_poll_thread_in_rebalance import PollThreadInRebalance
-from kafkadiag.rules.kd308_producer_call_blocked import ProducerCallBlocked
-from kafkadiag.rules.kd309_consumer_call_blocked import ConsumerCallBlocked
-from kafkadiag.rules.kd310_poll_thread_held_in_application import PollThreadHeldInApplication
-from kafkadiag.rules.kd401_python_poll_blocked_on_full_queue import PythonPollBlockedOnFullQueue
-from kafkadiag.rules.kd402_python_poll_waiting_on_futures import PythonPollWaitingOnFutures
-from kafkadiag.rules.kd403_python_heartbeat_blocked import PythonHeartbeatBlocked
-from kafkadiag.rules.kd404_python_lock_order_inversion import PythonLockOrderInversion
-from kafkadiag.rules.kd405_python_lock_reentry import PythonLockReentry
-from kafkadiag.rules.kd406_python_event_loop_blocked import PythonEventLoopBlocked
-from kafkadiag.rules.kd501_thread_not_moving import ThreadNotMoving
-from kafkadiag.rules.kd502_busy_threads import BusyThreads
-from kafkadiag.rules.kd503_hot_threads import HotThreads
-from kafkadiag.rules.kd601_offset_below_log_start import OffsetBelowLogStart
-from kafkadiag.rules.kd602_offset_above_high_watermark import OffsetAboveHighWatermark
-from kafkadiag.rules.kd603_unreadable_offset import UnreadableOffset
-from kafkadiag.rules.kd604_watermark_unknown import WatermarkUnknown
-from kafkadiag.rules.kd605_malformed_registration import MalformedRegistration
-from kafkadiag.rules.kd606_offsets_without_consumer import OffsetsWithoutConsumer
-from kafkadiag.rules.kd607_unregistered_owner import UnregisteredOwner
-from kafkadiag.rules.kd608_no_owner import NoOwner
-from kafkadiag.rules.kd609_idle_threads import IdleThreads
-from kafkadiag.rules.kd610_subscription_mismatch import SubscriptionMismatch
-from kafkadiag.rules.kd611_owned_without_offset import OwnedWithoutOffset
-from kafkadiag.rules.kd701_streams_not_draining import StreamsNotDraining
-from kafkadiag.rules.kd702_fetch_bound import FetchBound
-from kafkadiag.rules.kd703_consumer_behind import ConsumerBehind
-from kafkadiag.rules.kd704_fetcher_stale import FetcherStale
-from kafkadiag.rules.kd705_fetcher_absent import FetcherAbsent
-from kafkadiag.rules.kd801_old_consumer_stall_explained import OldConsumerStallExplained
-from kafkadiag.rules.kd802_python_consumer_stall_explained import PythonConsumerStallExplained
-from kafkadiag.rules.kd803_new_consumer_stall_explained import NewConsumerStallExplained
+import importlib
+from dataclasses import dataclass
+from functools import cache
 
-RULES: tuple[type[Rule], ...] = (
-    RuleCrashed,
-    JvmReportedDeadlock,
-    LockCycle,
-    HiddenWaitDeadlock,
-    BoundedQueueCycle,
-    BlockingChain,
-    ContendedLock,
-    PutWhileHoldingLock,
-    ChannelQueueRing,
-    ShutdownWaitsOnRunningThread,
-    FetcherBlockedOnFullQueue,
-    StreamsStarving,
-    StreamNotDraining,
-    PartitionMapLockCollateral,
-    PollThreadWaitingOnWorkers,
-    PollThreadBlockedOnFullHandoff,
-    HeartbeatBlocked,
-    CoordinatorDiscoverySpinning,
-    SingleBusyWorker,
-    ConsumerSharedBetweenThreads,
-    PollThreadInRebalance,
-    ProducerCallBlocked,
-    ConsumerCallBlocked,
-    PollThreadHeldInApplication,
-    PythonPollBlockedOnFullQueue,
-    PythonPollWaitingOnFutures,
-    PythonHeartbeatBlocked,
-    PythonLockOrderInversion,
-    PythonLockReentry,
-    PythonEventLoopBlocked,
-    ThreadNotMoving,
-    BusyThreads,
-    HotThreads,
-    OffsetBelowLogStart,
-    OffsetAboveHighWatermark,
-    UnreadableOffset,
-    WatermarkUnknown,
-    MalformedRegistration,
-    OffsetsWithoutConsumer,
-    UnregisteredOwner,
-    NoOwner,
-    IdleThreads,
-    SubscriptionMismatch,
-    OwnedWithoutOffset,
-    StreamsNotDraining,
-    FetchBound,
-    ConsumerBehind,
-    FetcherStale,
-    FetcherAbsent,
-    OldConsumerStallExplained,
-    PythonConsumerStallExplained,
-    NewConsumerStallExplained,
+from kafkadiag.rules.base import SCOPE_CLUSTER, SCOPE_DUMP, Rule
+from kafkadiag.rules.kd001_rule_crashed import RuleCrashed
+
+# RULES (the whole catalogue) is read through __getattr__ below.
+__all__ = ["FAMILIES", "RETIRED_CODES", "Family", "RuleCrashed", "all_rules", "rule_by_code", "rules_of"]
+
+
+@dataclass(frozen=True)
+class Family:
+    prefix: str  # "KD1": every code of the family starts so
+    title: str
+    scope: str  # the scope of every rule in it (a test checks)
+    rules: tuple[tuple[str, str], ...]  # (module in kafkadiag.rules, rule class), in code order
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "KD0",
+        "the engine's own",
+        SCOPE_DUMP,
+        (("kd001_rule_crashed", "RuleCrashed"),),
+    ),
+    Family(
+        "KD1",
+        "deadlocks, lock cycles and blocking chains",
+        SCOPE_DUMP,
+        (
+            ("kd101_jvm_reported_deadlock", "JvmReportedDeadlock"),
+            ("kd102_lock_cycle", "LockCycle"),
+            ("kd103_hidden_wait_deadlock", "HiddenWaitDeadlock"),
+            ("kd104_bounded_queue_cycle", "BoundedQueueCycle"),
+            ("kd105_blocking_chain", "BlockingChain"),
+            ("kd106_contended_lock", "ContendedLock"),
+            ("kd107_put_while_holding_lock", "PutWhileHoldingLock"),
+            ("kd108_channel_queue_ring", "ChannelQueueRing"),
+            ("kd109_shutdown_waits_on_running_thread", "ShutdownWaitsOnRunningThread"),
+        ),
+    ),
+    Family(
+        "KD2",
+        "the old (ZooKeeper) consumer",
+        SCOPE_DUMP,
+        (
+            ("kd201_fetcher_blocked_on_full_queue", "FetcherBlockedOnFullQueue"),
+            ("kd202_streams_starving", "StreamsStarving"),
+            ("kd203_stream_not_draining", "StreamNotDraining"),
+            ("kd204_partition_map_lock_collateral", "PartitionMapLockCollateral"),
+        ),
+    ),
+    Family(
+        "KD3",
+        "the Java consumer, producer and Kafka Streams",
+        SCOPE_DUMP,
+        (
+            ("kd301_poll_thread_waiting_on_workers", "PollThreadWaitingOnWorkers"),
+            ("kd302_poll_thread_blocked_on_full_handoff", "PollThreadBlockedOnFullHandoff"),
+            ("kd303_heartbeat_blocked", "HeartbeatBlocked"),
+            ("kd304_coordinator_discovery_spinning", "CoordinatorDiscoverySpinning"),
+            ("kd305_single_busy_worker", "SingleBusyWorker"),
+            ("kd306_consumer_shared_between_threads", "ConsumerSharedBetweenThreads"),
+            ("kd307_poll_thread_in_rebalance", "PollThreadInRebalance"),
+            ("kd308_producer_call_blocked", "ProducerCallBlocked"),
+            ("kd309_consumer_call_blocked", "ConsumerCallBlocked"),
+            ("kd310_poll_thread_held_in_application", "PollThreadHeldInApplication"),
+        ),
+    ),
+    Family(
+        "KD4",
+        "Python consumers",
+        SCOPE_DUMP,
+        (
+            ("kd401_python_poll_blocked_on_full_queue", "PythonPollBlockedOnFullQueue"),
+            ("kd402_python_poll_waiting_on_futures", "PythonPollWaitingOnFutures"),
+            ("kd403_python_heartbeat_blocked", "PythonHeartbeatBlocked"),
+            ("kd404_python_lock_order_inversion", "PythonLockOrderInversion"),
+            ("kd405_python_lock_reentry", "PythonLockReentry"),
+            ("kd406_python_event_loop_blocked", "PythonEventLoopBlocked"),
+        ),
+    ),
+    Family(
+        "KD5",
+        "threads over a series of dumps and their CPU",
+        SCOPE_DUMP,
+        (
+            ("kd501_thread_not_moving", "ThreadNotMoving"),
+            ("kd502_busy_threads", "BusyThreads"),
+            ("kd503_hot_threads", "HotThreads"),
+        ),
+    ),
+    Family(
+        "KD6",
+        "committed offsets and ownership (lag)",
+        SCOPE_CLUSTER,
+        (
+            ("kd601_offset_below_log_start", "OffsetBelowLogStart"),
+            ("kd602_offset_above_high_watermark", "OffsetAboveHighWatermark"),
+            ("kd603_unreadable_offset", "UnreadableOffset"),
+            ("kd604_watermark_unknown", "WatermarkUnknown"),
+            ("kd605_malformed_registration", "MalformedRegistration"),
+            ("kd606_offsets_without_consumer", "OffsetsWithoutConsumer"),
+            ("kd607_unregistered_owner", "UnregisteredOwner"),
+            ("kd608_no_owner", "NoOwner"),
+            ("kd609_idle_threads", "IdleThreads"),
+            ("kd610_subscription_mismatch", "SubscriptionMismatch"),
+            ("kd611_owned_without_offset", "OwnedWithoutOffset"),
+        ),
+    ),
+    Family(
+        "KD7",
+        "the consumer's fetcher metrics against its lag (maxlag)",
+        SCOPE_CLUSTER,
+        (
+            ("kd701_streams_not_draining", "StreamsNotDraining"),
+            ("kd702_fetch_bound", "FetchBound"),
+            ("kd703_consumer_behind", "ConsumerBehind"),
+            ("kd704_fetcher_stale", "FetcherStale"),
+            ("kd705_fetcher_absent", "FetcherAbsent"),
+        ),
+    ),
+    Family(
+        "KD8",
+        "the stall explained from dumps and the cluster together",
+        SCOPE_CLUSTER,
+        (
+            ("kd801_old_consumer_stall_explained", "OldConsumerStallExplained"),
+            ("kd802_python_consumer_stall_explained", "PythonConsumerStallExplained"),
+            ("kd803_new_consumer_stall_explained", "NewConsumerStallExplained"),
+        ),
+    ),
 )
 
 # Codes of rules that were removed: never to be given to a new rule (a CI filter may name them).
 RETIRED_CODES: frozenset[str] = frozenset()
 
 
+@cache
+def family_rules(family: Family) -> tuple[type[Rule], ...]:
+    """The family's rule classes, imported on first use."""
+    loaded = []
+    for module, class_name in family.rules:
+        rule: type[Rule] = getattr(importlib.import_module(f"kafkadiag.rules.{module}"), class_name)
+        loaded.append(rule)
+    return tuple(loaded)
+
+
+def rules_of(scope: str) -> tuple[type[Rule], ...]:
+    """Every rule of `scope`, in code order; only the families of that scope are imported."""
+    return tuple(rule for family in FAMILIES if family.scope == scope for rule in family_rules(family))
+
+
+def all_rules() -> tuple[type[Rule], ...]:
+    """The whole catalogue, in code order (the docs, `kafkadiag rules`, the registry's tests)."""
+    return tuple(rule for family in FAMILIES for rule in family_rules(family))
+
+
+def __getattr__(name: str) -> tuple[type[Rule], ...]:
+    # RULES is the whole catalogue, built when first read: importing the registry loads no rule.
+    if name == "RULES":
+        return all_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def rule_by_code(code_or_name: str) -> type[Rule] | None:
     wanted = code_or_name.strip()
-    for rule in RULES:
+    for rule in all_rules():
         if rule.code == wanted.upper() or rule.name == wanted.lower():
             return rule
     return None
