@@ -10,7 +10,14 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kafkadiag.pipeline.report_chart import SUM_COLOUR, TOPIC_COLOURS, Series, lag_chart, worst_status
+from kafkadiag.pipeline.report_chart import (
+    STATUS_ORDER,
+    SUM_COLOUR,
+    TOPIC_COLOURS,
+    Series,
+    lag_chart,
+    worst_status,
+)
 
 SEVERITY_ORDER = ("error", "warning", "info")
 SEVERITY_COLOURS = {"error": "#c62828", "warning": "#e08600", "info": "#1e6fc4"}
@@ -79,20 +86,30 @@ def _overview(summary: dict[str, Any]) -> str:
 
 
 def short_labels(names: Iterable[str]) -> dict[str, str]:
-    """Each name by its shortest ending of path parts that no other name shares, shortened in
-    the middle past LABEL_WIDTH; the full name when shortening would make two labels alike."""
-    unique = sorted(set(names))
-    parts = {name: name.split("/") for name in unique}
-    labels = {}
-    for name in unique:
-        for count in range(1, len(parts[name]) + 1):
-            ending = parts[name][-count:]
-            if sum(1 for other in unique if parts[other][-count:] == ending) == 1:
-                break
-        labels[name] = shorten("/".join(ending), LABEL_WIDTH)
-    if len(set(labels.values())) < len(labels):
-        return {name: name for name in unique}
-    return labels
+    """Each name by its shortest ending of path parts that no other name shares, cut to
+    LABEL_WIDTH (in the middle, else keeping the end, else the beginning: whichever keeps the
+    labels apart); the full names when no cut does."""
+    endings = _unique_endings(set(names))
+    for cut in (shorten, _keep_end, _keep_beginning):
+        labels = {name: cut(ending, LABEL_WIDTH) for name, ending in endings.items()}
+        if len(set(labels.values())) == len(labels):
+            return labels
+    return {name: name for name in endings}
+
+
+def _unique_endings(names: set[str]) -> dict[str, str]:
+    """Per name, its fewest last path parts that no other name ends with."""
+    parts = {name: tuple(name.split("/")) for name in names}
+    endings: dict[str, str] = {}
+    count = 1
+    while len(endings) < len(parts):
+        pending = [name for name in parts if name not in endings]
+        seen = collections.Counter(parts[name][-count:] for name in parts)
+        for name in pending:
+            if seen[parts[name][-count:]] == 1 or count >= len(parts[name]):
+                endings[name] = "/".join(parts[name][-count:])
+        count += 1
+    return endings
 
 
 def shorten(text: str, width: int) -> str:
@@ -103,12 +120,21 @@ def shorten(text: str, width: int) -> str:
     return f"{text[:half]}…{text[-(width - 1 - half) :]}"
 
 
+def _keep_end(text: str, width: int) -> str:
+    return text if len(text) <= width else f"…{text[-(width - 1) :]}"
+
+
+def _keep_beginning(text: str, width: int) -> str:
+    return text if len(text) <= width else f"{text[: width - 1]}…"
+
+
 def _labelled(name: str, labels: dict[str, str], kind: str = "label") -> str:
     """A short label with the full name as its tooltip."""
     return f"<span class='{kind}' title='{e(name)}'>{e(labels.get(name, name))}</span>"
 
 
 def _lag_section(over_time: list[dict[str, Any]], by_topic: Sequence[dict[str, Any]]) -> str:
+    """A chart per group, the worst first: past MAX_GROUPS, the rest are named by count only."""
     heading = "<h2>Lag and status over time, per group</h2>"
     if not over_time:
         return heading + "<p class='muted'>no lag history in the inputs</p>"
@@ -121,9 +147,10 @@ def _lag_section(over_time: list[dict[str, Any]], by_topic: Sequence[dict[str, A
     for row in sorted(by_topic, key=lambda row: row["time_ms"]):
         topics[(row["group"], row["source"])][row["topic"]].append((row["time_ms"], row["lag"]))
     sections = [heading]
-    ranked = sorted(groups.items(), key=lambda item: item[0])
-    for (group, source), rows in ranked[:MAX_GROUPS]:
+    for rows in groups.values():
         rows.sort(key=lambda row: row["time_ms"])
+    ranked = sorted(groups.items(), key=_latest_first)
+    for (group, source), rows in ranked[:MAX_GROUPS]:
         series = _group_series(rows, topics.get((group, source), {}))
         recordings = [(row["time_ms"], worst_status(row["statuses"])) for row in rows]
         sections.append(
@@ -133,6 +160,13 @@ def _lag_section(over_time: list[dict[str, Any]], by_topic: Sequence[dict[str, A
     if len(ranked) > MAX_GROUPS:
         sections.append(f"<p class='muted'>{len(ranked) - MAX_GROUPS:,} more groups in lag.jsonl</p>")
     return "".join(sections)
+
+
+def _latest_first(item: tuple[tuple[str, str], list[dict[str, Any]]]) -> tuple[Any, ...]:
+    """The groups worst at their latest recording first, then by their lag then, then by name."""
+    (group, source), rows = item
+    latest = rows[-1]
+    return (-STATUS_ORDER.index(worst_status(latest["statuses"])), -latest["lag"], group, source)
 
 
 def _group_series(rows: list[dict[str, Any]], topics: dict[str, list[tuple[int, int]]]) -> list[Series]:
