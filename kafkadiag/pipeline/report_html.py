@@ -87,14 +87,19 @@ def _overview(summary: dict[str, Any]) -> str:
 
 def short_labels(names: Iterable[str]) -> dict[str, str]:
     """Each name by its shortest ending of path parts that no other name shares, cut to
-    LABEL_WIDTH (in the middle, else keeping the end, else the beginning: whichever keeps the
-    labels apart); the full names when no cut does."""
+    LABEL_WIDTH in the middle; labels that come out alike are cut keeping the end instead, then
+    the beginning, then not cut at all."""
     endings = _unique_endings(set(names))
-    for cut in (shorten, _keep_end, _keep_beginning):
-        labels = {name: cut(ending, LABEL_WIDTH) for name, ending in endings.items()}
-        if len(set(labels.values())) == len(labels):
+    labels = {name: shorten(ending, LABEL_WIDTH) for name, ending in endings.items()}
+    for cut in (_keep_end, _keep_beginning, lambda ending, _: ending):
+        uses = collections.Counter(labels.values())
+        alike = [name for name, label in labels.items() if uses[label] > 1]
+        if not alike:
             return labels
-    return {name: name for name in endings}
+        labels.update({name: cut(endings[name], LABEL_WIDTH) for name in alike})
+    if len(set(labels.values())) < len(labels):
+        return {name: name for name in endings}
+    return labels
 
 
 def _unique_endings(names: set[str]) -> dict[str, str]:
