@@ -15,11 +15,15 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kafkadiag.collect.gather import Collector, LagTarget
 from kafkadiag.collect.retention import Keep
 from kafkadiag.lag.snapshot import Snapshot
 from kafkadiag.lag.window import evaluate_window
+
+if TYPE_CHECKING:
+    from kafkadiag.app.lag import FetcherRequest
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class Scrapes:
         self,
         target: LagTarget,
         options: ServeOptions,
-        fetcher_request: object = None,
+        fetcher_request: FetcherRequest | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.options = options
@@ -76,7 +80,7 @@ class Scrapes:
         if self.options.record_dir is not None:
             record_snapshot(self.options.record_dir, snapshot, self.options.keep)
         report = evaluate_window(list(self._window), self.options.allowed_lag)
-        report, fetcher = with_fetcher(report, self.fetcher_request)  # type: ignore[arg-type]
+        report, fetcher = with_fetcher(report, self.fetcher_request)
         text = io.StringIO()
         write_prometheus(text, report, fetcher, self.options.cluster_name)
         return text.getvalue().encode("utf-8")

@@ -84,7 +84,7 @@ def serve(scrapes: Scrapes, address: str) -> int:
             help_text="Choose a free port, or an address of this machine.",
         ) from None
     server.daemon_threads = True
-    bound_host, bound_port = server.server_address[:2]
+    bound_host, bound_port = str(server.server_address[0]), server.server_address[1]
     print(f"kafkadiag: serving http://{bound_host}:{bound_port}/metrics", file=sys.stderr, flush=True)
 
     def stop(signum: int, frame: FrameType | None) -> None:
