@@ -79,6 +79,7 @@ def serve(scrapes: Scrapes, address: str) -> int:
     try:
         server = ThreadingHTTPServer((host, port), _handler_for(scrapes))
     except OSError as error:
+        scrapes.close()
         raise UsageError(
             f"cannot listen on {address}: {error.strerror or error}",
             help_text="Choose a free port, or an address of this machine.",

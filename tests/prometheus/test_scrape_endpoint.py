@@ -9,14 +9,17 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from kafkadiag.exitcodes import ExitCode
 from kafkadiag.sandbox.servers import ServerProcess
 from tests.infra import workload
+from tests.infra.cli import run
 from tests.infra.workload import Cluster
 from tests.prometheus.promtool import RULES, promtool
 from tests.prometheus.servers import Prometheus, http_get, start_exporter, start_prometheus
@@ -179,3 +182,18 @@ def test_every_dashboard_query_answers_on_the_scraped_series(
     for variable in dashboard["templating"]["list"][1:]:
         selector = variable["definition"].removeprefix("label_values(").rsplit(",", 1)[0]
         assert prometheus.query(selector.replace("$cluster", "test-cluster")), variable
+
+
+def test_an_address_it_cannot_serve_on_is_a_usage_error() -> None:
+    base = ["lag", "--bootstrap-server", "127.0.0.1:1", "--group", "g"]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, _, err = run([*base, "--serve", f"127.0.0.1:{port}"])
+        assert code == ExitCode.USAGE and f"cannot listen on 127.0.0.1:{port}" in err, err
+    for address in ("9308", "host:port", "127.0.0.1:70000"):
+        code, _, err = run([*base, "--serve", address])
+        assert code == ExitCode.USAGE and "--serve takes HOST:PORT" in err, (address, err)
+    code, _, err = run([*base, "--serve", "127.0.0.1:0", "--watch"])
+    assert code == ExitCode.USAGE and "--serve answers scrapes" in err, err
