@@ -189,7 +189,9 @@ def test_bootstrap_failures_name_the_address_and_the_cause() -> None:
     started = time.monotonic()
     with pytest.raises(BrokerUnreachableError, match=rf"127\.0\.0\.1:{port}: .*(refused|REFUSED)") as raised:
         KafkaClient(f"127.0.0.1:{port}", {}, 1.0)
-    assert f"cannot reach a Kafka broker at 127.0.0.1:{port} within 1s" in str(raised.value)
+    assert f"cannot reach a Kafka broker at 127.0.0.1:{port} (127.0.0.1:{port}: connection refused" in str(
+        raised.value
+    )
     assert time.monotonic() - started < 2.5
     with pytest.raises(ValueError, match="not host:port"):
         KafkaClient("localhost", {}, 1.0)

@@ -155,12 +155,14 @@ def _first_bootstrapped_admin(
     is left of timeout_s; BrokerUnreachableError naming every server's cause otherwise."""
     deadline = time.monotonic() + timeout_s
     failures: list[str] = []
+    refused = 0
     for index, address in enumerate(addresses):
         share = (deadline - time.monotonic()) / (len(addresses) - index)
         try:
             return _negotiated_admin(server_text(address), config, max(share, 0.05))
         except _BootstrapFailed as failure:
             failures.append(f"{server_text(address)}: {failure.reason}")
+            refused += failure.refused
             if failure.final:
                 break
             if index + 1 < len(addresses):
@@ -169,6 +171,11 @@ def _first_bootstrapped_admin(
                     f"trying {server_text(addresses[index + 1])}"
                 )
     servers = ",".join(server_text(address) for address in addresses)
+    if refused == len(addresses):
+        raise BrokerUnreachableError(
+            f"cannot reach a Kafka broker at {servers} ({'; '.join(failures)}; nothing listens there: "
+            "check that the broker runs and that this is its listener's host and port)"
+        )
     raise BrokerUnreachableError(
         f"cannot reach a Kafka broker at {servers} within {timeout_s:g}s ({'; '.join(failures)})"
     )
@@ -183,6 +190,10 @@ FIRST_PROBE_S = 0.25
 # DescribeGroups, FindCoordinator for Kafka-stored groups); 0.8.2 has OffsetFetch v1 and
 # ConsumerMetadata (FindCoordinator v0).
 BEFORE_VERSION_PROBE = ((0, 9), (0, 8, 2))
+# A refused connection is known at once. It is asked again for this long from the first attempt
+# (a broker being restarted opens its port within moments), then reported: the rest of --timeout
+# would only hear the same refusal.
+REFUSED_RETRY_S = 1.0
 
 
 def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> Any:
@@ -192,10 +203,10 @@ def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> 
     broker's ApiVersions answer decides; a broker that accepts the connection and never answers
     it predates 0.10, and is spoken to as 0.9, or as 0.8.2 when it does not know ListGroups.
     """
-    if config.get("api_version") is not None:
-        return _bootstrapped_admin(server, config, timeout_s)
     started = time.monotonic()
     deadline = started + timeout_s
+    if config.get("api_version") is not None:
+        return _admin_unless_refused(server, config, started, deadline)
     # A short first look: a broker that drops the connection at the probe is old for certain;
     # one that only stays silent may be slow, and gets the rest of VERSION_PROBE_S.
     for window in (FIRST_PROBE_S, VERSION_PROBE_S):
@@ -205,6 +216,8 @@ def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> 
             left = deadline - time.monotonic()
             if failure.final or left <= 0.05:
                 raise
+            if failure.refused:
+                return _admin_unless_refused(server, config, started, deadline)
             if failure.probe_dropped:
                 break
             if not failure.probe_unanswered:
@@ -217,6 +230,20 @@ def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> 
     return _bootstrapped_admin(
         server, {**config, "api_version": oldest}, max(deadline - time.monotonic(), 0.05)
     )
+
+
+def _admin_unless_refused(server: str, config: dict[str, Any], started: float, deadline: float) -> Any:
+    """An admin client, tried until REFUSED_RETRY_S after `started`: refused all that time, the
+    refusal is the answer (_BootstrapFailed); any other failure gets the rest of the deadline."""
+    try:
+        return _bootstrapped_admin(
+            server, config, min(deadline, started + REFUSED_RETRY_S) - time.monotonic()
+        )
+    except _BootstrapFailed as failure:
+        left = deadline - time.monotonic()
+        if failure.final or failure.refused or left <= 0.05:
+            raise
+        return _bootstrapped_admin(server, config, left)
 
 
 def _answers_list_groups(admin: Any, deadline: float) -> bool:
@@ -242,11 +269,18 @@ def _answers_list_groups(admin: Any, deadline: float) -> bool:
 
 class _BootstrapFailed(Exception):
     def __init__(
-        self, reason: str, final: bool, probe_unanswered: bool = False, probe_dropped: bool = False
+        self,
+        reason: str,
+        final: bool,
+        probe_unanswered: bool = False,
+        probe_dropped: bool = False,
+        refused: bool = False,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.final = final
+        # Every attempt's connection was refused: nothing listens at the address.
+        self.refused = refused
         # The connection was made and the broker then dropped or ignored the version probe.
         self.probe_unanswered = probe_unanswered
         # ... and dropped it: no broker that knows ApiVersions does that.
@@ -271,6 +305,15 @@ class _BootstrapLog(logging.Handler):
             self.transport_connected
             and not self.versions_answered
             and all(_is_drop_or_timeout(cause) for cause in self.causes)
+        )
+
+    @property
+    def refused(self) -> bool:
+        """Every connection attempt was refused (ECONNREFUSED), none connected."""
+        return (
+            not self.transport_connected
+            and bool(self.causes)
+            and all("ECONNREFUSED" in cause for cause in self.causes)
         )
 
     @property
@@ -332,11 +375,14 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
             raise _BootstrapFailed(refused, final=True) from None
         if type(error).__name__ == "KafkaTimeoutError":
             reason = log.causes[-1] if log.causes else f"no answer within {timeout_s:.3g}s"
+        if log.refused:
+            reason = f"connection refused for {REFUSED_RETRY_S:g}s"
         raise _BootstrapFailed(
             reason,
             final=_is_final(error),
             probe_unanswered=log.probe_unanswered,
             probe_dropped=log.probe_dropped,
+            refused=log.refused,
         ) from None
     finally:
         kafka_log.removeHandler(log)

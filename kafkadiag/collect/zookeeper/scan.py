@@ -31,6 +31,7 @@ from kafkadiag.collect.zookeeper.session import (
     Failure,
     KazooSession,
     NotZooKeeperError,
+    RefusedError,
     ZooKeeperSessionError,
     parse_hosts,
 )
@@ -125,6 +126,11 @@ def connect(zookeeper: str, timeout_s: float, security: ZooKeeperSecurity = NO_S
         return KazooSession(zookeeper, timeout_s, security)
     except NotZooKeeperError as error:
         raise ZooKeeperUnreachableError(f"cannot connect to ZooKeeper at {hosts}: {error.reason}") from None
+    except RefusedError as error:
+        raise ZooKeeperUnreachableError(
+            f"cannot connect to ZooKeeper at {hosts}: {error.reason} (nothing listens there: check "
+            "that ZooKeeper runs and that this is its client port)"
+        ) from None
     except ZooKeeperSessionError as error:
         raise ZooKeeperUnreachableError(
             f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({error.reason})"

@@ -39,6 +39,10 @@ GET_CHILDREN = "children"
 NO_ANSWER = "no answer from ZooKeeper within --timeout"
 # How often the wait for a session looks whether the server turned out not to be ZooKeeper.
 _SETTLE_POLL_S = 0.05
+# A refused connection is known at once. It is asked again for this long (a ZooKeeper being
+# restarted opens its port within moments), then reported: the rest of --timeout would only hear
+# the same refusal.
+REFUSED_RETRY_S = 1.0
 
 
 class ZooKeeperSessionError(Exception):
@@ -51,6 +55,10 @@ class ZooKeeperSessionError(Exception):
 
 class NotZooKeeperError(ZooKeeperSessionError):
     """The server answered, but not as ZooKeeper does (an HTTP or TLS port, a broken proxy)."""
+
+
+class RefusedError(ZooKeeperSessionError):
+    """Every server refused the connection for REFUSED_RETRY_S: nothing listens there."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,8 @@ class KazooSession:
             raise NotZooKeeperError(self.protocol_error)
         if not self.client.connected:
             self.close()
+            if self._causes.only_refused:
+                raise RefusedError(f"connection refused for {REFUSED_RETRY_S:g}s")
             raise ZooKeeperSessionError(
                 self._guard.cause or self._causes.last or "no session within the time given"
             )
@@ -114,10 +124,14 @@ class KazooSession:
     def _wait_for_session(self, live: Any, timeout_s: float) -> None:
         """Until a session is had, the server is seen not to be ZooKeeper, or `timeout_s` is up
         (kazoo would otherwise reconnect to a wrong port until the time is up)."""
-        deadline = time.monotonic() + timeout_s
+        started = time.monotonic()
+        deadline = started + timeout_s
         while self.protocol_error is None:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0 or live.wait(min(_SETTLE_POLL_S, remaining)):
+                return
+            if self._causes.only_refused and now - started >= REFUSED_RETRY_S:
                 return
 
     def _on_protocol_error(self, message: str) -> None:
@@ -190,6 +204,13 @@ class _ConnectionLog(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.INFO)
         self.last: str | None = None
+        self.refusals = 0
+        self.other_causes = 0
+
+    @property
+    def only_refused(self) -> bool:
+        """Every cause so far was a refused connection (every server, when several are named)."""
+        return self.refusals > 0 and self.other_causes == 0
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
@@ -197,3 +218,7 @@ class _ConnectionLog(logging.Handler):
         # not kazoo's closing summary ("Failed connecting to Zookeeper within the ... policy").
         if record.levelno >= logging.WARNING and not message.startswith("Failed connecting to Zookeeper"):
             self.last = message.splitlines()[0][:300]
+            if message.endswith("Connection refused"):
+                self.refusals += 1
+            else:
+                self.other_causes += 1
