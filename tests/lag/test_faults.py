@@ -165,8 +165,10 @@ def test_malformed_znodes_are_flagged_per_partition_and_the_rest_is_read(cluster
         f"offset unreadable: /consumers/{group.group}/offsets/{topic}/1 holds '12abc' "
         "(not a plain decimal number)"
     ]
-    codes = {finding["code"] for finding in group_of(document, group.group)["findings"]}
-    assert {"unreadable-offset", "malformed-registration"} <= codes
+    findings = group_of(document, group.group)["findings"]
+    assert {"unreadable-offset", "malformed-registration"} <= {finding["code"] for finding in findings}
+    # each by its catalogue rule, the code `kafkadiag explain` takes
+    assert {"KD603", "KD605"} <= {finding["rule"] for finding in findings}
     member = group_of(document, group.group)["members"][0]
     assert "not a consumer registration" in member["error"]
     broken = partitions[(broken_topic, 0)]
