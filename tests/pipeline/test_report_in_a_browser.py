@@ -114,9 +114,12 @@ class Page(HTMLParser):
         self.open: list[str] = []
         self.texts: dict[str, list[str]] = {}
         self.shapes: list[tuple[str, dict[str, str]]] = []
+        self.fetches: list[tuple[str, dict[str, str]]] = []  # what would load from elsewhere
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = {name: value or "" for name, value in attrs}
+        if tag in ("script", "link", "img", "iframe", "object", "embed") or {"src", "href"} & set(attributes):
+            self.fetches.append((tag, attributes))
         if tag in ("polyline", "rect", "circle", "line"):
             self.shapes.append((tag, attributes))
         else:
@@ -155,6 +158,11 @@ def rendered(batch: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) ->
     page = Page()
     page.feed(dom.stdout)
     return page
+
+
+def test_the_page_is_one_file_with_nothing_to_fetch_and_no_script(rendered: Page) -> None:
+    assert rendered.fetches == []
+    assert len(rendered.shapes) > 50  # the check above looked at a page that has its charts
 
 
 def test_each_group_has_a_chart_with_axes_units_and_a_line_per_topic(rendered: Page) -> None:
