@@ -8,7 +8,7 @@ from kafkadiag.rules.base import Finding, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 
-class RuleCrashed(Rule):
+class RuleCrashed(Rule[AnalysisContext]):
     code = "KD001"
     name = "rule-crashed"
     title = "A rule failed on this input"

@@ -20,7 +20,7 @@ STACKS_MISSING = (
 )
 
 
-class JvmReportedDeadlock(Rule):
+class JvmReportedDeadlock(Rule[AnalysisContext]):
     code = "KD101"
     name = "jvm-reported-deadlock"
     title = "The JVM reports a deadlock"

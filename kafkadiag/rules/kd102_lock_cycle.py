@@ -9,7 +9,7 @@ from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 
-class LockCycle(Rule):
+class LockCycle(Rule[AnalysisContext]):
     code = "KD102"
     name = "lock-cycle"
     title = "Threads wait for each other's locks (deadlock not reported by the JVM)"

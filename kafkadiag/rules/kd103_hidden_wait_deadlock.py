@@ -26,7 +26,7 @@ HIDDEN_WAITS = {
 }
 
 
-class HiddenWaitDeadlock(Rule):
+class HiddenWaitDeadlock(Rule[AnalysisContext]):
     code = "KD103"
     name = "hidden-wait-deadlock"
     title = "A thread waits for a latch, future or join while holding a lock others are blocked on"

@@ -25,7 +25,7 @@ def queues_referenced(thread: Thread, skip_frame: int) -> set[int]:
     return found
 
 
-class BoundedQueueCycle(Rule):
+class BoundedQueueCycle(Rule[AnalysisContext]):
     code = "KD104"
     name = "bounded-queue-cycle"
     title = "Threads blocked putting into full queues that only they drain"

@@ -12,7 +12,7 @@ from kafkadiag.rules.context import AnalysisContext
 WARNING_LENGTH = 4
 
 
-class BlockingChain(Rule):
+class BlockingChain(Rule[AnalysisContext]):
     code = "KD105"
     name = "blocking-chain"
     title = "A chain of threads, each blocked by the next"

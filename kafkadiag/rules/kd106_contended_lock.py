@@ -12,7 +12,7 @@ from kafkadiag.rules.context import AnalysisContext
 MIN_WAITERS = 3
 
 
-class ContendedLock(Rule):
+class ContendedLock(Rule[AnalysisContext]):
     code = "KD106"
     name = "contended-lock"
     title = "Many threads wait for one lock"

@@ -13,7 +13,7 @@ from kafkadiag.rules.context import AnalysisContext
 MAX_CANDIDATES = 8
 
 
-class PutWhileHoldingLock(Rule):
+class PutWhileHoldingLock(Rule[AnalysisContext]):
     code = "KD107"
     name = "put-while-holding-lock"
     title = (

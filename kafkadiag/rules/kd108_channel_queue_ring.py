@@ -13,7 +13,7 @@ def _short(class_name: str) -> str:
     return class_name.rpartition(".")[2]
 
 
-class ChannelQueueRing(Rule):
+class ChannelQueueRing(Rule[AnalysisContext]):
     code = "KD108"
     name = "channel-queue-ring"
     title = "Threads parked putting into the full queues of one channel that only they use"

@@ -49,7 +49,7 @@ class _Stop(NamedTuple):
     pool_shutdown: bool
 
 
-class ShutdownWaitsOnRunningThread(Rule):
+class ShutdownWaitsOnRunningThread(Rule[AnalysisContext]):
     code = "KD109"
     name = "shutdown-waits-on-running-thread"
     title = "A shutdown waits for threads of the component it stops, and they are still running"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kafkadiag.rules import oldconsumer, stacks
-from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
+from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 REMEDY = """
@@ -18,7 +18,7 @@ slow stream fills its queue again.
 """
 
 
-class FetcherBlockedOnFullQueue(Rule):
+class FetcherBlockedOnFullQueue(Rule[AnalysisContext]):
     code = "KD201"
     name = "fetcher-blocked-on-full-queue"
     title = "Old consumer fetcher blocked on a full stream queue"
@@ -77,7 +77,9 @@ for).
             )
 
     @staticmethod
-    def _lock_note(context: AnalysisContext, fetcher: oldconsumer.BlockedFetcher, evidence: list) -> str:
+    def _lock_note(
+        context: AnalysisContext, fetcher: oldconsumer.BlockedFetcher, evidence: list[Evidence]
+    ) -> str:
         thread = fetcher.thread
         held = [lock for lock in thread.held_locks() if "Lock" in (lock.lock_class or "")]
         if held:

@@ -12,7 +12,7 @@ from kafkadiag.rules.kd201_fetcher_blocked_on_full_queue import REMEDY
 MAX_QUOTED = 6
 
 
-class StreamsStarving(Rule):
+class StreamsStarving(Rule[AnalysisContext]):
     code = "KD202"
     name = "streams-starving"
     title = "Old consumer streams starve while their fetcher is blocked"

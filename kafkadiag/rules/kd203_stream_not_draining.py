@@ -19,7 +19,7 @@ SLOW_OR_STOPPED = (
 )
 
 
-class StreamNotDraining(Rule):
+class StreamNotDraining(Rule[AnalysisContext]):
     code = "KD203"
     name = "stream-not-draining"
     title = "The stream thread that stopped draining its queue"

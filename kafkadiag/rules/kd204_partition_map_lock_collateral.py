@@ -18,7 +18,7 @@ PARTITION_MAP_USERS = (
 )
 
 
-class PartitionMapLockCollateral(Rule):
+class PartitionMapLockCollateral(Rule[AnalysisContext]):
     code = "KD204"
     name = "partition-map-lock-collateral"
     title = "Threads waiting behind a blocked fetcher's partition-map lock"

@@ -10,7 +10,7 @@ from kafkadiag.rules.context import AnalysisContext
 from kafkadiag.rules.kd103_hidden_wait_deadlock import HIDDEN_WAITS
 
 
-class PollThreadWaitingOnWorkers(Rule):
+class PollThreadWaitingOnWorkers(Rule[AnalysisContext]):
     code = "KD301"
     name = "poll-thread-waiting-on-workers"
     title = "Poll thread waits for its workers instead of polling"

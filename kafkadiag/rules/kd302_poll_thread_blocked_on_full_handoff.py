@@ -20,7 +20,7 @@ QUEUE_PUTS = (
 )
 
 
-class PollThreadBlockedOnFullHandoff(Rule):
+class PollThreadBlockedOnFullHandoff(Rule[AnalysisContext]):
     code = "KD302"
     name = "poll-thread-blocked-on-full-handoff"
     title = "Poll thread blocked on a full hand-off queue"

@@ -10,7 +10,7 @@ from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 
-class HeartbeatBlocked(Rule):
+class HeartbeatBlocked(Rule[AnalysisContext]):
     code = "KD303"
     name = "heartbeat-blocked"
     title = "Heartbeat thread blocked behind a stuck thread"

@@ -11,7 +11,7 @@ from kafkadiag.rules.context import AnalysisContext
 DISCOVERY = ("AbstractCoordinator.ensureCoordinatorReady", "AbstractCoordinator.lookupCoordinator")
 
 
-class CoordinatorDiscoverySpinning(Rule):
+class CoordinatorDiscoverySpinning(Rule[AnalysisContext]):
     code = "KD304"
     name = "coordinator-discovery-spinning"
     title = "Coordinator discovery retrying with the coordinator lock held"

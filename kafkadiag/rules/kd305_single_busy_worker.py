@@ -64,7 +64,7 @@ def lone_busy_workers(dump: ThreadDump) -> Pools:
     return Pools(members_by_prefix, found)
 
 
-class SingleBusyWorker(Rule):
+class SingleBusyWorker(Rule[AnalysisContext]):
     code = "KD305"
     name = "single-busy-worker"
     title = "One worker carries the work while the rest of the pool idles"

@@ -10,7 +10,7 @@ from kafkadiag.rules.context import AnalysisContext
 MESSAGE = "KafkaConsumer is not safe for multi-threaded access"
 
 
-class ConsumerSharedBetweenThreads(Rule):
+class ConsumerSharedBetweenThreads(Rule[AnalysisContext]):
     code = "KD306"
     name = "consumer-shared-between-threads"
     title = "KafkaConsumer used from several threads"

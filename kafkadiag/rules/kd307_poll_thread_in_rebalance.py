@@ -22,7 +22,7 @@ REBALANCE = (
 )
 
 
-class PollThreadInRebalance(Rule):
+class PollThreadInRebalance(Rule[AnalysisContext]):
     code = "KD307"
     name = "poll-thread-in-rebalance"
     title = "Poll thread inside a group rebalance"

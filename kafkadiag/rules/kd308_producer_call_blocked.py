@@ -72,7 +72,7 @@ _KAFKA_PACKAGE = "org.apache.kafka."
 NAMED_WAITERS = 5
 
 
-class ProducerCallBlocked(Rule):
+class ProducerCallBlocked(Rule[AnalysisContext]):
     code = "KD308"
     name = "producer-call-blocked"
     title = "Threads blocked in a KafkaProducer call, or its I/O thread held in a send callback"

@@ -89,7 +89,7 @@ _SCHEDULED = (
 )
 
 
-class ConsumerCallBlocked(Rule):
+class ConsumerCallBlocked(Rule[AnalysisContext]):
     code = "KD309"
     name = "consumer-call-blocked"
     title = "A KafkaConsumer call waiting on the cluster: position(), committed(), an offsets call, close()"

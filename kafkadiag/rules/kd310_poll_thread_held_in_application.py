@@ -25,7 +25,7 @@ WHERE = {
 }
 
 
-class PollThreadHeldInApplication(Rule):
+class PollThreadHeldInApplication(Rule[AnalysisContext]):
     code = "KD310"
     name = "poll-thread-held-in-application"
     title = "A poll thread held in the application's own call: no poll() until it returns"

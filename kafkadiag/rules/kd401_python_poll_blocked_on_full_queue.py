@@ -10,7 +10,7 @@ from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 
-class PythonPollBlockedOnFullQueue(Rule):
+class PythonPollBlockedOnFullQueue(Rule[AnalysisContext]):
     code = "KD401"
     name = "python-poll-blocked-on-full-queue"
     title = "Python poll loop blocked putting records into a full queue"

@@ -19,7 +19,7 @@ FUTURE_WAITS = (
 )
 
 
-class PythonPollWaitingOnFutures(Rule):
+class PythonPollWaitingOnFutures(Rule[AnalysisContext]):
     code = "KD402"
     name = "python-poll-waiting-on-futures"
     title = "Python poll loop waits on futures instead of polling"

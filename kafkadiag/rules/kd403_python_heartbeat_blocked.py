@@ -28,7 +28,7 @@ def is_heartbeat(thread: Thread) -> bool:
     )
 
 
-class PythonHeartbeatBlocked(Rule):
+class PythonHeartbeatBlocked(Rule[AnalysisContext]):
     code = "KD403"
     name = "python-heartbeat-blocked"
     title = "kafka-python heartbeat thread blocked on the coordinator lock"

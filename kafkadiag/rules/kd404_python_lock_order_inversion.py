@@ -57,7 +57,7 @@ def _same_code(frame: Frame, other: Frame) -> bool:
     return frame.function == other.function and frame.file == other.file
 
 
-class PythonLockOrderInversion(Rule):
+class PythonLockOrderInversion(Rule[AnalysisContext]):
     code = "KD404"
     name = "python-lock-order-inversion"
     title = "Python threads blocked on each other's locks (lock-order inversion)"

@@ -11,7 +11,7 @@ from kafkadiag.rules.context import AnalysisContext
 from kafkadiag.rules.kd404_python_lock_order_inversion import blocked_acquiring
 
 
-class PythonLockReentry(Rule):
+class PythonLockReentry(Rule[AnalysisContext]):
     code = "KD405"
     name = "python-lock-reentry"
     title = "Python thread re-entering a lock it holds"

@@ -25,7 +25,7 @@ def _where(frame: Frame) -> str:
     return frame.text.strip()  # as the dump printed it: "Class.method (file.py:12)"
 
 
-class PythonEventLoopBlocked(Rule):
+class PythonEventLoopBlocked(Rule[AnalysisContext]):
     code = "KD406"
     name = "python-event-loop-blocked"
     title = "Python event loop blocked in a synchronous call"

@@ -20,7 +20,7 @@ QUEUE_PUTS = (
 SPINNING_SHARE = 0.5
 
 
-def fingerprint(thread: Thread) -> tuple:
+def fingerprint(thread: Thread) -> tuple[object, ...]:
     """Everything that would change if the thread made progress: every frame and its wait target."""
     waiting = thread.waits_for()
     return (
@@ -57,7 +57,7 @@ def stuck_kind(thread: Thread) -> str | None:
     return None
 
 
-class ThreadNotMoving(Rule):
+class ThreadNotMoving(Rule[AnalysisContext]):
     code = "KD501"
     name = "thread-not-moving"
     title = "Threads that did not move across dumps"

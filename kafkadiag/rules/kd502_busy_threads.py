@@ -13,7 +13,7 @@ BUSY_SHARE = 0.5
 MAX_REPORTED = 5
 
 
-class BusyThreads(Rule):
+class BusyThreads(Rule[AnalysisContext]):
     code = "KD502"
     name = "busy-threads"
     title = "Threads using most of a CPU between dumps"

@@ -17,7 +17,7 @@ SATURATED_PERCENT = 90.0
 MAX_REPORTED = 5
 
 
-class HotThreads(Rule):
+class HotThreads(Rule[AnalysisContext]):
     code = "KD503"
     name = "hot-threads"
     title = "Threads burning CPU by the figures given with the dump (top -H, ps -L, busy-thread scripts)"
