@@ -4,13 +4,20 @@ committed offsets."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafkadiag.lag.model import known_sum_text
 from kafkadiag.maxlag.facts import consumer_id_of_fetcher
 from kafkadiag.maxlag.model import VERDICT_STREAMS_NOT_DRAINING
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Severity
-from kafkadiag.rules.cluster import ClusterRule, DiagnosisContext
+from kafkadiag.rules.cluster import ClusterRule, DiagnosisContext, MetricsRead
+
+if TYPE_CHECKING:
+    from kafkadiag.lag.model import GroupLag
+    from kafkadiag.maxlag.model import ClientComparison
+
+# One consumer's metrics: where they were read, and its MaxLag comparison.
+ClientRead = tuple[MetricsRead, "ClientComparison"]
 
 
 class OldConsumerStallExplained(ClusterRule):
@@ -70,7 +77,7 @@ consumer releases the stall only until that stream's queue fills again.
             )
 
     @staticmethod
-    def _client(context: DiagnosisContext, fetcher: str, consumer_id: str | None) -> Any:
+    def _client(context: DiagnosisContext, fetcher: str, consumer_id: str | None) -> ClientRead | None:
         for read, client in context.clients():
             names = [name for name, _ in client.fetcher_threads]
             owners = [stream.owner or "" for stream in client.streams]
@@ -79,7 +86,9 @@ consumer releases the stall only until that stream's queue fills again.
         return None
 
     @staticmethod
-    def _group_lag(context: DiagnosisContext, consumer_id: str | None, client: Any) -> Any:
+    def _group_lag(
+        context: DiagnosisContext, consumer_id: str | None, client: ClientRead | None
+    ) -> GroupLag | None:
         if context.lag is None:
             return None
         wanted = client[1].group if client is not None else None
@@ -93,7 +102,7 @@ consumer releases the stall only until that stream's queue fills again.
     @staticmethod
     def _facts(
         fetcher: str, consumer_id: str | None, broker: str | None, stopped: Finding | None,
-        starving: Finding | None, client: Any, group: Any,
+        starving: Finding | None, client: ClientRead | None, group: GroupLag | None,
     ) -> dict[str, Any]:  # fmt: skip
         stalled: dict[str, Any] = {}
         if stopped is not None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Severity
 from kafkadiag.rules.cluster import ClusterRule, DiagnosisContext
+
+if TYPE_CHECKING:
+    from kafkadiag.lag.model import GroupLag
 
 # The dump rules whose finding means the poll thread is not polling, culprit first.
 POLL_STALLS = ("KD302", "KD301", "KD303", "KD304", "KD310", "KD307")
@@ -62,7 +65,7 @@ is done. Raise max.poll.interval.ms only to cover a known worst case, not to hid
                                story=stall.story or self._message(facts, stall))  # fmt: skip
 
     @staticmethod
-    def _facts(stall: Finding, group: Any, heartbeat: str) -> dict[str, Any]:
+    def _facts(stall: Finding, group: GroupLag, heartbeat: str) -> dict[str, Any]:
         return {
             "poll_thread": stall.threads[0] if stall.threads else None,
             "dump_rule": stall.rule,
