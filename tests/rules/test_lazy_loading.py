@@ -21,10 +21,11 @@ code = main(sys.argv[2:])
 with open(sys.argv[1], "w") as out:
     json.dump({"exit": code, "modules": sorted(sys.modules)}, out)
 """
-# The collect modules that read files given on the command line (and --keep's parser, which the
-# CLI's option declarations import): none of them talks to a process or a cluster.
+# The collect modules that read files given on the command line, and two that the CLI's option
+# declarations import (--keep's parser, the collectors' error types): none talks to a process or
+# a cluster.
 FILE_READERS = {"kafkadiag.collect", "kafkadiag.collect.dumpfiles", "kafkadiag.collect.bundle"}
-OPTION_PARSERS = {"kafkadiag.collect.retention"}
+OPTION_PARSERS = {"kafkadiag.collect.retention", "kafkadiag.collect.errors"}
 
 
 def imported_by(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
@@ -65,10 +66,9 @@ def test_dump_analyze_loads_the_dump_rules_only_and_no_collector(tmp_path: Path)
     # THEN the dump families ran (the deadlock is found: exit 1) ...
     assert code == 1
     assert rule_modules(SCOPE_DUMP) <= modules
-    # ... and neither the cluster rules' families nor what they import (lag, maxlag) was loaded
+    # ... and neither the cluster rules' families nor the maxlag comparison they read was loaded
     assert rule_modules(SCOPE_CLUSTER) & modules == set()
     assert under(modules, "kafkadiag.maxlag") == set()
-    assert under(modules, "kafkadiag.lag") == set()
     # ... nor a collector: only the modules that read the files named on the command line
     assert under(modules, "kafkadiag.collect") <= FILE_READERS | OPTION_PARSERS
     assert not {"kazoo", "kafka", "pyspark", "psutil"} & {name.split(".")[0] for name in modules}
