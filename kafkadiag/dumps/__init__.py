@@ -51,6 +51,36 @@ def read_dumps(
         sampled += len(batch)
         if sampled >= SNIFF_LINES:
             break
+    head, batches = _unwrapped(head, batches, stats)
+    head, batches = _repaired(head, batches, stats)
+    fmt, sample, head, batches = _format_of(head, batches, input_format)
+    if fmt in _JSON_DOCUMENTS:
+        batches = bounded_document(batches, source, sum(len(line) + 1 for batch in head for line in batch))
+    found = 0
+    empty_banner_line: int | None = None
+    lines_read = [0]
+    parsed = _parser_for(fmt)(_counted(itertools.chain(head, batches), lines_read), source)
+    for dump in guarded(parsed, source, fmt, lines_read):
+        if not dump.threads and not dump.jvm_deadlocks:
+            # A banner with no thread after it is not a dump anyone can analyse. The JVM's deadlock
+            # report without its stacks is: it names every thread and lock of each cycle.
+            empty_banner_line = empty_banner_line or dump.line_no
+            continue
+        found += 1
+        yield dump
+    if found == 0:
+        message = _nothing_found_message(source, fmt, stats, unsupported_format(sample))
+        if empty_banner_line is not None:
+            message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
+        raise NoDumpFoundError(message)
+
+
+_Lines = tuple[list[list[str]], Iterator[list[str]]]  # the sampled head, and the batches after it
+
+
+def _unwrapped(head: list[list[str]], batches: Iterator[list[str]], stats: ReadStats) -> _Lines:
+    """The input's text out of what carried it: a byte-order mark, an HTTP response's headers, the
+    records of a JSON log."""
     if head and head[0] and head[0][0].startswith("\ufeff"):
         head[0][0] = head[0][0][1:]  # the byte-order mark an editor wrote, not text
     if head and head[0] and _HTTP_STATUS.match(head[0][0]):
@@ -63,6 +93,11 @@ def read_dumps(
         record_text = jsonlogs.RecordText(field, stats)
         head = [record_text(batch) for batch in head]
         batches = map(record_text, batches)
+    return head, batches
+
+
+def _repaired(head: list[list[str]], batches: Iterator[list[str]], stats: ReadStats) -> _Lines:
+    """The text as it was printed, from a web page, a terminal, a mail reply or Markdown."""
     # The sample as one text: the probes below run on every input, before any parser, and one
     # search of a joined text costs a fraction of a search per line. Joined again after a repair.
     text = _joined(head)
@@ -98,6 +133,14 @@ def read_dumps(
         # The dump as a Markdown indented code block: every line shifted by the same indent.
         head = [_dedented(batch, indent) for batch in head]
         batches = (_dedented(batch, indent) for batch in batches)
+    return head, batches
+
+
+def _format_of(
+    head: list[list[str]], batches: Iterator[list[str]], input_format: DumpFormat | None
+) -> tuple[DumpFormat, list[str], list[list[str]], Iterator[list[str]]]:
+    """The format to read the input as, its sample lines, and the lines (a log prefix taken off a
+    Python dump's)."""
     sample = list(itertools.chain.from_iterable(head))[:SNIFF_LINES]
     recognised = None if input_format else recognised_format(sample)
     fmt = input_format or recognised or DumpFormat.HOTSPOT
@@ -113,25 +156,7 @@ def read_dumps(
                 fmt, sample = unwrapped_format, unwrapped
                 head = [[stripper.strip(line) for line in batch] for batch in head]
                 batches = ([stripper.strip(line) for line in batch] for batch in batches)
-    if fmt in _JSON_DOCUMENTS:
-        batches = bounded_document(batches, source, sum(len(line) + 1 for batch in head for line in batch))
-    found = 0
-    empty_banner_line: int | None = None
-    lines_read = [0]
-    parsed = _parser_for(fmt)(_counted(itertools.chain(head, batches), lines_read), source)
-    for dump in guarded(parsed, source, fmt, lines_read):
-        if not dump.threads and not dump.jvm_deadlocks:
-            # A banner with no thread after it is not a dump anyone can analyse. The JVM's deadlock
-            # report without its stacks is: it names every thread and lock of each cycle.
-            empty_banner_line = empty_banner_line or dump.line_no
-            continue
-        found += 1
-        yield dump
-    if found == 0:
-        message = _nothing_found_message(source, fmt, stats, unsupported_format(sample))
-        if empty_banner_line is not None:
-            message = f"{source}: a thread dump starts at line {empty_banner_line} but holds no threads"
-        raise NoDumpFoundError(message)
+    return fmt, sample, head, batches
 
 
 _PARSER_FAILURE_HELP = (

@@ -104,96 +104,129 @@ def android_state(word: str | None) -> tuple[ThreadState, str]:
 
 
 def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: DumpCollector | None = None
-    thread: OpenThread | None = None
-    count = 0
-    index_of_tid: dict[str, int] = {}
-    held_by: list[tuple[str, LockRef]] = []  # (holder's tid, the lock a waiter says it holds)
+    reader = _AnrReader(source)
+    for line_no, line in numbered_lines(batches):
+        finished = reader.feed(line_no, line)
+        if finished is not None:
+            yield finished
+    last = reader.finish()
+    if last is not None:
+        yield last
 
-    def finished(collector: DumpCollector) -> ThreadDump:
+
+class _AnrReader:
+    """The dumps of an ANR trace file, read line by line: each `----- pid N at ... -----` block."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.dump: DumpCollector | None = None
+        self.thread: OpenThread | None = None
+        self.count = 0
+        self.index_of_tid: dict[str, int] = {}
+        self.held_by: list[tuple[str, LockRef]] = []  # (holder's tid, the lock a waiter says it holds)
+
+    def _finished(self, collector: DumpCollector) -> ThreadDump:
         owned: dict[int, list[LockRef]] = {}
-        for holder, ref in held_by:
-            if holder in index_of_tid:
-                owned.setdefault(index_of_tid[holder], []).append(ref)
+        for holder, ref in self.held_by:
+            if holder in self.index_of_tid:
+                owned.setdefault(self.index_of_tid[holder], []).append(ref)
         collector.threads = attach_synchronizers(collector.threads, owned)
-        index_of_tid.clear()
-        held_by.clear()
+        self.index_of_tid.clear()
+        self.held_by.clear()
         return collector.build()
 
-    def close_thread() -> None:
-        nonlocal thread
+    def _close_thread(self) -> None:
+        thread, dump = self.thread, self.dump
         if thread is not None and dump is not None:
             if isinstance(thread.key, str):
-                index_of_tid.setdefault(thread.key, len(dump.threads))
+                self.index_of_tid.setdefault(thread.key, len(dump.threads))
             dump.threads.append(thread.build())
-        thread = None
+        self.thread = None
 
-    def start(line_no: int) -> DumpCollector:
-        nonlocal count
-        collector = DumpCollector(source, DumpFormat.ANDROID_ANR, count, line_no)
+    def _start(self, line_no: int) -> DumpCollector:
+        collector = DumpCollector(self.source, DumpFormat.ANDROID_ANR, self.count, line_no)
         collector.producer = "Android runtime (ANR / SIGQUIT)"
-        count += 1
+        self.count += 1
+        self.dump = collector
         return collector
 
-    for line_no, line in numbered_lines(batches):
+    def finish(self) -> ThreadDump | None:
+        self._close_thread()
+        return self._finished(self.dump) if self.dump is not None else None
+
+    def feed(self, line_no: int, line: str) -> ThreadDump | None:
+        """Read one line; return the dump it ends, if it ends one."""
         stripped = line.strip()
         if not stripped:
-            continue
+            return None
         process = _PROCESS.match(stripped)
         if process:
-            close_thread()
-            if dump is not None:
-                yield finished(dump)
-            dump = start(line_no)
-            dump.pid = decimal(process["pid"])
-            dump.timestamp = process["when"]
-            continue
+            ended = self.finish()
+            started = self._start(line_no)
+            started.pid = decimal(process["pid"])
+            started.timestamp = process["when"]
+            return ended
         if _END.match(stripped):
-            close_thread()
-            if dump is not None:
-                dump.end_line_no = line_no
-                yield finished(dump)
-            dump = None
-            continue
+            if self.dump is not None:
+                self.dump.end_line_no = line_no
+            ended = self.finish()
+            self.dump = None
+            return ended
+        if self._thread_start(line, stripped, line_no):
+            return None
+        dump = self.dump
+        if dump is None:
+            if stripped.startswith("DALVIK THREADS"):
+                self._start(line_no)
+            return None
+        dump.end_line_no = line_no
+        if stripped.startswith("Cmd line:"):
+            dump.banner = stripped
+        elif self.thread is None and not dump.threads:
+            pass  # the runtime's own report before the threads: build, GC and JIT statistics
+        elif not self._stack_line(self.thread, stripped, line_no):
+            dump.unparsed_line(line_no, line)
+        return None
+
+    def _thread_start(self, line: str, stripped: str, line_no: int) -> bool:
+        """A thread's header (ART's, or a native-only one) or a native frame of the open thread."""
         native_header = NATIVE_HEADER.match(line) if line.startswith('"') else None
         if native_header:
-            close_thread()
+            self._close_thread()
+            dump = self.dump
             if dump is None:
-                dump = start(line_no)
+                dump = self._start(line_no)
             if NOTE_NATIVE_ONLY not in dump.notes:
                 dump.note(NOTE_NATIVE_ONLY)
-            thread = OpenThread(native_header["name"], ThreadState.UNKNOWN, line_no, line, "")
+            self.thread = OpenThread(native_header["name"], ThreadState.UNKNOWN, line_no, line, "")
             dump.end_line_no = line_no
-            continue
+            return True
+        thread = self.thread
         native = NATIVE_FRAME.match(stripped) if thread is not None and stripped.startswith("#") else None
         if native:
-            assert thread is not None and dump is not None
+            assert thread is not None and self.dump is not None
             if not thread.frames:
                 thread.stack_line_no = line_no
             function = (native["function"] or native["library"]).rsplit("+", 1)[0]
             thread.frames.append(Frame(stripped, function, native["library"], None, True))
-            dump.end_line_no = line_no
-            continue
+            self.dump.end_line_no = line_no
+            return True
         header = HEADER.match(line) if line.startswith('"') else None
         if header:
-            close_thread()
-            if dump is None:
-                dump = start(line_no)
+            self._close_thread()
+            if self.dump is not None:
+                dump = self.dump
+            else:
+                dump = self._start(line_no)
                 dump.note("fragment: no '----- pid N at ... -----' line before the first thread")
             state, detail = android_state(header["state"])
-            thread = OpenThread(header["name"], state, line_no, line, detail, key=header["tid"])
+            self.thread = OpenThread(header["name"], state, line_no, line, detail, key=header["tid"])
             dump.end_line_no = line_no
-            continue
-        if dump is None:
-            if stripped.startswith("DALVIK THREADS"):
-                dump = start(line_no)
-            continue
-        dump.end_line_no = line_no
-        if stripped.startswith("Cmd line:"):
-            dump.banner = stripped
-            continue
-        if thread is None and not dump.threads:
-            continue  # the runtime's own report before the threads: build, GC and JIT statistics
+            return True
+        return False
+
+    def _stack_line(self, thread: OpenThread | None, stripped: str, line_no: int) -> bool:
+        """A frame or lock line of the open thread, or a line ART prints that says nothing more."""
         if thread is not None and stripped.startswith("at "):
             if not thread.frames:
                 thread.stack_line_no = line_no
@@ -202,7 +235,7 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
             if frame.text.endswith("(Native method)"):  # ART's spelling of "(Native Method)"
                 frame = frame._replace(native=True, file=None)
             thread.frames.append(frame)
-            continue
+            return True
         lock = _LOCK.match(stripped) if thread is not None else None
         if lock and lock["words"] in _KINDS:
             assert thread is not None
@@ -211,11 +244,6 @@ def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[Thr
                 lock_event(_KINDS[lock["words"]], lock_id, lock["class"], thread.frames, line_no, stripped)
             )
             if lock["holder"] is not None:
-                held_by.append((lock["holder"], LockRef(lock_id, lock["class"], line_no, stripped)))
-            continue
-        if stripped.startswith(_SKIPPED_PREFIXES) or (lock and lock["words"] == "sleeping on"):
-            continue
-        dump.unparsed_line(line_no, line)
-    close_thread()
-    if dump is not None:
-        yield finished(dump)
+                self.held_by.append((lock["holder"], LockRef(lock_id, lock["class"], line_no, stripped)))
+            return True
+        return stripped.startswith(_SKIPPED_PREFIXES) or bool(lock and lock["words"] == "sleeping on")

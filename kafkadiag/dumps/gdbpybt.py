@@ -120,93 +120,120 @@ def read_header(line: str) -> _Header | None:
 
 
 def parse_gdb_py_bt(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: PythonDump | None = None
-    count = 0
-    header: _Header | None = None
-    header_line_no = 0
-    frames: list[Frame] = []
-    frame_line_nos: list[int] = []
-    sources: dict[int, str] = {}
+    reader = _GdbReader(source)
     line_no = 0
-    c_frames = 0  # gdb's C frame lines in the dump being read
-
-    def close_thread() -> None:
-        nonlocal header, frames, sources, frame_line_nos
-        if header is not None and dump is not None:
-            top_python = next((i for i, frame in enumerate(frames) if not frame.native), None)
-            top_source = sources.get(top_python) if top_python is not None else None
-            dump.threads.append(
-                python_thread(
-                    header.name,
-                    header.text,
-                    header_line_no,
-                    frames,
-                    top_source=top_source,
-                    frame_line_nos=tuple(frame_line_nos),
-                )
-            )
-            dump.seen.add(header.key)
-            dump.end_line_no = line_no
-        header, frames, sources, frame_line_nos = None, [], {}, []
-
-    headerless: list[int] = []  # where stacks pasted without their thread line start
-    last_number = -1  # the number of the last numbered frame of the thread being read
-
     for batch in batches:
         for line in batch:
             line_no += 1
             if not line.strip():
                 continue
-            thread_header = read_header(line)
-            numbered = NUMBERED_FRAME.match(line) if thread_header is None else None
-            if numbered is not None:
-                frame_number = int(numbered["number"])
-                next_stack = frame_number < last_number or _ends_a_thread(frames)
-                if header is None or (header.key.startswith(_HEADERLESS) and next_stack):
-                    name = headerless_name(line_no)
-                    thread_header = _Header(f"{_HEADERLESS}{line_no}", name, line.rstrip())
-                    headerless.append(line_no)
-                last_number = frame_number
-            if thread_header is None and line.startswith(TRACEBACK) and header is None:
-                # A lone `py-bt` of the thread gdb stopped in, no thread line before it.
-                thread_header = _Header("current", "current thread", line.rstrip())
-            if thread_header:
-                close_thread()
-                if numbered is None:
-                    last_number = -1
-                if dump is None or thread_header.key in dump.seen:
-                    if dump is not None:
-                        yield _finished(dump, c_frames, headerless)
-                    dump = PythonDump(source, count, line_no, DumpFormat.GDB_PY_BT, "gdb")
-                    count += 1
-                    c_frames = 0
-                header, header_line_no = thread_header, line_no
-                if numbered is None:
-                    continue
-            if header is None or dump is None:
-                continue  # gdb's own lines before the first thread
-            if line.startswith(TRACEBACK) or KNOWN_EXTRA.match(line) or GDB_OWN_LINE.match(line):
-                c_frames += C_FRAME.match(line) is not None
-                continue
-            frame = FRAME.match(line)
-            if frame:
-                function, file, number = (
-                    frame.group("function", "file", "line")
-                    if frame["function"]
-                    else frame.group("full_function", "full_file", "full_line")
+            finished = reader.feed(line_no, line)
+            if finished is not None:
+                yield finished
+    last = reader.finish(line_no)
+    if last is not None:
+        yield last
+
+
+class _GdbReader:
+    """gdb's `thread apply all py-bt` (or one `py-bt`), read line by line."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.dump: PythonDump | None = None
+        self.count = 0
+        self.header: _Header | None = None
+        self.header_line_no = 0
+        self.frames: list[Frame] = []
+        self.frame_line_nos: list[int] = []
+        self.sources: dict[int, str] = {}
+        self.c_frames = 0  # gdb's C frame lines in the dump being read
+        self.headerless: list[int] = []  # where stacks pasted without their thread line start
+        self.last_number = -1  # the number of the last numbered frame of the thread being read
+
+    def _close_thread(self, line_no: int) -> None:
+        header, dump, frames = self.header, self.dump, self.frames
+        if header is not None and dump is not None:
+            top_python = next((i for i, frame in enumerate(frames) if not frame.native), None)
+            top_source = self.sources.get(top_python) if top_python is not None else None
+            dump.threads.append(
+                python_thread(
+                    header.name,
+                    header.text,
+                    self.header_line_no,
+                    frames,
+                    top_source=top_source,
+                    frame_line_nos=tuple(self.frame_line_nos),
                 )
-                frames.append(python_frame(line, function, file, decimal(number)))
-                frame_line_nos.append(line_no)
-                continue
-            builtin = BUILTIN.match(line)
-            if builtin:
-                frames.append(native_frame(line, builtin["function"]))
-                frame_line_nos.append(line_no)
-                continue
-            if frames and line.startswith("    ") and len(frames) - 1 not in sources:
-                sources[len(frames) - 1] = line.strip()
-                continue
-            dump.unparsed.add(line_no, line)
-    close_thread()
-    if dump is not None:
-        yield _finished(dump, c_frames, headerless)
+            )
+            dump.seen.add(header.key)
+            dump.end_line_no = line_no
+        self.header, self.frames, self.sources, self.frame_line_nos = None, [], {}, []
+
+    def finish(self, line_no: int) -> ThreadDump | None:
+        self._close_thread(line_no)
+        return _finished(self.dump, self.c_frames, self.headerless) if self.dump is not None else None
+
+    def _thread_header(self, line_no: int, line: str) -> tuple[_Header | None, bool]:
+        """The header of the thread `line` starts, if it starts one, and whether it is a numbered
+        frame (the first of a stack pasted without its thread line, or a frame)."""
+        thread_header = read_header(line)
+        numbered = NUMBERED_FRAME.match(line) if thread_header is None else None
+        if numbered is not None:
+            frame_number = int(numbered["number"])
+            next_stack = frame_number < self.last_number or _ends_a_thread(self.frames)
+            if self.header is None or (self.header.key.startswith(_HEADERLESS) and next_stack):
+                name = headerless_name(line_no)
+                thread_header = _Header(f"{_HEADERLESS}{line_no}", name, line.rstrip())
+                self.headerless.append(line_no)
+            self.last_number = frame_number
+        if thread_header is None and line.startswith(TRACEBACK) and self.header is None:
+            # A lone `py-bt` of the thread gdb stopped in, no thread line before it.
+            thread_header = _Header("current", "current thread", line.rstrip())
+        return thread_header, numbered is not None
+
+    def feed(self, line_no: int, line: str) -> ThreadDump | None:
+        """Read one line; return the dump it ends, if it ends one (a thread seen again)."""
+        ended = None
+        thread_header, numbered = self._thread_header(line_no, line)
+        if thread_header:
+            self._close_thread(line_no)
+            if not numbered:
+                self.last_number = -1
+            if self.dump is None or thread_header.key in self.dump.seen:
+                if self.dump is not None:
+                    ended = _finished(self.dump, self.c_frames, self.headerless)
+                self.dump = PythonDump(self.source, self.count, line_no, DumpFormat.GDB_PY_BT, "gdb")
+                self.count += 1
+                self.c_frames = 0
+            self.header, self.header_line_no = thread_header, line_no
+            if not numbered:
+                return ended
+        if self.header is not None and self.dump is not None:  # else gdb's own lines before a thread
+            self._stack_line(self.dump, line_no, line)
+        return ended
+
+    def _stack_line(self, dump: PythonDump, line_no: int, line: str) -> None:
+        if line.startswith(TRACEBACK) or KNOWN_EXTRA.match(line) or GDB_OWN_LINE.match(line):
+            self.c_frames += C_FRAME.match(line) is not None
+            return
+        frame = FRAME.match(line)
+        if frame:
+            function, file, number = (
+                frame.group("function", "file", "line")
+                if frame["function"]
+                else frame.group("full_function", "full_file", "full_line")
+            )
+            self.frames.append(python_frame(line, function, file, decimal(number)))
+            self.frame_line_nos.append(line_no)
+            return
+        builtin = BUILTIN.match(line)
+        if builtin:
+            self.frames.append(native_frame(line, builtin["function"]))
+            self.frame_line_nos.append(line_no)
+            return
+        frames = self.frames
+        if frames and line.startswith("    ") and len(frames) - 1 not in self.sources:
+            self.sources[len(frames) - 1] = line.strip()
+            return
+        dump.unparsed.add(line_no, line)

@@ -50,93 +50,110 @@ NOTE_GREEN_NAMES = (
 
 
 def parse_guru_meditation(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: PythonDump | None = None
-    count = 0
-    section = ""
-    green = 0
-    # The thread being read: (name, header, line number), its frames outermost first, and the
-    # source line of each frame (for the innermost one's blocking call).
-    thread: tuple[str, str, int] | None = None
-    frames: list[tuple[Frame, int]] = []
-    sources: list[str | None] = []
+    reader = _ReportReader(source)
     line_no = 0
+    for batch in batches:
+        for line in batch:
+            line_no += 1
+            finished = reader.feed(line_no, line)
+            if finished is not None:
+                yield finished
+    last = reader.finish()
+    if last is not None:
+        yield last
 
-    def close_thread() -> None:
-        nonlocal thread
-        if thread is not None and dump is not None:
-            name, header, header_line_no = thread
-            innermost_first = list(reversed(frames))
-            dump.threads.append(
+
+class _ReportReader:
+    """Guru Meditation Reports, read line by line: their sections, and the stacks of two of them."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.dump: PythonDump | None = None
+        self.count = 0
+        self.section = ""
+        self.green = 0
+        # The thread being read: (name, header, line number), its frames outermost first, and the
+        # source line of each frame (for the innermost one's blocking call).
+        self.thread: tuple[str, str, int] | None = None
+        self.frames: list[tuple[Frame, int]] = []
+        self.sources: list[str | None] = []
+
+    def _close_thread(self) -> None:
+        if self.thread is not None and self.dump is not None:
+            name, header, header_line_no = self.thread
+            innermost_first = list(reversed(self.frames))
+            self.dump.threads.append(
                 python_thread(
                     name,
                     header,
                     header_line_no,
                     [frame for frame, _ in innermost_first],
-                    top_source=sources[-1] if sources else None,
+                    top_source=self.sources[-1] if self.sources else None,
                     frame_line_nos=tuple(number for _, number in innermost_first),
                 )
             )
-        thread = None
-        frames.clear()
-        sources.clear()
+        self.thread = None
+        self.frames.clear()
+        self.sources.clear()
 
-    for batch in batches:
-        for line in batch:
-            line_no += 1
-            if BANNER.match(line):
-                close_thread()
-                if dump is not None:
-                    yield dump.build()
-                dump = PythonDump(source, count, line_no, DumpFormat.GURU_MEDITATION, "oslo.reports")
-                dump.banner = "Guru Meditation"
-                count += 1
-                section, green = "", 0
-                continue
-            if dump is None and THREAD.match(line):
-                # Only the stacks were kept (a reply quoting the Green Threads section): a dump
-                # without the report's banner.
-                dump = PythonDump(source, count, line_no, DumpFormat.GURU_MEDITATION, "oslo.reports")
-                count += 1
-                section, green = "Threads" if "#" in line else "Green Threads", 0
-            if dump is None or not line.strip() or RULE.match(line):
-                continue
-            dump.end_line_no = line_no
-            heading = SECTION.match(line)
-            if heading is not None:
-                close_thread()
-                section = heading["section"]
-                continue
-            if section not in STACK_SECTIONS:
-                continue  # Package, Processes, Configuration: not stacks
-            header = THREAD.match(line)
-            if header is not None:
-                close_thread()
-                if header["ident"] is not None:
-                    name = f"Thread #{header['ident']}"
-                else:
-                    green += 1
-                    name = f"Green Thread {green}"
-                    if green == 1:
-                        dump.notes.append(NOTE_GREEN_NAMES)
-                thread = (name, line.strip(), line_no)
-                continue
-            frame = FRAME.match(line)
-            if thread is not None and frame is not None:
-                text = line.strip()
-                function = frame["function"]
-                frames.append((python_frame(text, function, frame["file"], decimal(frame["line"])), line_no))
-                sources.append(None)
-                continue
-            code = SOURCE.match(line)
-            if thread is not None and code is not None and sources:
-                sources[-1] = code["code"]
-                continue
-            if thread is not None and line.strip() in (
-                "No Traceback!",
-                "------------------------------------",
-            ):
-                continue
+    def _new_dump(self, line_no: int) -> PythonDump:
+        self.dump = PythonDump(self.source, self.count, line_no, DumpFormat.GURU_MEDITATION, "oslo.reports")
+        self.count += 1
+        return self.dump
+
+    def finish(self) -> ThreadDump | None:
+        self._close_thread()
+        return self.dump.build() if self.dump is not None else None
+
+    def feed(self, line_no: int, line: str) -> ThreadDump | None:
+        """Read one line; return the report it ends, if it ends one."""
+        if BANNER.match(line):
+            ended = self.finish()
+            self._new_dump(line_no).banner = "Guru Meditation"
+            self.section, self.green = "", 0
+            return ended
+        if self.dump is None and THREAD.match(line):
+            # Only the stacks were kept (a reply quoting the Green Threads section): a dump
+            # without the report's banner.
+            self._new_dump(line_no)
+            self.section, self.green = "Threads" if "#" in line else "Green Threads", 0
+        dump = self.dump
+        if dump is None or not line.strip() or RULE.match(line):
+            return None
+        dump.end_line_no = line_no
+        heading = SECTION.match(line)
+        if heading is not None:
+            self._close_thread()
+            self.section = heading["section"]
+        elif self.section in STACK_SECTIONS and not self._stack_line(dump, line_no, line):
             dump.unparsed.add(line_no, line)
-    close_thread()
-    if dump is not None:
-        yield dump.build()
+        return None  # Package, Processes, Configuration: not stacks
+
+    def _stack_line(self, dump: PythonDump, line_no: int, line: str) -> bool:
+        """A thread's header, a frame, the source line under a frame, or a line saying nothing."""
+        header = THREAD.match(line)
+        if header is not None:
+            self._close_thread()
+            if header["ident"] is not None:
+                name = f"Thread #{header['ident']}"
+            else:
+                self.green += 1
+                name = f"Green Thread {self.green}"
+                if self.green == 1:
+                    dump.notes.append(NOTE_GREEN_NAMES)
+            self.thread = (name, line.strip(), line_no)
+            return True
+        if self.thread is None:
+            return False
+        frame = FRAME.match(line)
+        if frame is not None:
+            text = line.strip()
+            function = frame["function"]
+            self.frames.append((python_frame(text, function, frame["file"], decimal(frame["line"])), line_no))
+            self.sources.append(None)
+            return True
+        code = SOURCE.match(line)
+        if code is not None and self.sources:
+            self.sources[-1] = code["code"]
+            return True
+        return line.strip() in ("No Traceback!", "------------------------------------")

@@ -129,59 +129,70 @@ def javacore_frame(text: str) -> Frame:
 
 
 def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump = DumpCollector(source, DumpFormat.JAVACORE, 0, 1)
-    dump.producer = "javacore"
-    thread: OpenThread | None = None
-    section = ""
-    vm_index: dict[int, int] = {}  # J9VMThread address -> thread index
-    owners: list[tuple[int, LockRef]] = []  # (owner's J9VMThread, lock it owns)
-    deadlock: list[tuple[str, str]] = []  # (thread, the lock it waits for), in report order
-    rejoined = 0  # header lines joined back after hard wrapping
-    current_thread_block = False  # between 1XMCURTHDINFO and 1XMTHDINFO
-    classic_monitors = ClassicMonitors()  # the Classic VM names holders and waiters only there
+    reader = _JavacoreReader(source)
+    for line_no, line in numbered_lines(batches):
+        reader.feed(line_no, line)
+    yield reader.finish()
 
-    def close() -> None:
-        nonlocal thread
+
+class _JavacoreReader:
+    """One javacore, read line by line: its sections, threads, lock owners and deadlock report."""
+
+    def __init__(self, source: str) -> None:
+        self.dump = DumpCollector(source, DumpFormat.JAVACORE, 0, 1)
+        self.dump.producer = "javacore"
+        self.thread: OpenThread | None = None
+        self.section = ""
+        self.vm_index: dict[int, int] = {}  # J9VMThread address -> thread index
+        self.owners: list[tuple[int, LockRef]] = []  # (owner's J9VMThread, lock it owns)
+        self.deadlock: list[tuple[str, str]] = []  # (thread, the lock it waits for), in report order
+        self.rejoined = 0  # header lines joined back after hard wrapping
+        self.current_thread_block = False  # between 1XMCURTHDINFO and 1XMTHDINFO
+        self.classic_monitors = ClassicMonitors()  # the Classic VM names holders and waiters only there
+        self.cut_header: tuple[int, str] | None = None  # a header line wrapped before its J9VMThread
+
+    def close(self) -> None:
+        thread = self.thread
         if thread is not None:
             if isinstance(thread.key, int):  # the J9VMThread, which every javacore thread has
-                vm_index.setdefault(thread.key, len(dump.threads))
-            dump.threads.append(thread.build())
-        thread = None
+                self.vm_index.setdefault(thread.key, len(self.dump.threads))
+            self.dump.threads.append(thread.build())
+        self.thread = None
 
-    cut_header: tuple[int, str] | None = None  # a header line wrapped before its J9VMThread
-    for line_no, line in numbered_lines(batches):
+    def feed(self, line_no: int, line: str) -> None:
+        dump = self.dump
         tag, _, body = line.partition(" ")
-        if cut_header is not None:
-            header_no, header = cut_header
-            cut_header = None
+        if self.cut_header is not None:
+            header_no, header = self.cut_header
+            self.cut_header = None
             if header_no == line_no - 1 and _continues(line):
                 # A thread's header line wrapped before its J9VMThread: one line again.
                 line_no, line = header_no, _joined(header, line)
                 tag, _, body = line.partition(" ")
-                rejoined += 1
+                self.rejoined += 1
             else:
                 dump.unparsed_line(header_no, header)
         elif (
-            section in _THREAD_SECTIONS
-            and thread is not None
-            and thread.line_no == line_no - 1
+            self.section in _THREAD_SECTIONS
+            and self.thread is not None
+            and self.thread.line_no == line_no - 1
             and _continues(line)
         ):
             # Wrapped after the J9VMThread: the rest of the header (its state).
-            _rewrapped_header(thread, line)
-            rejoined += 1
-            continue
+            _rewrapped_header(self.thread, line)
+            self.rejoined += 1
+            return
         if not tag:
-            continue
-        if section == "" and tag == "3XMTHREADINFO":
+            return
+        if self.section == "" and tag == "3XMTHREADINFO":
             # Threads pasted from a javacore without its section headings: an excerpt of THREADS.
-            section = "THREADS"
+            self.section = "THREADS"
             dump.note(EXCERPT_NOTE)
         section_match = _SECTION.match(line)
         if section_match:
-            close()
-            section = section_match["name"]
-            continue
+            self.close()
+            self.section = section_match["name"]
+            return
         if tag == "1TIDATETIME":
             dump.timestamp = body.strip().removeprefix("Date:").strip()
         elif tag == "1CIJAVAVERSION":
@@ -192,72 +203,86 @@ def parse_javacore(batches: Iterable[list[str]], source: str) -> Iterator[Thread
         elif tag == "1CIPROCESSID":
             digits = body.strip().removeprefix("Process ID:").split()
             dump.pid = decimal(digits[0]) if digits else None
-        elif section in ("LOCKS", "LK"):  # LK: the Classic VM's name for it
-            _deadlock_line(line, deadlock)
-            if section == "LK":
-                classic_monitors.feed(tag, line, line_no)
-        elif section in _THREAD_SECTIONS:
+        elif self.section in ("LOCKS", "LK"):  # LK: the Classic VM's name for it
+            _deadlock_line(line, self.deadlock)
+            if self.section == "LK":
+                self.classic_monitors.feed(tag, line, line_no)
+        elif self.section in _THREAD_SECTIONS:
             dump.end_line_no = line_no
-            if tag in ("1XMCURTHDINFO", "1XMTHDINFO"):
-                current_thread_block = tag == "1XMCURTHDINFO"
-            info = _THREADINFO.match(line)
-            classic = None if info else _CLASSIC_THREADINFO.match(line)
-            if info:
-                close()
-                state, detail = _state_of(info["rest"])
-                thread = OpenThread(info["name"], state, line_no, line, detail, key=int(info["vmthread"], 16))
-            elif classic:
-                close()
-                if current_thread_block:
-                    continue  # the Classic VM lists the current thread again, with its stack, below
-                state, detail = _state_of(classic["rest"])
-                thread = OpenThread(classic["name"], state, line_no, line, detail, key=classic["tid"])
-            elif tag == "3XMTHREADINFO" and ANONYMOUS_NATIVE_THREAD in body:
-                # A thread of the process not attached to the VM (a native library's, the OS's
-                # thread pool): listed like HotSpot's GC and compiler threads, without Java frames
-                # (its native call stack is not read) and without a state of the VM's.
-                close()
-                thread = OpenThread(ANONYMOUS_NATIVE_THREAD, ThreadState.UNKNOWN, line_no, line)
-            elif tag == "3XMTHREADINFO" and "J9VMThread:" not in body:
-                close()
-                cut_header = (line_no, line)
-            elif thread is not None and tag == "4XESTACKTRACE":
-                if not thread.frames:
-                    thread.stack_line_no = line_no
-                thread.frames.append(javacore_frame(body.strip().removeprefix("at ")))
-            elif thread is not None and (entered := _ENTERED.match(line)):
-                lock_id, lock_class = split_lock(entered["lock"])
-                thread.events.append(
-                    lock_event(
-                        LockEventKind.LOCKED, lock_id, lock_class, thread.frames, line_no, line.strip()
-                    )
+            self._thread_line(tag, body, line, line_no)
+
+    def _thread_line(self, tag: str, body: str, line: str, line_no: int) -> None:
+        """A line of the THREADS section: a thread's header, a frame, a lock it holds or waits on."""
+        if tag in ("1XMCURTHDINFO", "1XMTHDINFO"):
+            self.current_thread_block = tag == "1XMCURTHDINFO"
+        info = _THREADINFO.match(line)
+        classic = None if info else _CLASSIC_THREADINFO.match(line)
+        if info:
+            self.close()
+            state, detail = _state_of(info["rest"])
+            self.thread = OpenThread(
+                info["name"], state, line_no, line, detail, key=int(info["vmthread"], 16)
+            )
+        elif classic:
+            self.close()
+            if self.current_thread_block:
+                return  # the Classic VM lists the current thread again, with its stack, below
+            state, detail = _state_of(classic["rest"])
+            self.thread = OpenThread(classic["name"], state, line_no, line, detail, key=classic["tid"])
+        elif tag == "3XMTHREADINFO" and ANONYMOUS_NATIVE_THREAD in body:
+            # A thread of the process not attached to the VM (a native library's, the OS's
+            # thread pool): listed like HotSpot's GC and compiler threads, without Java frames
+            # (its native call stack is not read) and without a state of the VM's.
+            self.close()
+            self.thread = OpenThread(ANONYMOUS_NATIVE_THREAD, ThreadState.UNKNOWN, line_no, line)
+        elif tag == "3XMTHREADINFO" and "J9VMThread:" not in body:
+            self.close()
+            self.cut_header = (line_no, line)
+        elif self.thread is None or not self._stack_line(self.thread, tag, body, line, line_no):
+            if not tag.startswith(_SKIPPED_TAGS) and not tag.startswith("5XESTACKTRACE"):
+                self.dump.unparsed_line(line_no, line)
+
+    def _stack_line(self, thread: OpenThread, tag: str, body: str, line: str, line_no: int) -> bool:
+        """A frame of the open thread, or a monitor it entered, or the lock it blocks or waits on."""
+        if tag == "4XESTACKTRACE":
+            if not thread.frames:
+                thread.stack_line_no = line_no
+            thread.frames.append(javacore_frame(body.strip().removeprefix("at ")))
+        elif entered := _ENTERED.match(line):
+            lock_id, lock_class = split_lock(entered["lock"])
+            thread.events.append(
+                lock_event(LockEventKind.LOCKED, lock_id, lock_class, thread.frames, line_no, line.strip())
+            )
+        elif block := _BLOCK.match(line):
+            lock_id, lock_class = split_lock(block["lock"])
+            thread.events.append(
+                lock_event(_KINDS[block["how"]], lock_id, lock_class, [], line_no, line.strip())
+            )
+            if block["owner_vm"] and lock_id is not None:
+                self.owners.append(
+                    (int(block["owner_vm"], 16), LockRef(lock_id, lock_class, line_no, line.strip()))
                 )
-            elif thread is not None and (block := _BLOCK.match(line)):
-                lock_id, lock_class = split_lock(block["lock"])
-                thread.events.append(
-                    lock_event(_KINDS[block["how"]], lock_id, lock_class, [], line_no, line.strip())
-                )
-                if block["owner_vm"] and lock_id is not None:
-                    owners.append(
-                        (int(block["owner_vm"], 16), LockRef(lock_id, lock_class, line_no, line.strip()))
-                    )
-            elif not tag.startswith(_SKIPPED_TAGS) and not tag.startswith("5XESTACKTRACE"):
-                dump.unparsed_line(line_no, line)
-    close()
-    dump.threads = classic_monitors.apply(dump.threads)
-    owned: dict[int, list[LockRef]] = {}
-    for vmthread, ref in owners:
-        if vmthread in vm_index:
-            owned.setdefault(vm_index[vmthread], []).append(ref)
-    dump.threads = attach_synchronizers(dump.threads, owned)
-    dump.has_lock_data = True  # owners of monitors and parked-on synchronizers are named
-    if deadlock:
-        dump.deadlocks.append(_deadlock_links(deadlock))
-    if rejoined:
-        dump.note(rejoined_note(rejoined))
-    if not dump.threads and section != "":
-        dump.note("the javacore has no THREADS section")
-    yield dump.build()
+        else:
+            return False
+        return True
+
+    def finish(self) -> ThreadDump:
+        self.close()
+        dump = self.dump
+        dump.threads = self.classic_monitors.apply(dump.threads)
+        owned: dict[int, list[LockRef]] = {}
+        for vmthread, ref in self.owners:
+            if vmthread in self.vm_index:
+                owned.setdefault(self.vm_index[vmthread], []).append(ref)
+        dump.threads = attach_synchronizers(dump.threads, owned)
+        dump.has_lock_data = True  # owners of monitors and parked-on synchronizers are named
+        if self.deadlock:
+            dump.deadlocks.append(_deadlock_links(self.deadlock))
+        if self.rejoined:
+            dump.note(rejoined_note(self.rejoined))
+        if not dump.threads and self.section != "":
+            dump.note("the javacore has no THREADS section")
+        return dump.build()
 
 
 def _state_of(header_rest: str) -> tuple[ThreadState, str]:

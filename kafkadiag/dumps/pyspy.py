@@ -169,105 +169,134 @@ class _TextDump:
 
 
 def parse_pyspy_text(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: _TextDump | None = None
-    thread_header: re.Match[str] | None = None
-    header_line_no = 0
-    frames: list[Frame] = []
-    pending_frame: tuple[str, str] | None = None
-    variables: list[Variable] = []
-    in_arguments = False
-    count = 0
-    rejoined_in_thread = False
-
-    def close_frame() -> None:
-        nonlocal pending_frame, variables
-        if pending_frame is not None:
-            frames.append(_python_frame(pending_frame[0], pending_frame[1], tuple(variables)))
-        pending_frame, variables = None, []
-
-    def close_thread() -> None:
-        nonlocal thread_header, frames, rejoined_in_thread
-        close_frame()
-        if thread_header is not None and dump is not None:
-            dump.threads.append(
-                _thread(
-                    thread_header["name"] or "",
-                    thread_header["flags"] or "",
-                    thread_header.group(0).rstrip(),
-                    header_line_no,
-                    frames,
-                    # Frame line numbers follow from the layout, unless wrapped lines were joined.
-                    0 if rejoined_in_thread else header_line_no + 1,
-                )
-            )
-        thread_header, frames, rejoined_in_thread = None, [], False
-
-    # A dump quoted as a Markdown indented code block in a page: its own layout under the indent.
-    block_indent = ""
+    reader = _PySpyTextReader(source)
     # Lines hard wrapping cut in two come joined back (blank lines, meaningless here, are dropped).
     for line_no, line, joined in logical_lines(batches):
+        finished = reader.feed(line_no, line, joined)
+        if finished is not None:
+            yield finished
+    last = reader.finish()
+    if last is not None:
+        yield last
+
+
+class _PySpyTextReader:
+    """`py-spy dump` text, read line by line: processes, threads, frames and their variables."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.dump: _TextDump | None = None
+        self.thread_header: re.Match[str] | None = None
+        self.header_line_no = 0
+        self.frames: list[Frame] = []
+        self.pending_frame: tuple[str, str] | None = None
+        self.variables: list[Variable] = []
+        self.in_arguments = False
+        self.count = 0
+        self.rejoined_in_thread = False
+        # A dump quoted as a Markdown indented code block in a page: its own layout under the indent.
+        self.block_indent = ""
+
+    def _close_frame(self) -> None:
+        if self.pending_frame is not None:
+            function, location = self.pending_frame
+            self.frames.append(_python_frame(function, location, tuple(self.variables)))
+        self.pending_frame, self.variables = None, []
+
+    def _close_thread(self) -> None:
+        self._close_frame()
+        header = self.thread_header
+        if header is not None and self.dump is not None:
+            self.dump.threads.append(
+                _thread(
+                    header["name"] or "",
+                    header["flags"] or "",
+                    header.group(0).rstrip(),
+                    self.header_line_no,
+                    self.frames,
+                    # Frame line numbers follow from the layout, unless wrapped lines were joined.
+                    0 if self.rejoined_in_thread else self.header_line_no + 1,
+                )
+            )
+        self.thread_header, self.frames, self.rejoined_in_thread = None, [], False
+
+    def _new_dump(self, line_no: int) -> _TextDump:
+        self.dump = _TextDump(self.source, self.count, line_no)
+        self.count += 1
+        return self.dump
+
+    def finish(self) -> ThreadDump | None:
+        self._close_thread()
+        return self.dump.build() if self.dump is not None else None
+
+    def feed(self, line_no: int, line: str, joined: bool) -> ThreadDump | None:
+        """Read one (logical) line; return the dump it ends, if it ends one."""
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
         if indent >= 4 and _heads_dump_or_thread(stripped):
-            block_indent = line[:indent]
-        if block_indent and line.startswith(block_indent):
-            line = line[len(block_indent) :]
-            indent -= len(block_indent)
+            self.block_indent = line[:indent]
+        if self.block_indent and line.startswith(self.block_indent):
+            line = line[len(self.block_indent) :]
+            indent -= len(self.block_indent)
         if indent == 0:
             process = _PROCESS.match(line)
             if process:
-                close_thread()
-                if dump is not None:
-                    yield dump.build()
-                dump = _TextDump(source, count, line_no)
-                count += 1
-                dump.pid = decimal(process["pid"])
-                dump.rejoined += joined
-                continue
-            thread = _THREAD.match(line) or PYSPY_CORE.match(line)
-            if thread:
-                close_thread()
-                if dump is None:
-                    dump = _TextDump(source, count, line_no)
-                    count += 1
-                thread_header, header_line_no = thread, line_no
-                dump.end_line_no = line_no
-                dump.rejoined += joined
-                rejoined_in_thread = joined
-                continue
-            python = _PYTHON.match(line)
-            if python and dump is not None:
-                dump.banner = line.strip()
-                continue
+                ended = self.finish()
+                started = self._new_dump(line_no)
+                started.pid = decimal(process["pid"])
+                started.rejoined += joined
+                return ended
+            if self._flush_left(line, line_no, joined):
+                return None
+        dump = self.dump
         if dump is None:
-            continue
+            return None
         dump.end_line_no = line_no
         if joined:
             dump.rejoined += 1
-            rejoined_in_thread = True
-        if thread_header is not None and indent >= 8 and pending_frame is not None:
+            self.rejoined_in_thread = True
+        if not self._stack_line(stripped, indent) and not _SUBPROCESS_LINE.match(line):
+            dump.unparsed_count += 1
+            if len(dump.unparsed) < MAX_UNPARSED_KEPT:
+                dump.unparsed.append(UnparsedLine(line_no, line))
+        return None
+
+    def _flush_left(self, line: str, line_no: int, joined: bool) -> bool:
+        """A thread's header, or the Python version line under the process's."""
+        thread = _THREAD.match(line) or PYSPY_CORE.match(line)
+        if thread:
+            self._close_thread()
+            dump = self.dump if self.dump is not None else self._new_dump(line_no)
+            self.thread_header, self.header_line_no = thread, line_no
+            dump.end_line_no = line_no
+            dump.rejoined += joined
+            self.rejoined_in_thread = joined
+            return True
+        if _PYTHON.match(line) and self.dump is not None:
+            self.dump.banner = line.strip()
+            return True
+        return False
+
+    def _stack_line(self, stripped: str, indent: int) -> bool:
+        """A frame of the open thread, or a variable of its last frame (py-spy dump --locals)."""
+        if self.thread_header is None:
+            return False
+        if indent >= 8 and self.pending_frame is not None:
             if stripped in ("Arguments:", "Locals:"):
-                in_arguments = stripped == "Arguments:"
-                continue
+                self.in_arguments = stripped == "Arguments:"
+                return True
             name, colon, value = stripped.partition(": ")
             if colon or stripped.endswith(":"):
-                variables.append(Variable(name.rstrip(":"), value, in_arguments))
-                continue
-        if thread_header is not None and indent >= 4:
+                self.variables.append(Variable(name.rstrip(":"), value, self.in_arguments))
+                return True
+        if indent >= 4:
             frame = _FRAME.match(stripped)
             if frame:
-                close_frame()
-                pending_frame = (frame["function"], frame["location"])
-                in_arguments = False
-                continue
-        if _SUBPROCESS_LINE.match(line):
-            continue
-        dump.unparsed_count += 1
-        if len(dump.unparsed) < MAX_UNPARSED_KEPT:
-            dump.unparsed.append(UnparsedLine(line_no, line))
-    close_thread()
-    if dump is not None:
-        yield dump.build()
+                self._close_frame()
+                self.pending_frame = (frame["function"], frame["location"])
+                self.in_arguments = False
+                return True
+        return False
 
 
 def _heads_dump_or_thread(text: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import LockEventKind, Thread, ThreadDump
 from kafkadiag.rules import stackindex, stacks
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
@@ -62,61 +63,73 @@ threads listed are the ones being waited for (their stacks show what they were a
             victims = [graph.thread(victim) for victim in dict.fromkeys(graph.blocked_by(index))]
             if not victims:
                 continue
-            waited = _waited(thread, wait_index)
-            held = thread.held_locks()
-            # The victims wait for the held locks that others wait for: those are contested.
-            contested = [lock for lock in held if graph.waited_for_by_others(lock.lock_id, index)]
-            evidence = [context.header(thread), context.frame(thread, wait_index)]
-            evidence += [context.held(thread, lock) for lock in contested]
-            for victim in victims[:5]:
-                evidence += context.waiting(victim)
-            locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in contested)
-            victim_names = context.labels(victims)
-            name = context.label(thread)
-            exiting = _exit_caller(thread)
-            joined = []
-            if waited == "Thread.join":
-                joined = joined_threads(context.dump, thread)
-            certain = len(joined) == 1 and joined[0] in victims
-            note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
-            if exiting is not None:
-                evidence.insert(2, context.frame(thread, exiting))
-                message = (
-                    f"{name} called System.exit from {thread.frames[exiting + 1].function} while holding "
-                    f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
-                    f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victim_names)} "
-                    f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
-                    f"never ends, so the join never returns and the process never exits. {note}"
-                )
-                story = f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
-            else:
-                consequence = (
-                    "This is a deadlock the JVM cannot detect."
-                    if certain
-                    else f"If {'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
-                    "this is a deadlock the JVM cannot detect."
-                )
-                message = (
-                    f"{name} waits in {waited} while holding {locks}, which "
-                    f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. "
-                    f"{consequence} {note}"
-                ).rstrip()
-                story = f"Thread {name} waits in {waited} holding a lock that {', '.join(victim_names)} need"
-            for other in joined[:3]:
-                if other not in victims:
-                    evidence.append(context.header(other))
-            yield self.finding(
-                message.rstrip(),
-                [name, *victim_names, *(context.label(other) for other in joined if other not in victims)],
-                evidence,
-                story=story,
-                details={
-                    "waits_in": waited,
-                    "shutdown_hooks": exiting is not None,
-                    "joined": context.labels(joined),
-                    "deadlock_certain": certain,
-                },
+            yield self._finding(context, graph, index, thread, wait_index, victims)
+
+    def _finding(
+        self,
+        context: AnalysisContext,
+        graph: LockGraph,
+        index: int,
+        thread: Thread,
+        wait_index: int,
+        victims: list[Thread],
+    ) -> Finding:
+        """The finding about one thread waiting, unseen by the JVM, while its victims wait on it."""
+        waited = _waited(thread, wait_index)
+        held = thread.held_locks()
+        # The victims wait for the held locks that others wait for: those are contested.
+        contested = [lock for lock in held if graph.waited_for_by_others(lock.lock_id, index)]
+        evidence = [context.header(thread), context.frame(thread, wait_index)]
+        evidence += [context.held(thread, lock) for lock in contested]
+        for victim in victims[:5]:
+            evidence += context.waiting(victim)
+        locks = ", ".join(f"<0x{lock.lock_id:x}> ({lock.lock_class})" for lock in contested)
+        victim_names = context.labels(victims)
+        name = context.label(thread)
+        exiting = _exit_caller(thread)
+        joined = []
+        if waited == "Thread.join":
+            joined = joined_threads(context.dump, thread)
+        certain = len(joined) == 1 and joined[0] in victims
+        note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
+        if exiting is not None:
+            evidence.insert(2, context.frame(thread, exiting))
+            message = (
+                f"{name} called System.exit from {thread.frames[exiting + 1].function} while holding "
+                f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
+                f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victim_names)} "
+                f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
+                f"never ends, so the join never returns and the process never exits. {note}"
             )
+            story = f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
+        else:
+            consequence = (
+                "This is a deadlock the JVM cannot detect."
+                if certain
+                else f"If {'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
+                "this is a deadlock the JVM cannot detect."
+            )
+            message = (
+                f"{name} waits in {waited} while holding {locks}, which "
+                f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. "
+                f"{consequence} {note}"
+            ).rstrip()
+            story = f"Thread {name} waits in {waited} holding a lock that {', '.join(victim_names)} need"
+        for other in joined[:3]:
+            if other not in victims:
+                evidence.append(context.header(other))
+        return self.finding(
+            message.rstrip(),
+            [name, *victim_names, *(context.label(other) for other in joined if other not in victims)],
+            evidence,
+            story=story,
+            details={
+                "waits_in": waited,
+                "shutdown_hooks": exiting is not None,
+                "joined": context.labels(joined),
+                "deadlock_certain": certain,
+            },
+        )
 
     def _without_lock_data(self, context: AnalysisContext) -> Iterator[Finding]:
         """Without -l, a waiter's ReentrantLocks are invisible: say what cannot be seen."""

@@ -162,21 +162,7 @@ the putter), and never block putting into a queue whose consumer may have stoppe
         for thread in busy[:3]:
             evidence.append(context.header(thread))
         simple_class = put.queue_class.rpartition(".")[2]
-        candidates = []
-        if busy:
-            candidates.append(
-                f"Possible consumers busy elsewhere (they run the loop that takes from a {simple_class} "
-                f"elsewhere in this dump, but are not taking): {self._described(context, busy)}."
-            )
-        if idle_takers:
-            candidates.append(
-                f"Parked taking from other queues of class {simple_class} (a full queue has no parked "
-                f"taker): {self._described(context, idle_takers)}."
-            )
-        if named:
-            candidates.append(f"Named after its consumer id: {self._described(context, named)}.")
-        if not candidates:
-            candidates.append(f"No thread of the dump takes from a queue of class {simple_class}.")
+        candidates = self._candidates(context, simple_class, busy, idle_takers, named)
         message = (
             f"{name} is parked in {method}{condition} while holding {locks}, which "
             f"{', '.join(waiting_names)} {'is' if len(waiting) == 1 else 'are'} waiting for. "
@@ -205,6 +191,32 @@ the putter), and never block putting into a queue whose consumer may have stoppe
                 "named_after_consumer_id": context.labels(named),
             },
         )
+
+    def _candidates(
+        self,
+        context: AnalysisContext,
+        simple_class: str,
+        busy: list[Thread],
+        idle_takers: list[Thread],
+        named: list[Thread],
+    ) -> list[str]:
+        """The threads that may be the full queue's consumer, each kind in a sentence."""
+        candidates = []
+        if busy:
+            candidates.append(
+                f"Possible consumers busy elsewhere (they run the loop that takes from a {simple_class} "
+                f"elsewhere in this dump, but are not taking): {self._described(context, busy)}."
+            )
+        if idle_takers:
+            candidates.append(
+                f"Parked taking from other queues of class {simple_class} (a full queue has no parked "
+                f"taker): {self._described(context, idle_takers)}."
+            )
+        if named:
+            candidates.append(f"Named after its consumer id: {self._described(context, named)}.")
+        if not candidates:
+            candidates.append(f"No thread of the dump takes from a queue of class {simple_class}.")
+        return candidates
 
     @staticmethod
     def _described(context: AnalysisContext, threads: list[Thread]) -> str:
