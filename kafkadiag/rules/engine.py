@@ -12,6 +12,7 @@ import gc
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from kafkadiag.lockgraph import LockGraph
 from kafkadiag.model import ThreadDump
@@ -97,26 +98,26 @@ def _same_process(earlier: ThreadDump, later: ThreadDump) -> bool:
     return len(before & after) / min(len(before), len(after)) >= SAME_PROCESS_OVERLAP
 
 
-def __getattr__(name: str) -> tuple[type[Rule], ...]:
+def __getattr__(name: str) -> tuple[type[Rule[Any]], ...]:
     # engine.RULES: the whole catalogue, loaded when read (the registry loads rules by family).
     if name == "RULES":
         return all_rules()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def rule_matches(rule: type[Rule], patterns: Sequence[str]) -> bool:
+def rule_matches(rule: type[Rule[Any]], patterns: Sequence[str]) -> bool:
     """A code, a code prefix ("KD2") or a name."""
     return any(rule.code.startswith(p.upper()) or rule.name == p.lower() for p in patterns)
 
 
-def is_selected(rule: type[Rule], select: Sequence[str], ignore: Sequence[str]) -> bool:
+def is_selected(rule: type[Rule[Any]], select: Sequence[str], ignore: Sequence[str]) -> bool:
     """`ignore` wins over `select`; no `select` means every rule."""
     return (not select or rule_matches(rule, select)) and not rule_matches(rule, ignore)
 
 
 def selected_rules(
     select: Sequence[str] = (), ignore: Sequence[str] = (), scope: str = SCOPE_DUMP
-) -> list[Rule]:
+) -> list[Rule[Any]]:
     """The rules of `scope` chosen by code, code prefix ("KD2") or name."""
     chosen = [rule for rule in rules_of(scope) if is_selected(rule, select, ignore)]
     return [rule() for rule in chosen if rule is not RuleCrashed]
@@ -208,9 +209,12 @@ def _owners_missing(graph: LockGraph) -> list[str]:
 
 
 def _analyze_series(
-    series: list[ThreadDump], name: str, rules: list[Rule], memo: dict[tuple[str, int], object]
+    series: list[ThreadDump],
+    name: str,
+    rules: list[Rule[AnalysisContext]],
+    memo: dict[tuple[str, int], object],
 ) -> tuple[list[Finding], list[SkippedRule], set[str]]:
-    merged: dict[tuple, Finding] = {}
+    merged: dict[tuple[str, tuple[str, ...], str], Finding] = {}
     skipped: list[SkippedRule] = []
     ran: set[str] = set()
     last = len(series) - 1
@@ -238,7 +242,7 @@ def _analyze_series(
     return list(merged.values()), skipped, ran
 
 
-def _missing(rule: Rule, available: frozenset[Requirement]) -> tuple[str, ...]:
+def _missing(rule: Rule[Any], available: frozenset[Requirement]) -> tuple[str, ...]:
     # Sorted, as the catalogue lists them: a frozenset's order changes with every process.
     missing = sorted(requirement.value for requirement in rule.requires if requirement not in available)
     if rule.requires_any and not (rule.requires_any & available):
@@ -246,7 +250,7 @@ def _missing(rule: Rule, available: frozenset[Requirement]) -> tuple[str, ...]:
     return tuple(missing)
 
 
-def _run_isolated(rule: Rule, context: AnalysisContext) -> list[Finding]:
+def _run_isolated(rule: Rule[AnalysisContext], context: AnalysisContext) -> list[Finding]:
     """Run one rule; a rule that raises becomes a finding of its own, the others still run."""
     try:
         return list(rule.check(context))

@@ -1,37 +1,22 @@
-"""The KD6xx rules: what the lag engine finds in one group's offsets and registrations."""
+"""The KD6xx rules, as the lag engine runs them over each group: the registry's KD6 family."""
 
 from __future__ import annotations
+
+from functools import cache
 
 from kafkadiag.rules.base import Finding
 from kafkadiag.rules.cluster import LagFindingRule
 from kafkadiag.rules.groupfacts import GroupFacts
-from kafkadiag.rules.kd601_offset_below_log_start import OffsetBelowLogStart
-from kafkadiag.rules.kd602_offset_above_high_watermark import OffsetAboveHighWatermark
-from kafkadiag.rules.kd603_unreadable_offset import UnreadableOffset
-from kafkadiag.rules.kd604_watermark_unknown import WatermarkUnknown
-from kafkadiag.rules.kd605_malformed_registration import MalformedRegistration
-from kafkadiag.rules.kd606_offsets_without_consumer import OffsetsWithoutConsumer
-from kafkadiag.rules.kd607_unregistered_owner import UnregisteredOwner
-from kafkadiag.rules.kd608_no_owner import NoOwner
-from kafkadiag.rules.kd609_idle_threads import IdleThreads
-from kafkadiag.rules.kd610_subscription_mismatch import SubscriptionMismatch
-from kafkadiag.rules.kd611_owned_without_offset import OwnedWithoutOffset
+from kafkadiag.rules.registry import FAMILIES, family_rules
 
-LAG_RULES: tuple[type[LagFindingRule], ...] = (
-    OffsetBelowLogStart,
-    OffsetAboveHighWatermark,
-    UnreadableOffset,
-    WatermarkUnknown,
-    MalformedRegistration,
-    OffsetsWithoutConsumer,
-    UnregisteredOwner,
-    NoOwner,
-    IdleThreads,
-    SubscriptionMismatch,
-    OwnedWithoutOffset,
-)
+
+@cache
+def lag_rules() -> tuple[type[LagFindingRule], ...]:
+    """The KD6 family's rules, in code order."""
+    (family,) = [family for family in FAMILIES if family.prefix == "KD6"]
+    return tuple(rule for rule in family_rules(family) if issubclass(rule, LagFindingRule))
 
 
 def group_findings(facts: GroupFacts) -> tuple[Finding, ...]:
     """Every KD6xx rule over one group, in code order."""
-    return tuple(finding for rule in LAG_RULES for finding in rule().group_check(facts))
+    return tuple(finding for rule in lag_rules() for finding in rule().group_check(facts))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from kafkadiag.rules.base import SCOPE_CLUSTER, SCOPE_DUMP, Rule
 from kafkadiag.rules.kd001_rule_crashed import RuleCrashed
@@ -26,6 +27,8 @@ class Family:
     rules: tuple[tuple[str, str], ...]  # (module in kafkadiag.rules, rule class), in code order
 
 
+# The catalogue holds rules of both scopes, each over its own context (AnalysisContext for the dump
+# rules, DiagnosisContext for the cluster rules): Rule[Any] is "a rule of some context".
 FAMILIES: tuple[Family, ...] = (
     Family(
         "KD0",
@@ -147,33 +150,33 @@ RETIRED_CODES: frozenset[str] = frozenset()
 
 
 @cache
-def family_rules(family: Family) -> tuple[type[Rule], ...]:
+def family_rules(family: Family) -> tuple[type[Rule[Any]], ...]:
     """The family's rule classes, imported on first use."""
     loaded = []
     for module, class_name in family.rules:
-        rule: type[Rule] = getattr(importlib.import_module(f"kafkadiag.rules.{module}"), class_name)
+        rule: type[Rule[Any]] = getattr(importlib.import_module(f"kafkadiag.rules.{module}"), class_name)
         loaded.append(rule)
     return tuple(loaded)
 
 
-def rules_of(scope: str) -> tuple[type[Rule], ...]:
+def rules_of(scope: str) -> tuple[type[Rule[Any]], ...]:
     """Every rule of `scope`, in code order; only the families of that scope are imported."""
     return tuple(rule for family in FAMILIES if family.scope == scope for rule in family_rules(family))
 
 
-def all_rules() -> tuple[type[Rule], ...]:
+def all_rules() -> tuple[type[Rule[Any]], ...]:
     """The whole catalogue, in code order (the docs, `kafkadiag rules`, the registry's tests)."""
     return tuple(rule for family in FAMILIES for rule in family_rules(family))
 
 
-def __getattr__(name: str) -> tuple[type[Rule], ...]:
+def __getattr__(name: str) -> tuple[type[Rule[Any]], ...]:
     # RULES is the whole catalogue, built when first read: importing the registry loads no rule.
     if name == "RULES":
         return all_rules()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def rule_by_code(code_or_name: str) -> type[Rule] | None:
+def rule_by_code(code_or_name: str) -> type[Rule[Any]] | None:
     wanted = code_or_name.strip()
     for rule in all_rules():
         if rule.code == wanted.upper() or rule.name == wanted.lower():

@@ -37,6 +37,8 @@ from kafkadiag.maxlag.model import (
     VERDICT_HEALTHY,
     VERDICT_STREAMS_NOT_DRAINING,
 )
+from kafkadiag.rules.metricsfamily import verdict_rules
+from kafkadiag.rules.registry import rules_of
 
 CONSUMER = "g_host1-1700000000000-abcd1234"
 FETCHER = f"ConsumerFetcherThread-{CONSUMER}-0-0"
@@ -486,3 +488,12 @@ def test_partition_columns_for_the_lag_table() -> None:
         "VERDICT": "streams-not-draining",
     }
     assert tuple(columns[("g", "zookeeper", "orders", 1)]) == FETCHER_COLUMNS
+
+
+def test_every_verdict_rule_of_the_catalogue_is_tried_once_absent_first() -> None:
+    # GIVEN the KD7 family of the catalogue
+    family = {rule.code for rule in rules_of("cluster") if rule.code.startswith("KD7")}
+    # THEN the comparison tries each of its rules once, absent metrics before anything else
+    tried = [rule.code for rule in verdict_rules()]
+    assert sorted(tried) == sorted(family) and len(tried) == len(set(tried))
+    assert tried[:2] == ["KD705", "KD701"]
