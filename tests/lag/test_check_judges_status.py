@@ -59,6 +59,8 @@ def test_check_without_threshold_on_one_sample_says_it_cannot_judge_and_exits_3(
     assert "one sample cannot tell a stopped consumer from a moving one" in out, out
     assert "--samples 2" in " ".join(err.split()), err
     # and a threshold is judged on one sample as before: lag 9 against --max-lag 5 is unhealthy
-    code, out, err = run(["check", "--bootstrap-server", broker.address, "--group", stalled, "--max-lag", "5"])
+    code, out, err = run(
+        ["check", "--bootstrap-server", broker.address, "--group", stalled, "--max-lag", "5"]
+    )
     assert code == ExitCode.FINDINGS, (out, err)
     assert f"max-lag: {topic}/0: lag 9 > 5" in out, out
