@@ -80,21 +80,40 @@ def _greenlet_name(text: str) -> str | None:
 
 
 def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    dump: PythonDump | None = None
-    count = 0
-    name: str | None = None
-    header = ""
-    header_line_no = 0
-    stack = StackReader()
-    collecting = False  # inside "Running:" (a greenlet) or under an OS thread's header
+    reader = _RunInfoReader(source)
     line_no = 0
-    report: list[UnparsedLine] = []  # the monitor's blocked-greenlet report, for the next dump
-    in_report = False
+    for batch in batches:
+        for line in batch:
+            line_no += 1
+            if not line.strip() or RULE.match(line):
+                continue
+            finished = reader.feed(line_no, line)
+            if finished is not None:
+                yield finished
+    last = reader.finish()
+    if last is not None:
+        yield last
 
-    def close_thread() -> None:
-        nonlocal name, stack
+
+class _RunInfoReader:
+    """gevent's run-info report, read line by line: greenlets and OS threads with their stacks."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.dump: PythonDump | None = None
+        self.count = 0
+        self.name: str | None = None
+        self.header = ""
+        self.header_line_no = 0
+        self.stack = StackReader()
+        self.collecting = False  # inside "Running:" (a greenlet) or under an OS thread's header
+        self.report: list[UnparsedLine] = []  # the monitor's blocked-greenlet report, for the next dump
+        self.in_report = False
+
+    def _close_thread(self) -> None:
+        name, header, dump = self.name, self.header, self.dump
         if name is not None and dump is not None:
-            thread = stack.thread(name, header, header_line_no)
+            thread = self.stack.thread(name, header, self.header_line_no)
             running = " current " in header or any(f.function in REPORTING_FUNCTIONS for f in thread.frames)
             if OS_THREAD.match(header) and "(CURRENT)" in header:
                 thread = thread._replace(state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE)
@@ -106,66 +125,70 @@ def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator
                 )
                 thread = thread._replace(state=state, status=status)
             dump.threads.append(thread)
-        name, stack = None, StackReader()
+        self.name, self.stack = None, StackReader()
 
-    for batch in batches:
-        for line in batch:
-            line_no += 1
-            if not line.strip() or RULE.match(line):
-                continue
-            if BLOCKED_REPORT.match(line):
-                report, in_report = [UnparsedLine(line_no, line.strip())], True
-                continue
-            if in_report and (BLOCKED_STACK.match(line) or line.startswith("  ")):
-                report.append(UnparsedLine(line_no, line.rstrip()))
-                continue
-            in_report = False
-            section = SECTION.match(line)
-            if section:
-                close_thread()
-                if section["section"] == "Threads" or dump is None:
-                    if dump is not None:
-                        yield dump.build()
-                    dump = PythonDump(source, count, line_no, DumpFormat.GEVENT, "gevent")
-                    dump.signals, report = report, []
-                    count += 1
-                continue
-            os_thread = OS_THREAD.match(line)
-            text = TREE.sub("", line, count=1)
-            greenlet = None if os_thread else _greenlet_name(text)
-            if dump is None:
-                if not (greenlet or TREE_FRAME.match(line)):
-                    continue
-                # Pasted from the middle of the report: no "* Greenlets" heading before it.
-                dump = PythonDump(source, count, line_no, DumpFormat.GEVENT, "gevent")
-                dump.notes.append(EXCERPT_NOTE)
-                dump.signals, report = report, []
-                count += 1
-                if not greenlet:
-                    # Its first frames' greenlet line was left out: a thread named by where they start.
-                    name, header, header_line_no, collecting = headerless_name(line_no), "", line_no, True
-            dump.end_line_no = line_no
-            if os_thread or greenlet:
-                close_thread()
-                name = os_thread["name"] if os_thread else greenlet
-                header, header_line_no = (line if os_thread else text), line_no
-                collecting = bool(os_thread)
-                continue
-            stripped = text.strip()
-            if stripped == "Running:":
-                collecting = True
-                continue
-            if stripped.endswith(":") and stripped[:-1].replace(" ", "").isalpha() or DETAIL.match(stripped):
-                collecting = False  # "Spawned at:" and the other details are not the stack
-                continue
-            # The tree's drawing took the indentation: a frame line and its source line are
-            # told apart by their text, and re-indented as traceback prints them.
-            indent = "  " if stripped.startswith('File "') else "      "
-            if name is not None and collecting and stack.feed(indent + stripped, line_no):
-                continue
-            if name is not None and not collecting:
-                continue
+    def _new_dump(self, line_no: int) -> PythonDump:
+        dump = self.dump = PythonDump(self.source, self.count, line_no, DumpFormat.GEVENT, "gevent")
+        dump.signals, self.report = self.report, []
+        self.count += 1
+        return dump
+
+    def finish(self) -> ThreadDump | None:
+        self._close_thread()
+        return self.dump.build() if self.dump is not None else None
+
+    def feed(self, line_no: int, line: str) -> ThreadDump | None:
+        """Read one line; return the dump it ends, if it ends one."""
+        if BLOCKED_REPORT.match(line):
+            self.report, self.in_report = [UnparsedLine(line_no, line.strip())], True
+            return None
+        if self.in_report and (BLOCKED_STACK.match(line) or line.startswith("  ")):
+            self.report.append(UnparsedLine(line_no, line.rstrip()))
+            return None
+        self.in_report = False
+        section = SECTION.match(line)
+        if section:
+            self._close_thread()
+            if section["section"] == "Threads" or self.dump is None:
+                ended = self.dump.build() if self.dump is not None else None
+                self._new_dump(line_no)
+                return ended
+            return None
+        os_thread = OS_THREAD.match(line)
+        text = TREE.sub("", line, count=1)
+        greenlet = None if os_thread else _greenlet_name(text)
+        dump = self.dump
+        if dump is None:
+            if not (greenlet or TREE_FRAME.match(line)):
+                return None
+            # Pasted from the middle of the report: no "* Greenlets" heading before it.
+            dump = self._new_dump(line_no)
+            dump.notes.append(EXCERPT_NOTE)
+            if not greenlet:
+                # Its first frames' greenlet line was left out: a thread named by where they start.
+                self.name, self.header, self.header_line_no = headerless_name(line_no), "", line_no
+                self.collecting = True
+        dump.end_line_no = line_no
+        if os_thread or greenlet:
+            self._close_thread()
+            self.name = os_thread["name"] if os_thread else greenlet
+            self.header, self.header_line_no = (line if os_thread else text), line_no
+            self.collecting = bool(os_thread)
+        elif not self._stack_line(text.strip(), line_no):
             dump.unparsed.add(line_no, line)
-    close_thread()
-    if dump is not None:
-        yield dump.build()
+        return None
+
+    def _stack_line(self, stripped: str, line_no: int) -> bool:
+        """A line of a greenlet's or thread's block: "Running:", a detail, or a stack line."""
+        if stripped == "Running:":
+            self.collecting = True
+            return True
+        if stripped.endswith(":") and stripped[:-1].replace(" ", "").isalpha() or DETAIL.match(stripped):
+            self.collecting = False  # "Spawned at:" and the other details are not the stack
+            return True
+        # The tree's drawing took the indentation: a frame line and its source line are
+        # told apart by their text, and re-indented as traceback prints them.
+        indent = "  " if stripped.startswith('File "') else "      "
+        if self.name is not None and self.collecting and self.stack.feed(indent + stripped, line_no):
+            return True
+        return self.name is not None and not self.collecting
