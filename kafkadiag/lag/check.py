@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from kafkadiag.lag import burrow
+from kafkadiag.lag.evidence import where
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.groupfacts import finding_topic
@@ -150,7 +151,7 @@ def _check_group(group: GroupLag, policy: CheckPolicy, samples: int) -> GroupVer
         if partition.lag is None:
             if partition.problems:
                 judgement.unchecked.append(
-                    f"{_where(partition)}: lag unknown ({'; '.join(partition.problems)})"
+                    f"{where(partition)}: lag unknown ({'; '.join(partition.problems)})"
                 )
             # else: nothing committed yet (an owned partition without an offset): no lag to check,
             # and not a failure to read; the finding owned-without-offset says so.
@@ -186,10 +187,8 @@ def _check_partition(
     """The per-partition thresholds: lag, time lag and worst status (the last two over a window)."""
 
     def violated(check: str, message: str) -> None:
-        where = _where(partition)
-        judgement.violations.append(
-            Violation(check, f"{where}: {message}", partition.topic, partition.partition)
-        )
+        text = f"{where(partition)}: {message}"
+        judgement.violations.append(Violation(check, text, partition.topic, partition.partition))
 
     if thresholds.max_lag is not None:
         judgement.checks.add("max-lag")
@@ -241,17 +240,13 @@ def _status_violations(group: GroupLag) -> list[Violation]:
     return [
         Violation(
             "status",
-            f"{_where(partition)}: status {partition.status} (group status {group.status or 'unknown'})",
+            f"{where(partition)}: status {partition.status} (group status {group.status or 'unknown'})",
             partition.topic,
             partition.partition,
         )
         for partition in group.partitions
         if partition.status in UNHEALTHY_STATUSES
     ]
-
-
-def _where(partition: PartitionLag) -> str:
-    return f"{partition.topic}/{partition.partition}"
 
 
 def parse_duration(value: object) -> float:

@@ -44,6 +44,16 @@ class _OfTopic(Protocol):
     def topic(self) -> str: ...
 
 
+class _OfPartition(_OfTopic, Protocol):
+    @property
+    def partition(self) -> int: ...
+
+
+def where(item: _OfPartition) -> str:
+    """A partition as the evidence names it: "orders/3"."""
+    return f"{item.topic}/{item.partition}"
+
+
 OfTopicT = TypeVar("OfTopicT", bound=_OfTopic)
 
 

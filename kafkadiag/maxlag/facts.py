@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kafkadiag.consumer_metrics import NEW_CONSUMER
 from kafkadiag.digits import all_ascii_digits
+from kafkadiag.lag import evidence
 from kafkadiag.lag.evidence import ranges
 from kafkadiag.maxlag.model import BufferBound, PartitionComparison, StreamComparison
 
@@ -40,9 +41,7 @@ def describe_setting(settings: ConsumerSettings, name: str) -> str:
 
 
 def limited(lines: list[str]) -> list[str]:
-    if len(lines) <= EVIDENCE_LIMIT:
-        return lines
-    return [*lines[:EVIDENCE_LIMIT], f"... and {len(lines) - EVIDENCE_LIMIT} more"]
+    return list(evidence.limited(lines, EVIDENCE_LIMIT))
 
 
 @dataclass(frozen=True)

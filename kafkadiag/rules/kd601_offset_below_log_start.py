@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kafkadiag.lag.evidence import by_topic, limited
+from kafkadiag.lag.evidence import by_topic, limited, where
 from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
 
@@ -39,7 +39,7 @@ from elsewhere.
                 f"offset: retention deleted {lost} record(s) before the group read them (data skipped)",
                 limited(
                     [
-                        f"{_where(p)}: committed {p.committed_offset} < log start {p.log_start_offset}"
+                        f"{where(p)}: committed {p.committed_offset} < log start {p.log_start_offset}"
                         for p in members
                     ]
                 ),
@@ -51,7 +51,3 @@ from elsewhere.
 def _below_log_start(partition: PartitionLag) -> bool:
     committed, log_start = partition.committed_offset, partition.log_start_offset
     return committed is not None and log_start is not None and committed < log_start
-
-
-def _where(partition: PartitionLag) -> str:
-    return f"{partition.topic}/{partition.partition}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kafkadiag.lag.evidence import by_topic, limited
+from kafkadiag.lag.evidence import by_topic, limited, where
 from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
 
@@ -37,7 +37,7 @@ group's offsets deliberately instead of letting auto.offset.reset decide.
                 f"(negative lag): the log was truncated or the topic re-created; the consumer will reset",
                 limited(
                     [
-                        f"{_where(p)}: committed {p.committed_offset} > high watermark {p.high_watermark}"
+                        f"{where(p)}: committed {p.committed_offset} > high watermark {p.high_watermark}"
                         for p in members
                     ]
                 ),
@@ -49,7 +49,3 @@ group's offsets deliberately instead of letting auto.offset.reset decide.
 def _above_high_watermark(partition: PartitionLag) -> bool:
     committed, high_watermark = partition.committed_offset, partition.high_watermark
     return committed is not None and high_watermark is not None and committed > high_watermark
-
-
-def _where(partition: PartitionLag) -> str:
-    return f"{partition.topic}/{partition.partition}"
