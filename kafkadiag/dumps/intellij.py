@@ -114,47 +114,53 @@ def parse_intellij(batches: Iterable[list[str]], source: str) -> Iterator[Thread
         if thread is None:
             continue  # text around the export (a bug report, a README) is not part of it
         dump.end_line_no = line_no
-        if stripped.startswith(_STATE_LINE):
-            thread.state, thread.detail = parse_state_line(stripped[len(_STATE_LINE) :])
-            continue
-        if stripped.startswith("at "):
-            thread.frames.append(parse_java_frame(stripped[3:]))
-            continue
-        release = _RELEASE.match(stripped)
-        if release:
-            thread.events.append(
-                lock_event(
-                    LockEventKind.WAITING_TO_LOCK,
-                    int(release["id"], 16),
-                    release["class"],
-                    thread.frames,
-                    line_no,
-                    stripped,
-                )
-            )
-            continue
-        lock = _LOCK.match(stripped)
-        if lock:
-            thread.events.append(
-                lock_event(
-                    _KINDS[lock["words"]],
-                    int(lock["id"], 16),
-                    lock["class"],
-                    thread.frames,
-                    line_no,
-                    stripped,
-                )
-            )
-            continue
-        if stripped.startswith("blocks "):
-            continue  # "blocks X" restates the other side of a waiting-for line
-        frame = copied_frame(stripped)
-        if frame is not None:
-            thread.frames.append(frame)
-            continue
-        if is_block_markup(stripped):
-            continue  # the fence or {code} tag around the pasted block, not a line of the dump
-        dump.unparsed_line(line_no, line)
+        if not _thread_line(thread, stripped, line_no):
+            dump.unparsed_line(line_no, line)
     close()
     dump.note("IntelliJ exports carry no ownable-synchronizer lists: a ReentrantLock's holder is not named")
     yield dump.build()
+
+
+def _thread_line(thread: OpenThread, stripped: str, line_no: int) -> bool:
+    """A line of a thread's block: its state, a frame, a lock it holds or waits for."""
+    if stripped.startswith(_STATE_LINE):
+        thread.state, thread.detail = parse_state_line(stripped[len(_STATE_LINE) :])
+        return True
+    if stripped.startswith("at "):
+        thread.frames.append(parse_java_frame(stripped[3:]))
+        return True
+    release = _RELEASE.match(stripped)
+    if release:
+        thread.events.append(
+            lock_event(
+                LockEventKind.WAITING_TO_LOCK,
+                int(release["id"], 16),
+                release["class"],
+                thread.frames,
+                line_no,
+                stripped,
+            )
+        )
+        return True
+    lock = _LOCK.match(stripped)
+    if lock:
+        thread.events.append(
+            lock_event(
+                _KINDS[lock["words"]],
+                int(lock["id"], 16),
+                lock["class"],
+                thread.frames,
+                line_no,
+                stripped,
+            )
+        )
+        return True
+    if stripped.startswith("blocks "):
+        return True  # "blocks X" restates the other side of a waiting-for line
+    frame = copied_frame(stripped)
+    if frame is not None:
+        thread.frames.append(frame)
+        return True
+    if is_block_markup(stripped):
+        return True  # the fence or {code} tag around the pasted block, not a line of the dump
+    return False
