@@ -9,14 +9,14 @@ into catalogue findings; like every rule it does no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Requirement, Rule, Severity
 
 if TYPE_CHECKING:
-    from kafkadiag.lag.model import LagReport
+    from kafkadiag.lag.model import LagReport, PartitionLag
     from kafkadiag.maxlag.facts import ClientFacts, Verdict
     from kafkadiag.maxlag.model import ClientComparison, MaxLagReport
     from kafkadiag.rules.engine import Report
@@ -132,6 +132,25 @@ class LagFindingRule(ClusterRule):
                 "partitions": list(partitions),
             },
         )
+
+    def per_topic(
+        self,
+        facts: GroupFacts,
+        partitions: Iterable[PartitionLag],
+        message: Callable[[str, list[PartitionLag]], str],
+        line: Callable[[PartitionLag], str],
+    ) -> Iterator[Finding]:
+        """One finding per topic of the partitions given, quoting a line per partition."""
+        from kafkadiag.lag.evidence import by_topic, limited
+
+        for topic, members in by_topic(partitions):
+            yield self.group_finding(
+                facts,
+                message(topic, members),
+                limited([line(partition) for partition in members]),
+                topic=topic,
+                partitions=[partition.partition for partition in members],
+            )
 
     def check(self, context: DiagnosisContext) -> Iterator[Finding]:
         if context.lag is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kafkadiag.lag.evidence import by_topic, limited, where
+from kafkadiag.lag.evidence import where
 from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
 
@@ -31,21 +31,18 @@ from elsewhere.
 """
 
     def group_check(self, facts: GroupFacts) -> Iterator[Finding]:
-        for topic, members in by_topic(p for p in facts.partitions if _below_log_start(p)):
+        def message(topic: str, members: list[PartitionLag]) -> str:
             lost = sum((p.log_start_offset or 0) - (p.committed_offset or 0) for p in members)
-            yield self.group_finding(
-                facts,
+            return (
                 f"{len(members)} partition(s) of {topic} have a committed offset below the log-start "
-                f"offset: retention deleted {lost} record(s) before the group read them (data skipped)",
-                limited(
-                    [
-                        f"{where(p)}: committed {p.committed_offset} < log start {p.log_start_offset}"
-                        for p in members
-                    ]
-                ),
-                topic=topic,
-                partitions=[p.partition for p in members],
+                f"offset: retention deleted {lost} record(s) before the group read them (data skipped)"
             )
+
+        def line(p: PartitionLag) -> str:
+            return f"{where(p)}: committed {p.committed_offset} < log start {p.log_start_offset}"
+
+        below = (p for p in facts.partitions if _below_log_start(p))
+        return self.per_topic(facts, below, message, line)
 
 
 def _below_log_start(partition: PartitionLag) -> bool:

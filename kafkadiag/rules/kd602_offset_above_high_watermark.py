@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kafkadiag.lag.evidence import by_topic, limited, where
+from kafkadiag.lag.evidence import where
 from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
 
@@ -30,20 +30,18 @@ group's offsets deliberately instead of letting auto.offset.reset decide.
 """
 
     def group_check(self, facts: GroupFacts) -> Iterator[Finding]:
-        for topic, members in by_topic(p for p in facts.partitions if _above_high_watermark(p)):
-            yield self.group_finding(
-                facts,
-                f"{len(members)} partition(s) of {topic} have a committed offset above the high watermark "
-                f"(negative lag): the log was truncated or the topic re-created; the consumer will reset",
-                limited(
-                    [
-                        f"{where(p)}: committed {p.committed_offset} > high watermark {p.high_watermark}"
-                        for p in members
-                    ]
-                ),
-                topic=topic,
-                partitions=[p.partition for p in members],
+        def message(topic: str, members: list[PartitionLag]) -> str:
+            return (
+                f"{len(members)} partition(s) of {topic} have a committed offset above the high "
+                f"watermark (negative lag): the log was truncated or the topic re-created; the "
+                f"consumer will reset"
             )
+
+        def line(p: PartitionLag) -> str:
+            return f"{where(p)}: committed {p.committed_offset} > high watermark {p.high_watermark}"
+
+        above = (p for p in facts.partitions if _above_high_watermark(p))
+        return self.per_topic(facts, above, message, line)
 
 
 def _above_high_watermark(partition: PartitionLag) -> bool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kafkadiag.lag.evidence import by_topic, limited
+from kafkadiag.lag.evidence import where
 from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.cluster import LagFindingRule
 
 if TYPE_CHECKING:
+    from kafkadiag.lag.model import PartitionLag
     from kafkadiag.rules.groupfacts import GroupFacts
 
 
@@ -28,13 +29,14 @@ Check the partitions' leaders and the brokers' reachability from this host; reru
 """
 
     def group_check(self, facts: GroupFacts) -> Iterator[Finding]:
-        unknown = (p for p in facts.partitions if p.high_watermark is None and p.committed_offset is not None)
-        for topic, members in by_topic(unknown):
-            yield self.group_finding(
-                facts,
+        def message(topic: str, members: list[PartitionLag]) -> str:
+            return (
                 f"the high watermark of {len(members)} partition(s) of {topic} could not be read: "
-                f"their lag is unknown",
-                limited([f"{topic}/{p.partition}: {'; '.join(p.problems)}" for p in members]),
-                topic=topic,
-                partitions=[p.partition for p in members],
+                f"their lag is unknown"
             )
+
+        def line(p: PartitionLag) -> str:
+            return f"{where(p)}: {'; '.join(p.problems)}"
+
+        unknown = (p for p in facts.partitions if p.high_watermark is None and p.committed_offset is not None)
+        return self.per_topic(facts, unknown, message, line)
