@@ -14,10 +14,13 @@ if TYPE_CHECKING:
 NONE = "-"
 # The columns that leave a row for the line under it when the row is wider than the terminal,
 # least wanted first: what is long (notes, owners) before the numbers lag is judged by.
-GROUP_COLUMNS_LEAST_WANTED = ("NOTES", "SOURCE", "PRODUCED", "CONSUMED", "MEMBERS", "CATCH-UP")
+GROUP_COLUMNS_LEAST_WANTED = (
+    "NOTES", "SOURCE", "PRODUCED", "CONSUMED", "MEMBERS", "CATCH-UP", "STATE", "PARTITIONS",
+)  # fmt: skip
 PARTITION_COLUMNS_LEAST_WANTED = (
     "NOTES", "OWNER", "CLIENT-ID", "HOST", "LOG-START", "VERDICT", "QUEUE", "STREAM", "GAP",
     "FETCHER-LAG", "TIME-LAG", "PRODUCED", "CONSUMED", "CATCH-UP", "SINCE-PROGRESS", "COMMITTED",
+    "HIGH-WATERMARK",
 )  # fmt: skip
 
 

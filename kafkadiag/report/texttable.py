@@ -23,6 +23,9 @@ from kafkadiag.report.textpage import SGR, STYLES, fit_words, shorten_middle, wr
 MARGIN = "  "
 GAP = "  "
 STACK_INDENT = "      "
+# Columns of names (a group, a topic, a client): copied into the next command, so shortened only
+# when the row cannot fit otherwise.
+NAME_HEADERS = frozenset({"GROUP", "TOPIC", "CLIENT", "CLIENT-ID", "OWNER", "HOST", "USER", "THREAD"})
 COMFORTABLE = 20  # a text column narrowed to this still reads as what it is
 NARROWEST = 6  # a text column is not narrowed below this (or its header)
 
@@ -57,13 +60,15 @@ def fit_columns(
     stacked: Sequence[int],
     right_aligned: Sequence[int],
 ) -> tuple[list[int], list[int]]:
-    """(the columns kept in the row, their widths). A `stacked` column (names, notes) is shown
-    whole or not at all in the row: it leaves the row, least wanted first, while the row would
-    not fit with the other text columns narrowed to COMFORTABLE; then they are narrowed, to
-    NARROWEST if they must."""
+    """(the columns kept in the row, their widths). A `stacked` column is shown whole or not at
+    all in the row: it leaves the row, least wanted first, while the row would not fit with the
+    other text columns narrowed to COMFORTABLE (a column of names, NAME_HEADERS, stays whole);
+    then those are narrowed; names last, and only if nothing else can give."""
 
     def floor(column: int, least: int) -> int:
         if column in stacked or column in right_aligned:
+            return widths[column]
+        if headers[column] in NAME_HEADERS and least == COMFORTABLE:
             return widths[column]
         return min(widths[column], max(len(headers[column]), least))
 
@@ -77,7 +82,7 @@ def fit_columns(
         while _line_width(fitted) > width:
             narrowable = [i for i, c in enumerate(kept) if fitted[i] > floor(c, least)]
             if not narrowable:
-                break  # numbers and names that cannot go: wider than the width, never cut
+                break  # numbers that cannot go: wider than the width, never cut
             widest = max(narrowable, key=lambda i: fitted[i])
             fitted[widest] -= min(fitted[widest] - floor(kept[widest], least), _line_width(fitted) - width)
     return kept, fitted
@@ -129,13 +134,22 @@ def render_table(
                 lines.append(line_of([parts[index] if index < len(parts) else "" for parts in split]))
         below = [f"{headers[c]}: {row[c]}" for c in gone if row[c].strip(" -")]
         if below:
-            lines.append(escaped(wrap_plain("; ".join(below), width, STACK_INDENT)) + "\n")
+            lines.append(escaped(_stacked_lines(below, width)))
     lines.append("\n")
     text = "".join(lines)
     if raw:
         out.write_raw(text)
     else:
         out.write(text)
+
+
+def _stacked_lines(pairs: list[str], width: int) -> str:
+    """The "HEADER: cell" pairs of a row's stacked columns: on one line if they fit it, else one
+    pair a line, so that a header is never parted from its cell."""
+    joined = STACK_INDENT + "; ".join(pairs)
+    if len(joined) <= width:
+        return joined + "\n"
+    return "".join(wrap_plain(pair, width, STACK_INDENT + "  ", first=STACK_INDENT) + "\n" for pair in pairs)
 
 
 def stacked_columns(headers: Sequence[str], least_wanted_first: Sequence[str]) -> tuple[int, ...]:
