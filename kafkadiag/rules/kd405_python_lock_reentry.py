@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.model import Thread
+from kafkadiag.model import Frame, Thread
 from kafkadiag.rules import eventloop, interrupts, python
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
@@ -111,30 +111,11 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
         same_object = inner_self is not None and inner_self == outer_self
         handler = thread.frames[entry.frame_index]
         known = f"known as one by {entry.shown_by}"
-        if same_object:
-            caveat = ""
-        elif any(frame.locals for frame in thread.frames):
-            caveat = (
-                f" {function.function} has no `self` to compare, so the dump cannot show that both calls "
-                "take the same lock."
-            )
-        else:
-            caveat = (
-                " py-spy shows no locals here, so the dump cannot show that both calls are on the same "
-                "object (the same lock): capture with --locals to confirm."
-            )
+        caveat = _caveat(thread, function, same_object)
         evidence = [context.header(thread)]
-        quoted = {taker, entry.frame_index, outer}
-        # With --native: the C lock acquire on top, and the C function that called the handler.
-        acquire = next(
-            (i for i in range(taker) if thread.frames[i].function in interrupts.LOCK_ACQUIRE_NATIVE), None
-        )
-        quoted |= {
-            index
-            for index in (acquire, entry.frame_index + 1)
-            if index is not None and index < len(thread.frames) and eventloop.is_native(thread.frames[index])
-        }
-        evidence += [context.frame(thread, index) for index in sorted(quoted)]
+        evidence += [
+            context.frame(thread, index) for index in _quoted_frames(thread, taker, entry.frame_index, outer)
+        ]
         return self.finding(
             f"{thread.name} is stopped taking a lock in {function.text.strip()}, inside the {entry.kind} "
             f"{handler.text.strip()} ({known}), which interrupted {thread.frames[outer].text.strip()} "
@@ -155,6 +136,36 @@ loop.add_signal_handler in asyncio) and act on it from the main loop.
                 "confidence": "same object shown by --locals" if same_object else "same function",
             },
         )
+
+
+def _caveat(thread: Thread, function: Frame, same_object: bool) -> str:
+    """What the dump cannot show when --locals does not prove both calls are on one object."""
+    if same_object:
+        return ""
+    if any(frame.locals for frame in thread.frames):
+        return (
+            f" {function.function} has no `self` to compare, so the dump cannot show that both calls "
+            "take the same lock."
+        )
+    return (
+        " py-spy shows no locals here, so the dump cannot show that both calls are on the same "
+        "object (the same lock): capture with --locals to confirm."
+    )
+
+
+def _quoted_frames(thread: Thread, taker: int, handler: int, outer: int) -> list[int]:
+    """The frames a finding quotes: the lock-taking call, the handler, the call it interrupted and,
+    with --native, the C lock acquire on top and the C function that called the handler."""
+    quoted = {taker, handler, outer}
+    acquire = next(
+        (i for i in range(taker) if thread.frames[i].function in interrupts.LOCK_ACQUIRE_NATIVE), None
+    )
+    quoted |= {
+        index
+        for index in (acquire, handler + 1)
+        if index is not None and index < len(thread.frames) and eventloop.is_native(thread.frames[index])
+    }
+    return sorted(quoted)
 
 
 def _outer_is_past_the_acquire(thread: Thread, inner: int, outer: int) -> bool:
