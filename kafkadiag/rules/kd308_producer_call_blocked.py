@@ -241,39 +241,11 @@ def _verdict(
         )
     stuck = [sender for sender in senders if not _doing_network_io(sender)]
     if stuck:
-        for sender in stuck:
-            evidence.append(context.header(sender))
-            if sender.frames:
-                evidence.append(context.frame(sender, 0))
-        doing = "; ".join(f"{context.label(sender)} is {stacks.doing(sender)}" for sender in stuck)
-        which = (
-            "The producer's I/O thread is"
-            if len(senders) == 1
-            else f"Of the {len(senders)} producer I/O threads (the dump does not say which producer a caller "
-            f"uses), {len(stuck)} {'is' if len(stuck) == 1 else 'are'}"
-        )
-        return (
-            f"{which} not doing network I/O: {doing}. While it is held there, no metadata arrives, no "
-            "memory is freed and no record is acknowledged.",
-            Severity.ERROR,
-            stuck,
-        )
+        return _held_senders(context, senders, stuck, evidence)
     if senders:
         for sender in senders[:NAMED_WAITERS]:
             evidence.append(context.header(sender))
-        cause = {
-            _METADATA: "the metadata does not arrive: the brokers are unreachable, the topic does not "
-            "exist (with automatic creation off) or the client may not write to it",
-            _BUFFER: "the brokers take the records more slowly than they are produced, or not at all",
-        }.get(wait, "the brokers have not acknowledged the records yet")
-        limit = wait.limit or (
-            " Each call gives up after max.block.ms." if wait.bounded else " The call has no time limit."
-        )
-        return (
-            f"The producer's I/O thread is doing network I/O, so {cause}.{limit}",
-            Severity.WARNING,
-            [],
-        )
+        return (_network_io(wait), Severity.WARNING, [])
     if context.dump.banner is not None:
         return (
             "No producer I/O thread (kafka-producer-network-thread) is in the dump: the producer was "
@@ -287,6 +259,42 @@ def _verdict(
         Severity.WARNING,
         [],
     )
+
+
+def _held_senders(
+    context: AnalysisContext, senders: list[Thread], stuck: list[Thread], evidence: list[Evidence]
+) -> tuple[str, Severity, list[Thread]]:
+    """The verdict when I/O threads are held elsewhere than in network I/O: they are the culprits."""
+    for sender in stuck:
+        evidence.append(context.header(sender))
+        if sender.frames:
+            evidence.append(context.frame(sender, 0))
+    doing = "; ".join(f"{context.label(sender)} is {stacks.doing(sender)}" for sender in stuck)
+    which = (
+        "The producer's I/O thread is"
+        if len(senders) == 1
+        else f"Of the {len(senders)} producer I/O threads (the dump does not say which producer a caller "
+        f"uses), {len(stuck)} {'is' if len(stuck) == 1 else 'are'}"
+    )
+    return (
+        f"{which} not doing network I/O: {doing}. While it is held there, no metadata arrives, no "
+        "memory is freed and no record is acknowledged.",
+        Severity.ERROR,
+        stuck,
+    )
+
+
+def _network_io(wait: _Wait) -> str:
+    """The verdict when the I/O thread is doing network I/O: the cluster is the cause."""
+    cause = {
+        _METADATA: "the metadata does not arrive: the brokers are unreachable, the topic does not "
+        "exist (with automatic creation off) or the client may not write to it",
+        _BUFFER: "the brokers take the records more slowly than they are produced, or not at all",
+    }.get(wait, "the brokers have not acknowledged the records yet")
+    limit = wait.limit or (
+        " Each call gives up after max.block.ms." if wait.bounded else " The call has no time limit."
+    )
+    return f"The producer's I/O thread is doing network I/O, so {cause}.{limit}"
 
 
 def _held_by_waiter(context: AnalysisContext, stuck: list[Thread], waiters: list[Thread]) -> str:
