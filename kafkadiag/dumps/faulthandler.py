@@ -103,6 +103,8 @@ class _Dump(PythonDump):
         return super().build()
 
 
+# One loop over the lines, its state in a few locals: headers, banners, frames and the lines that
+# end a thread, in the order they are tested; longer than 60 lines, shorter than a reader class.
 def parse_faulthandler(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump: _Dump | None = None
     count = 0

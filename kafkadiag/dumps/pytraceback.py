@@ -227,6 +227,8 @@ def _outermost(line: str) -> bool:
     return any(path.endswith(file) and frame.function == function for file, function in OUTERMOST)
 
 
+# One loop over the lines, its state in a few locals: headers, frames and the lines that end a
+# stack, in the order they are tested; longer than 60 lines, shorter than the class it would become.
 def parse_py_traceback(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump: PythonDump | None = None
     count = 0
