@@ -6,9 +6,12 @@ import json
 import sys
 from collections.abc import Sequence
 
+import click
+
+from kafkadiag.commands.input_bounds import input_bound_options
+from kafkadiag.commands.options import rule_options
 from kafkadiag.errors import UsageError
 from kafkadiag.exitcodes import ExitCode
-from kafkadiag.rules.base import Severity
 
 
 def parse_conf(pairs: Sequence[str]) -> list[tuple[str, str]]:
@@ -36,6 +39,7 @@ def run_batch_command(
 ) -> int:
     from kafkadiag.pipeline.job import run_batch
     from kafkadiag.report.safe_text import json_printable
+    from kafkadiag.rules.base import Severity
 
     result = run_batch(inputs, out_dir, master, parse_conf(conf), select, ignore, show_progress)
     if output_format == "json":
@@ -54,3 +58,41 @@ def run_batch_command(
     if result.worst_severity is not None and Severity(result.worst_severity).at_least(Severity(fail_on)):
         return int(ExitCode.FINDINGS)
     return int(ExitCode.OK)
+
+
+@click.command("batch")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, help="A new directory for the results.")
+@click.option("--master", default=None, help="Spark master URL (default: local[*], embedded).")
+@input_bound_options
+@click.option("--conf", multiple=True, help="A Spark setting KEY=VALUE (repeatable).")
+@rule_options(fail_on="error", example_prefix="KD2")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="What to print on stdout: one line, or summary.json.",
+)
+def batch_command(
+    inputs: tuple[str, ...],
+    out_dir: str,
+    master: str | None,
+    conf: tuple[str, ...],
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    output_format: str,
+) -> int:
+    """Analyse many dumps, capture bundles and lag histories as a Spark job.
+
+    INPUT...: files, directories or globs of thread dumps, `kafkadiag capture` bundles and
+    `kafkadiag lag --record` snapshot files; local paths or URLs Spark reads (hdfs://, s3a://).
+    Writes findings, stuck threads, lag over time, quarantined inputs, a summary and report.html
+    into --out (docs/batch.md). Exit 0, 1 findings at or above --fail-on, 3 nothing readable.
+    """
+
+    return run_batch_command(
+        inputs, out_dir, master, conf, fail_on, select, ignore, output_format, sys.stderr.isatty()
+    )

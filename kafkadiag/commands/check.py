@@ -10,31 +10,29 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-from kafkadiag import boundedjson
-from kafkadiag.collect.gather import Collector, LagTarget
-from kafkadiag.collect.lagread import take_samples
+import click
+
+from kafkadiag.commands.options import allowed_lag_option, connection_options, sample_interval_option
+from kafkadiag.commands.targets import lag_target
 from kafkadiag.console import warn
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
-from kafkadiag.lag.check import (
-    HEALTHY,
-    ONE_SAMPLE,
-    UNHEALTHY,
-    CheckPolicy,
-    CheckResult,
-    Thresholds,
-    check_report,
-    policy_from_document,
-)
-from kafkadiag.lag.window import evaluate_window
-from kafkadiag.report.output import report_stream
+
+if TYPE_CHECKING:
+    from kafkadiag.collect.gather import LagTarget
+    from kafkadiag.lag.check import CheckPolicy, CheckResult, Thresholds
+
 
 CHECK_FORMATS = ("text", "json", "junit")
 
 
 def load_policy(path: str) -> CheckPolicy:
     """A TOML or JSON file with [defaults] and [[rule]] tables (docs/lag.md)."""
+    from kafkadiag import boundedjson
+    from kafkadiag.lag.check import policy_from_document
+
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -63,12 +61,16 @@ def load_policy(path: str) -> CheckPolicy:
 
 
 def with_overrides(policy: CheckPolicy, overrides: Thresholds, fields: tuple[str, ...]) -> CheckPolicy:
+    from kafkadiag.lag.check import CheckPolicy
+
     return CheckPolicy(
         defaults=policy.defaults, rules=policy.rules, overrides=overrides, override_fields=fields
     )
 
 
 def _unchecked_help(result: CheckResult) -> str:
+    from kafkadiag.lag.check import ONE_SAMPLE
+
     if any(ONE_SAMPLE in verdict.unchecked for verdict in result.verdicts):
         # Without a threshold only Burrow's status can fail a group, and it needs a window.
         return "Pass --samples 2 or more with an --interval, or a threshold such as --max-lag."
@@ -88,6 +90,12 @@ def run_check(
     interval_s: float,
     allowed_lag: int = 0,
 ) -> int:
+    from kafkadiag.collect.gather import Collector
+    from kafkadiag.collect.lagread import take_samples
+    from kafkadiag.lag.check import HEALTHY, UNHEALTHY, check_report
+    from kafkadiag.lag.window import evaluate_window
+    from kafkadiag.report.output import report_stream
+
     if samples < 1:
         raise UsageError("--samples must be at least 1")
     if policy.needs_samples() and samples < 2:
@@ -129,3 +137,86 @@ def run_check(
         )
     )
     return int(ExitCode.INPUT_UNREADABLE)
+
+
+@click.command("check")
+@connection_options
+@click.option("--max-lag", type=int, default=None, help="Most records a partition may lag.")
+@click.option("--max-total-lag", type=int, default=None, help="Most records a group may lag in total.")
+@click.option(
+    "--max-time-lag",
+    default=None,
+    help="Oldest unconsumed record allowed (seconds, or 30s/5m/2h); needs --samples 2+.",
+)
+@click.option(
+    "--worst-status",
+    type=click.Choice(("OK", "WARN", "STOP", "STALL", "REWIND"), case_sensitive=False),
+    default=None,
+    help="Worst Burrow partition status allowed; needs --samples 2+.",
+)
+@click.option(
+    "--fail-on-findings",
+    type=click.Choice(("error", "warning", "info", "none")),
+    default=None,
+    help="Findings (ownership, skipped data ...) at this severity or above fail the check [error].",
+)
+@click.option(
+    "--config", "config_path", default=None, help="Per group/topic thresholds (TOML or JSON, docs/lag.md)."
+)
+@click.option("--samples", type=int, default=1, show_default=True, help="Snapshots to take.")
+@sample_interval_option
+@allowed_lag_option
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json", "junit")),
+    default="text",
+    show_default=True,
+    help="text, json (schema kafkadiag.check) or junit (XML).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@click.option("--junit-xml", "junit_path", default=None, help="Also write a JUnit XML report to this file.")
+def check_command(
+    max_lag: int | None,
+    max_total_lag: int | None,
+    max_time_lag: str | None,
+    worst_status: str | None,
+    fail_on_findings: str | None,
+    config_path: str | None,
+    samples: int,
+    interval: float,
+    allowed_lag: int,
+    output_format: str,
+    output: str | None,
+    junit_path: str | None,
+    **connection: Any,
+) -> int:
+    """Check lag against thresholds: exit 0 healthy, 1 unhealthy, 3 could not check.
+
+    Thresholds come from --config (defaults and per group/topic rules), overridden by the
+    options given here. With no threshold at all, Burrow's statuses decide: a partition in STOP,
+    STALL or REWIND (group status ERR) is unhealthy; one sample cannot judge a status, so that
+    needs --samples 2 or more, else the result is 3. Reports: text, JSON or JUnit XML for CI
+    systems. See docs/lag.md.
+    """
+    from kafkadiag.lag.check import CheckPolicy, thresholds_from_mapping
+
+    values: dict[str, object] = {}
+    if max_lag is not None:
+        values["max_lag"] = max_lag
+    if max_total_lag is not None:
+        values["max_total_lag"] = max_total_lag
+    if max_time_lag is not None:
+        values["max_time_lag"] = max_time_lag
+    if worst_status is not None:
+        values["worst_status"] = worst_status
+    if fail_on_findings is not None:
+        values["fail_on_findings"] = fail_on_findings
+    try:
+        overrides, fields = thresholds_from_mapping(values, "options")
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    policy = load_policy(config_path) if config_path else CheckPolicy()
+    policy = with_overrides(policy, overrides, fields)
+    target = lag_target(**connection)
+    return run_check(target, policy, output_format, output, junit_path, samples, interval, allowed_lag)

@@ -17,6 +17,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import click
+
 from kafkadiag.exitcodes import ExitCode
 
 
@@ -137,3 +139,34 @@ def _keep_running(steps: DemoSteps, sandbox: Any) -> None:
         console.print("  " + line)
     console.print("\nPress Ctrl-C to stop it.")
     threading.Event().wait()
+
+
+@click.command("demo")
+@click.option(
+    "--scenario",
+    type=click.Choice(("old-consumer", "python")),
+    default="old-consumer",
+    show_default=True,
+    help="old-consumer: Kafka 0.8.2.2's old consumer, one connector over three topics, one handler "
+    "hangs; python: a kafka-python consumer whose workers hang.",
+)
+@click.option("--keep", is_flag=True, help="Leave the sandbox running after the diagnosis (Ctrl-C stops it).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="The diagnosis as `kafkadiag diagnose` prints it.",
+)
+def demo_command(scenario: str, keep: bool, output_format: str) -> int:
+    """Reproduce a consumer stall on real Apache Kafka and diagnose it.
+
+    Starts ZooKeeper, an Apache Kafka broker (0.8.2.2 for the old consumer, 3.9 for Python), live
+    producers and a consumer on 127.0.0.1, shows them healthy, makes one handler hang, waits until
+    the stall shows, runs `kafkadiag diagnose` against it and stops every process. Kafka's jars
+    are fetched from Maven Central on first use. Needs a JDK, Maven and the sandbox extra
+    (pip install 'kafkadiag[sandbox]'). The diagnosis goes to stdout, progress to stderr.
+    """
+
+    return run_demo(scenario, keep, output_format)

@@ -3,13 +3,24 @@ finding at or above --fail-on, 3 a source could not be read and nothing worse wa
 
 from __future__ import annotations
 
-from kafkadiag.app.diagnose import DiagnoseOptions, diagnose
+from typing import TYPE_CHECKING
+
+import click
+
+from kafkadiag.commands.input_bounds import input_bound_options
+from kafkadiag.commands.options import connection_options, rule_options, verbose_option
+from kafkadiag.commands.targets import lag_target
 from kafkadiag.exitcodes import ExitCode
-from kafkadiag.report.output import report_stream
-from kafkadiag.rules.base import Severity
+
+if TYPE_CHECKING:
+    from kafkadiag.app.diagnose import DiagnoseOptions
 
 
 def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | None, fail_on: str) -> int:
+    from kafkadiag.app.diagnose import diagnose
+    from kafkadiag.report.output import report_stream
+    from kafkadiag.rules.base import Severity
+
     diagnosis = diagnose(options)
     with report_stream(output, output_format) as stream:
         if output_format == "json":
@@ -30,3 +41,64 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
     if not diagnosis.complete:
         return int(ExitCode.INPUT_UNREADABLE)
     return int(ExitCode.OK)
+
+
+@click.command("diagnose")
+@connection_options
+@click.option("--pid", "pids", type=int, multiple=True, help="A consumer process: its thread dump "
+              "(jstack -l or py-spy) and, for a JVM, its fetcher metrics (repeatable).")  # fmt: skip
+@click.option("--jmx", default=None, help="The consumer's remote JMX (host:port or service:jmx: URL).")
+@click.option("--jolokia", default=None, help="The consumer's Jolokia agent URL.")
+@click.option("--prometheus", default=None, help="The consumer's Prometheus JMX exporter URL or file.")
+@click.option(
+    "--from", "bundles", multiple=True, help="A capture bundle (kafkadiag capture) or dump file (repeatable)."
+)
+@rule_options(fail_on="warning", example_prefix="KD8")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json", "prometheus")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md), "
+    "prometheus (docs/prometheus.md).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@verbose_option
+@input_bound_options
+def diagnose_command(
+    bootstrap_server: str | None,
+    zookeeper: str | None,
+    command_config: str | None,
+    groups: tuple[str, ...],
+    all_groups: bool,
+    topics: tuple[str, ...],
+    timeout: float,
+    pids: tuple[int, ...],
+    jmx: str | None,
+    jolokia: str | None,
+    prometheus: str | None,
+    bundles: tuple[str, ...],
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    output_format: str,
+    output: str | None,
+) -> int:
+    """One diagnosis from every source: committed offsets and ownership, the consumer's fetcher
+    metrics, its thread dumps; joined by consumer id, fetcher and stream threads, partitions and
+    queue fill into one story (which stream stopped, which fetcher it blocks, which topics starve,
+    MaxLag against the checker lag) and one catalogue of findings (`kafkadiag rules`).
+
+    Exit 0 healthy, 1 a finding at or above --fail-on, 3 a source could not be read.
+    """
+    from kafkadiag.app.diagnose import DiagnoseOptions
+
+    target = None
+    if bootstrap_server or zookeeper:
+        target = lag_target(bootstrap_server, zookeeper, command_config, groups, all_groups, topics, timeout)
+    options = DiagnoseOptions(
+        lag_target=target, pids=pids, jmx=jmx, jolokia=jolokia, prometheus=prometheus, bundles=bundles,
+        select=select, ignore=ignore, timeout_s=timeout,
+    )  # fmt: skip
+    return run_diagnose(options, output_format, output, fail_on)

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kafkadiag.app.analyze import analyze_dumps
-from kafkadiag.collect.dumpfiles import FileRead
+import click
+
+from kafkadiag.commands.options import (
+    bundles_expanded,
+    dump_inputs,
+    reader_may_leave,
+    rule_options,
+    verbose_option,
+    wants_progress,
+)
 from kafkadiag.console import report_error
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.model import DumpFormat
-from kafkadiag.progress import FileProgress
-from kafkadiag.report.output import report_stream
-from kafkadiag.rules.base import Severity
-from kafkadiag.rules.engine import Report
+
+if TYPE_CHECKING:
+    from kafkadiag.collect.dumpfiles import FileRead
+    from kafkadiag.rules.engine import Report
 
 
 def run_dump_analyze(
@@ -27,6 +35,11 @@ def run_dump_analyze(
     show_progress: bool = False,
     junit_path: str | None = None,
 ) -> int:
+    from kafkadiag.app.analyze import analyze_dumps
+    from kafkadiag.progress import FileProgress
+    from kafkadiag.report.output import report_stream
+    from kafkadiag.rules.base import Severity
+
     started = time.monotonic()
     fmt = DumpFormat(input_format) if input_format else None
     with FileProgress(files, enabled=show_progress) as progress:
@@ -72,6 +85,51 @@ def _write_junit(
     path: str, report: Report, inputs: list[dict[str, Any]], fail_on: str, started: float
 ) -> None:
     from kafkadiag.report.analysis_junit import write_analysis_junit
+    from kafkadiag.report.output import report_stream
 
     with report_stream(path) as stream:
         write_analysis_junit(stream, report, inputs, fail_on, time.monotonic() - started)
+
+
+@click.command("analyze")
+@dump_inputs(schema="kafkadiag.analysis")
+@rule_options(fail_on="error", example_prefix="KD2")
+@verbose_option
+@click.option(
+    "--junit-xml",
+    "junit_path",
+    default=None,
+    help="Also write a JUnit XML report (one test case per rule, plus the input) to this file.",
+)
+def dump_analyze(
+    files: tuple[str, ...],
+    input_format: str,
+    output_format: str,
+    output: str | None,
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    junit_path: str | None,
+) -> int:
+    """Explain stalls in FILE...: what is stuck, on what, held by whom, and what to do.
+
+    Dumps of one process taken over time (several files, or one log of kill -3 output) are
+    analysed together: findings say in how many dumps they hold, and threads that never move
+    are reported.
+    """
+
+    files = bundles_expanded(files)
+
+    return reader_may_leave(
+        lambda: run_dump_analyze(
+            files,
+            None if input_format == "auto" else input_format,
+            output_format,
+            output,
+            fail_on,
+            select,
+            ignore,
+            show_progress=wants_progress(files),
+            junit_path=junit_path,
+        )
+    )

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kafkadiag.dumps.summary import InputFailure, summarize_files
+import click
+
+from kafkadiag.commands.options import bundles_expanded, dump_inputs, reader_may_leave, wants_progress
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.model import DumpFormat
-from kafkadiag.progress import FileProgress
-from kafkadiag.report.output import report_stream
+
+if TYPE_CHECKING:
+    from kafkadiag.dumps.summary import InputFailure
 
 
 def run_dump_parse(
@@ -18,6 +21,10 @@ def run_dump_parse(
     output: str | None,
     show_progress: bool = False,
 ) -> int:
+    from kafkadiag.dumps.summary import InputFailure, summarize_files
+    from kafkadiag.progress import FileProgress
+    from kafkadiag.report.output import report_stream
+
     fmt = DumpFormat(input_format) if input_format else None
     failures: list[InputFailure] = []
     inputs: dict[str, dict[str, Any]] = {}
@@ -75,3 +82,26 @@ def _finish(failures: list[InputFailure]) -> int:
     if failures:
         return int(max(failure.error.exit_code for failure in failures))
     return int(ExitCode.OK)
+
+
+@click.command("parse")
+@dump_inputs(schema="kafkadiag.dumps")
+def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, output: str | None) -> int:
+    """Show what was understood in FILE... (use - for stdin; gzip is read transparently; a
+    `kafkadiag capture` bundle directory stands for its dumps).
+
+    Per dump: threads by status, threads with identical stacks, locks with their holders and
+    waiters, deadlocks, and the count of lines that were not understood.
+    """
+
+    files = bundles_expanded(files)
+
+    return reader_may_leave(
+        lambda: run_dump_parse(
+            files,
+            None if input_format == "auto" else input_format,
+            output_format,
+            output,
+            show_progress=wants_progress(files),
+        )
+    )

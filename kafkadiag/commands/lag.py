@@ -11,47 +11,44 @@ partition gets the fetcher's columns (kafkadiag.maxlag.columns).
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import os
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kafkadiag import boundedjson
+import click
+
 from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
-from kafkadiag.collect.gather import Collector, LagTarget
-from kafkadiag.console import warn
-from kafkadiag.errors import InputUnreadableError, UsageError
+from kafkadiag.commands.options import (
+    LAG_FORMATS,
+    allowed_lag_option,
+    connection_options,
+    metrics_source,
+    metrics_source_options,
+    reader_may_leave,
+    sample_interval_option,
+)
+from kafkadiag.commands.targets import lag_target
+from kafkadiag.console import report_error, warn
+from kafkadiag.errors import InputUnreadableError
 from kafkadiag.exitcodes import ExitCode
-from kafkadiag.lag.model import LagReport
-from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER, Snapshot, from_json, to_json
-from kafkadiag.lag.window import evaluate_window, snapshots_up_to
-from kafkadiag.report.output import report_stream
+from kafkadiag.exporter.options import exporter_options, pop_exporter_options
+from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
+from kafkadiag.moments import MOMENT
 
 if TYPE_CHECKING:
-    from kafkadiag.collect.metrics import MetricsSource
+    from kafkadiag.app.lag import FetcherRequest
+    from kafkadiag.collect.gather import Collector, LagTarget
+    from kafkadiag.lag.model import LagReport
+    from kafkadiag.lag.snapshot import Snapshot
+
+
+if TYPE_CHECKING:
     from kafkadiag.collect.retention import Keep
     from kafkadiag.maxlag.model import MaxLagReport
 
-RECORD_FILE = "lag-snapshots.jsonl"
 FORMATS = ("table", "json", "prometheus")
-
-
-@dataclasses.dataclass(frozen=True)
-class FetcherRequest:
-    """Where the consumer's own metrics come from, to show the fetcher beside the checker lag."""
-
-    source: MetricsSource
-    consumer_config: str | None = None
-    lag_threshold: int | None = None
-
-    def validate(self) -> None:
-        self.source.kind()  # exactly one source, a positive timeout: UsageError otherwise
-        if self.lag_threshold is not None and self.lag_threshold < 0:
-            raise UsageError("--lag-threshold must not be negative")
 
 
 def write_report(
@@ -75,100 +72,12 @@ def write_report(
         render_lag(stream, report, fetcher)
 
 
-def with_fetcher(report: LagReport, request: FetcherRequest | None) -> tuple[LagReport, MaxLagReport | None]:
-    """The comparison of the consumer's metrics against `report`; when the metrics cannot be read,
-    the lag report is still whole and says why in its errors (exit 3)."""
-    if request is None:
-        return report, None
-    from kafkadiag.app.maxlag import compare_with_lag
-
-    try:
-        fetcher = compare_with_lag(request.source, report, request.consumer_config, request.lag_threshold)
-    except InputUnreadableError as error:
-        problem = f"fetcher metrics not read: {error.message}"
-        if error.help_text:
-            problem += f" ({error.help_text})"
-        return dataclasses.replace(report, errors=(*report.errors, problem)), None
-    return report, fetcher
-
-
-def take_samples(
-    collector: Collector,
-    samples: int,
-    interval_s: float,
-    record_dir: str | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    on_sample: Callable[[int, Snapshot], None] | None = None,
-    keep: Keep | None = None,
-) -> list[Snapshot]:
-    snapshots: list[Snapshot] = []
-    for index in range(samples):
-        started = time.monotonic()
-        snapshot = collector.snapshot()
-        snapshots.append(snapshot)
-        if record_dir is not None:
-            record_snapshot(record_dir, snapshot, keep)
-        if on_sample is not None:
-            on_sample(index, snapshot)
-        if index < samples - 1:
-            sleep(max(interval_s - (time.monotonic() - started), 0.0))
-    return snapshots
-
-
-def record_snapshot(record_dir: str, snapshot: Snapshot, keep: Keep | None = None) -> None:
-    """Append one JSON line; a reader never sees half a line (one write of the whole line).
-    With `keep` (--keep), what is past its age or size is then dropped (collect/retention.py)."""
-    try:
-        os.makedirs(record_dir, exist_ok=True)
-        line = json.dumps(to_json(snapshot), separators=(",", ":")) + "\n"
-        descriptor = os.open(
-            os.path.join(record_dir, RECORD_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666
-        )
-        try:
-            os.write(descriptor, line.encode("utf-8"))
-        finally:
-            os.close(descriptor)
-        if keep is not None:
-            from kafkadiag.collect.retention import prune
-
-            prune(os.path.join(record_dir, RECORD_FILE), keep, snapshot.taken_at_ms)
-    except OSError as error:
-        raise InputUnreadableError(
-            f"cannot record into {record_dir}: {error.strerror or error}",
-            help_text="Choose a directory this user can write to for --record.",
-        ) from None
-
-
-def read_recorded(record_dir: str) -> tuple[list[Snapshot], list[str]]:
-    """Snapshots recorded in record_dir (oldest first) and problems with lines that were skipped."""
-    path = os.path.join(record_dir, RECORD_FILE) if os.path.isdir(record_dir) else record_dir
-    snapshots: list[Snapshot] = []
-    problems: list[str] = []
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    snapshots.append(from_json(boundedjson.loads(line)))
-                except (ValueError, KeyError, TypeError) as error:
-                    problems.append(f"{path}:{number}: skipped, not a recorded snapshot ({error})")
-    except OSError as error:
-        raise SnapshotReadError(f"cannot read {path}: {error.strerror or error}") from None
-    if not snapshots:
-        raise SnapshotReadError(f"no recorded snapshot in {path}")
-    snapshots.sort(key=lambda snapshot: snapshot.taken_at_ms)
-    return snapshots, problems
-
-
 def exit_code_of(report: LagReport) -> int:
     return int(ExitCode.INPUT_UNREADABLE if report.partial else ExitCode.OK)
 
 
 def explain_partial(report: LagReport) -> None:
     """Say on stderr what could not be read; the report shows where."""
-    from kafkadiag.console import report_error
-
     for error in report.errors:
         warn(error)
     missing = [group.group for group in report.groups if group.exists is False]
@@ -217,30 +126,21 @@ def run_lag(
     keep: Keep | None = None,
     cluster_name: str | None = None,
 ) -> int:
-    if samples < 1:
-        raise UsageError("--samples must be at least 1")
-    if interval_s < 0:
-        raise UsageError("--interval must not be negative")
-    if fetcher_request is not None:
-        fetcher_request.validate()
-    with Collector(target) as collector:
-        if watch:
+    from kafkadiag.app.lag import sampled_lag, validate_sampling
+    from kafkadiag.collect.gather import Collector
+    from kafkadiag.report.output import report_stream
+
+    if watch:
+        validate_sampling(samples, interval_s, fetcher_request)
+        with Collector(target) as collector:
+            window = max(samples, 2)
             return _watch(
-                collector,
-                output_format,
-                max(samples, 2),
-                interval_s,
-                record_dir,
-                fetcher_request,
-                allowed_lag,
-                keep,
+                collector, output_format, window, interval_s, record_dir, fetcher_request, allowed_lag, keep
             )
-        with _SampleProgress(samples) as progress:
-            snapshots = take_samples(
-                collector, samples, interval_s, record_dir, on_sample=progress.update, keep=keep
-            )
-    # The metrics are read right after the last snapshot, so that both describe the same moment.
-    report, fetcher = with_fetcher(evaluate_window(snapshots, allowed_lag), fetcher_request)
+    with _SampleProgress(samples) as progress:
+        report, fetcher = sampled_lag(
+            target, samples, interval_s, record_dir, fetcher_request, allowed_lag, progress.update, keep
+        )
     with report_stream(output, output_format) as stream:
         write_report(stream, report, output_format, fetcher, cluster_name)
     code = exit_code_of(report)
@@ -259,38 +159,20 @@ def run_history(
     at_ms: int | None = None,
 ) -> int:
     """`at_ms`: evaluate as of that time, over the `window` snapshots taken up to it."""
-    if window < 1:
-        raise UsageError("--samples must be at least 1")
-    snapshots, problems = read_recorded(record_dir)
-    if at_ms is not None:
-        try:
-            snapshots = snapshots_up_to(snapshots, at_ms)
-        except ValueError as error:
-            raise SnapshotReadError(str(error), help_text="Give --at a time within the recording.") from None
-    for problem in problems:
-        warn(problem)
-    if groups:
-        import dataclasses
+    from kafkadiag.app.lag import lag_history
+    from kafkadiag.report.output import report_stream
 
-        wanted = set(groups)
-        snapshots = [
-            dataclasses.replace(
-                snapshot, groups=tuple(group for group in snapshot.groups if group.group in wanted)
-            )
-            for snapshot in snapshots
-        ]
-    report = evaluate_window(snapshots[-window:], allowed_lag, at_ms)
+    history = lag_history(record_dir, groups, window, allowed_lag, at_ms)
+    for problem in history.problems:
+        warn(problem)
+    report = history.report
     with report_stream(output, output_format) as stream:
         write_report(stream, report, output_format)
     code = exit_code_of(report)
-    if groups:
-        found = {group.group for group in report.groups}
-        missing = [group for group in groups if group not in found]
-        if missing:
-            from kafkadiag.console import report_error
-
-            report_error(SnapshotReadError(f"group(s) not in the recorded snapshots: {', '.join(missing)}"))
-            return int(ExitCode.INPUT_UNREADABLE)
+    if history.missing_groups:
+        missing = ", ".join(history.missing_groups)
+        report_error(SnapshotReadError(f"group(s) not in the recorded snapshots: {missing}"))
+        return int(ExitCode.INPUT_UNREADABLE)
     if code:
         explain_partial(report)
     return code
@@ -376,7 +258,10 @@ def _watch(
     """Re-evaluate every interval over a sliding window of snapshots until interrupted."""
     import io
 
+    from kafkadiag.app.lag import with_fetcher
+    from kafkadiag.collect.lagread import take_samples
     from kafkadiag.console import stdout_console
+    from kafkadiag.lag.window import evaluate_window
 
     snapshots: deque[Snapshot] = deque(maxlen=window)
     report: LagReport | None = None
@@ -385,10 +270,8 @@ def _watch(
         with _WatchView(console) as view:
             while True:
                 started = time.monotonic()
-                snapshot = collector.snapshot()
+                (snapshot,) = take_samples(collector, 1, interval_s, record_dir, keep=keep)
                 snapshots.append(snapshot)
-                if record_dir is not None:
-                    record_snapshot(record_dir, snapshot, keep)
                 report, fetcher = with_fetcher(evaluate_window(list(snapshots), allowed_lag), fetcher_request)
                 buffer = io.StringIO()
                 shown = "table" if output_format != "prometheus" else output_format
@@ -401,3 +284,138 @@ def _watch(
         if report is None:  # stopped before anything was shown: an interrupt, not a clean report
             raise
     return exit_code_of(report)
+
+
+@click.group("lag", invoke_without_command=True)
+@connection_options
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(LAG_FORMATS),
+    default="table",
+    show_default=True,
+    help="table for people, json (schema kafkadiag.lag), prometheus (textfile collector).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@click.option(
+    "--samples",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Snapshots to take; 2+ adds rates, time lag, time to catch up and Burrow statuses.",
+)
+@sample_interval_option
+@allowed_lag_option
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Live view: re-evaluate every --interval until Ctrl-C "
+    "(into a pipe or file: every refresh, one after another).",
+)
+@click.option(
+    "--record",
+    "record_dir",
+    default=None,
+    help="Append each snapshot as a JSON line to DIR/lag-snapshots.jsonl (see `lag history`).",
+)
+@metrics_source_options
+@exporter_options
+@click.pass_context
+def lag_command(
+    ctx: click.Context,
+    output_format: str,
+    output: str | None,
+    samples: int,
+    interval: float,
+    allowed_lag: int,
+    watch: bool,
+    record_dir: str | None,
+    consumer_config: str | None,
+    lag_threshold: int | None,
+    **connection: Any,
+) -> int | None:
+    """Committed offsets, lag, owners and progress per group, topic and partition.
+
+    Reads old-consumer groups from ZooKeeper (--zookeeper) and Kafka-stored groups from the
+    brokers (--bootstrap-server); read-only. With a metrics source (--pid, --jmx, --jolokia,
+    --prometheus) each partition also shows the consumer's own fetcher lag, the gap, its stream's
+    queue fill and the client's verdict (as `kafkadiag maxlag`). Exit 0 when everything was read,
+    3 when something could not be (flagged in the report). Full documentation: docs/lag.md.
+    """
+    from kafkadiag.app.lag import FetcherRequest
+
+    if ctx.invoked_subcommand is not None:
+        return None
+
+    no_start_agent = connection["no_start_agent"]
+    export = pop_exporter_options(connection, record_dir, watch, output)
+    source = metrics_source(connection, connection["timeout"])
+    target = lag_target(**connection)
+    fetcher_request = None
+    if source is not None:
+        fetcher_request = FetcherRequest(source, consumer_config, lag_threshold)
+    elif consumer_config is not None or lag_threshold is not None or no_start_agent:
+        raise click.UsageError(
+            "--consumer-config, --lag-threshold and --no-start-agent need a metrics source: "
+            "--pid, --jmx, --jolokia or --prometheus"
+        )
+    if export.serve is not None:
+        from kafkadiag.exporter.run import run_serve
+        from kafkadiag.exporter.scrapes import ServeOptions
+
+        window = samples if samples > 1 else 10  # Burrow's default window
+        serve = ServeOptions(
+            export.min_interval_s, window, allowed_lag, export.cluster_name, record_dir, export.keep
+        )
+        return run_serve(target, export.serve, serve, fetcher_request)
+    return reader_may_leave(
+        lambda: run_lag(
+            target,
+            output_format,
+            output,
+            samples=samples,
+            interval_s=interval,
+            watch=watch,
+            record_dir=record_dir,
+            fetcher_request=fetcher_request,
+            allowed_lag=allowed_lag,
+            keep=export.keep,
+            cluster_name=export.cluster_name,
+        )
+    )
+
+
+@lag_command.command("history")
+@click.argument("record_dir")
+@click.option("--group", "groups", multiple=True, help="Only these groups (repeatable).")
+@click.option(
+    "--samples",
+    type=int,
+    default=10,
+    show_default=True,
+    help="Evaluate over the last N recorded snapshots (Burrow's default window is 10).",
+)
+@click.option(
+    "--at",
+    "at_ms",
+    type=MOMENT,
+    default=None,
+    help="Evaluate as of this time (ISO 8601, e.g. 2026-11-25T03:00:00Z; no zone: local time).",
+)
+@allowed_lag_option
+@click.option("--format", "output_format", type=click.Choice(LAG_FORMATS), default="table", show_default=True)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+def lag_history_command(
+    record_dir: str,
+    groups: tuple[str, ...],
+    samples: int,
+    at_ms: int | None,
+    allowed_lag: int,
+    output_format: str,
+    output: str | None,
+) -> int:
+    """Evaluate snapshots recorded with `kafkadiag lag --record RECORD_DIR`, offline."""
+
+    return reader_may_leave(
+        lambda: run_history(record_dir, groups, output_format, output, samples, allowed_lag, at_ms)
+    )

@@ -9,14 +9,25 @@ is missing (checker lag unreadable, group not found).
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from kafkadiag.app.maxlag import MaxLagOptions, maxlag
+import click
+
+from kafkadiag.commands.options import (
+    connection_options,
+    metrics_source,
+    metrics_source_options,
+    reader_may_leave,
+)
+from kafkadiag.commands.targets import zookeeper_security
 from kafkadiag.console import report_error
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
-from kafkadiag.maxlag.model import MaxLagReport
-from kafkadiag.report.output import report_stream
+
+if TYPE_CHECKING:
+    from kafkadiag.app.maxlag import MaxLagOptions
+    from kafkadiag.maxlag.model import MaxLagReport
+
 
 FORMATS = ("table", "json", "prometheus")
 
@@ -45,6 +56,9 @@ def exit_code_of(report: MaxLagReport) -> int:
 
 
 def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -> int:
+    from kafkadiag.app.maxlag import maxlag
+    from kafkadiag.report.output import report_stream
+
     if output_format not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
     run = maxlag(options)
@@ -68,3 +82,57 @@ def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -
             )
         )
     return code
+
+
+# ---- maxlag ---------------------------------------------------------------------------------
+# One metrics source (--pid, --jmx, --jolokia, --prometheus) plus, for the checker lag, the lag
+# engine's connection options. Full documentation: docs/maxlag.md.
+
+
+@click.command("maxlag")
+@metrics_source_options
+@connection_options
+@click.option("--client-id", "client_ids", multiple=True, help="Only these clients (repeatable).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json", "prometheus")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md), "
+    "prometheus (docs/prometheus.md).",
+)
+@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+def maxlag_command(
+    consumer_config: str | None,
+    client_ids: tuple[str, ...],
+    lag_threshold: int | None,
+    output_format: str,
+    output: str | None,
+    **connection: Any,
+) -> int:
+    """The consumer's fetcher MaxLag against the checker's lag, and what the gap means.
+
+    Reads the consumer's own metrics (MaxLag, per-partition fetcher lag, each stream's queue fill)
+    from one source, the committed-offset lag from ZooKeeper/brokers, and per client says: healthy,
+    streams not draining (a full queue, named), fetch-bound, or fetcher metrics stale/absent.
+    Exit 0 healthy, 1 unhealthy, 3 could not read.
+    """
+    from kafkadiag.app.maxlag import CheckerTarget, MaxLagOptions
+    from kafkadiag.collect.metrics import MetricsSource
+
+    timeout = connection.pop("timeout")
+    # No source at all is refused by MetricsSource.kind, with the others' usage errors.
+    source = metrics_source(connection, timeout) or MetricsSource(timeout_s=timeout)
+    checker = CheckerTarget(
+        bootstrap_servers=connection["bootstrap_server"],
+        zookeeper=connection["zookeeper"],
+        command_config=connection["command_config"],
+        groups=connection["groups"],
+        all_groups=connection["all_groups"],
+        topics=connection["topics"],
+        timeout_s=timeout,
+        zookeeper_security=zookeeper_security(),
+    )
+    options = MaxLagOptions(source, checker, consumer_config, client_ids, lag_threshold)
+    return reader_may_leave(lambda: run_maxlag(options, output_format, output))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from kafkadiag.collect.processes import as_json, find_consumers
+import click
+
 from kafkadiag.exitcodes import ExitCode
 
 SCHEMA = "kafkadiag.ps"
@@ -26,6 +27,8 @@ def _duration(seconds: float) -> str:
 
 
 def run_ps(output_format: str) -> int:
+    from kafkadiag.collect.processes import as_json, find_consumers
+
     consumers = find_consumers()
     if output_format == "json":
         document = {"schema": SCHEMA, "version": VERSION, "processes": [as_json(c) for c in consumers]}
@@ -50,3 +53,22 @@ def run_ps(output_format: str) -> int:
                  caps=[8, 16, 16, 7, 10, 8, 8, 60, 60, 200], right_aligned=(0, 3, 4, 5),
                  stacked=(9, 8, 7))  # fmt: skip
     return int(ExitCode.OK)
+
+
+@click.command("ps")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="table for people, json for machines (schema kafkadiag.ps).",
+)
+def ps_command(output_format: str) -> int:
+    """The Kafka consumer processes on this host: JVMs with Kafka client classes or jars (old and
+    new consumers, Kafka Streams, Spring Kafka, Flink, Storm; a fat jar is recognised by its
+    threads' names) and Python processes using kafka-python, confluent-kafka or aiokafka; with
+    the group and client ids their command lines and config files name. Brokers and ZooKeeper
+    servers are not listed. Reads /proc only: the processes are not touched."""
+
+    return run_ps(output_format)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 if __name__ == "__main__":
-    from kafkadiag.cli import main
+    from kafkadiag.commands.batch import batch_command
+    from kafkadiag.commands.entry import run
 
-    sys.exit(main(["batch", *sys.argv[1:]]))
+    sys.exit(run(batch_command, sys.argv[1:], prog_name="kafkadiag batch"))

@@ -1,0 +1,106 @@
+"""The packages import one another in one direction only: the command line over the use cases
+(kafkadiag.app), over the collectors and the pure layers (dumps, rules, lag, maxlag), over the
+model. Every import in the package, at module level or inside a function, is checked against the
+table below; a new package needs its row."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import kafkadiag
+
+PACKAGE = Path(kafkadiag.__file__).parent
+
+# Plain data and small helpers every layer may use; they import only one another.
+BASE = frozenset(
+    "kafkadiag model consumer_metrics threadheader digits errors exitcodes readlimits boundedjson durations "
+    "moments lockgraph umask".split()
+)
+
+# Which packages each one may import, besides BASE. The table is the layering: read a row as
+# "X may import these". What is left out is a climb back up (a collector importing the
+# diagnosis, a parser importing a collector, the batch job importing the command line).
+ALLOWED: dict[str, frozenset[str]] = {
+    "__main__": frozenset("cli".split()),
+    "cli": frozenset("commands console".split()),
+    "commands": frozenset(
+        "app collect console dumps exporter lag maxlag pipeline progress report rules sandbox".split()
+    ),
+    "exporter": frozenset("app collect console lag report".split()),
+    "pipeline": frozenset("app collect commands console dumps report rules".split()),
+    "app": frozenset("collect diagnose dumps lag maxlag rules".split()),
+    "collect": frozenset("dumps lag".split()),
+    "diagnose": frozenset("lag rules".split()),
+    "report": frozenset("console diagnose dumps lag maxlag rules".split()),
+    "console": frozenset("report".split()),
+    "progress": frozenset("console".split()),
+    "docs": frozenset("dumps rules report".split()),
+    "rules": frozenset("dumps lag maxlag".split()),
+    "maxlag": frozenset("lag rules".split()),
+    "lag": frozenset("rules".split()),
+    "dumps": frozenset("".split()),
+    "sandbox": frozenset("".split()),
+    **{name: frozenset() for name in BASE},
+}
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "kafkadiag":
+        return None
+    return parts[1] if len(parts) > 1 else "kafkadiag"
+
+
+def _imports(path: Path) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.lineno, node.module
+        elif isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+
+
+def edges() -> Iterator[tuple[str, str, str]]:
+    """(importing layer, imported layer, where) for every import between two layers."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        source = (
+            relative.parts[0].removesuffix(".py")
+            if len(relative.parts) > 1 or relative.stem != "__init__"
+            else "kafkadiag"
+        )
+        for line, module in _imports(path):
+            target = _layer(module)
+            if target is not None and target != source:
+                yield source, target, f"kafkadiag/{relative}:{line} imports {module}"
+
+
+def test_every_package_has_its_row_in_the_table() -> None:
+    layers = {
+        (entry.stem if entry.suffix == ".py" else entry.name)
+        for entry in PACKAGE.iterdir()
+        if (entry.suffix == ".py" and entry.stem != "__init__") or (entry / "__init__.py").exists()
+    }
+    assert not layers - ALLOWED.keys(), f"add a row to ALLOWED for {sorted(layers - ALLOWED.keys())}"
+
+
+def test_no_package_imports_one_above_it() -> None:
+    climbs = [
+        where
+        for source, target, where in edges()
+        if target not in BASE | ALLOWED.get(source, frozenset()) or (source in BASE and target not in BASE)
+    ]
+    assert not climbs, "imports against the layering:\n" + "\n".join(climbs)
+
+
+def test_the_layering_test_sees_a_climb() -> None:
+    # The walk finds imports inside functions too: the collectors' capture once reached up into
+    # the diagnosis that way.
+    found = {(source, target) for source, target, _ in edges()}
+    assert ("app", "collect") in found and ("commands", "app") in found
+    climbs_once_made = {
+        ("collect", "diagnose"), ("collect", "report"), ("maxlag", "collect"), ("diagnose", "commands"),
+        ("pipeline", "cli"),
+    }  # fmt: skip
+    assert not climbs_once_made & found
