@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -74,11 +75,18 @@ def interrupts_stop_the_sandbox() -> Iterator[None]:
 
 
 def run_diagnose(arguments: list[str], output_format: str) -> subprocess.CompletedProcess[str]:
+    from kafkadiag.console import colour_on, width_of
+
+    # The diagnosis is captured through a pipe but printed on this process's stdout: laid out
+    # at its width and coloured as it would be.
+    colour = "always" if output_format == "table" and colour_on(sys.stdout) else "never"
+    options = ["--color", colour, "diagnose", *arguments, "--format", output_format]
     return subprocess.run(
-        [sys.executable, "-m", "kafkadiag", "diagnose", *arguments, "--format", output_format],
+        [sys.executable, "-m", "kafkadiag", *options],
         capture_output=True,
         text=True,
         timeout=300,
+        env={**os.environ, "KAFKADIAG_WIDTH": str(width_of(sys.stdout))},
     )
 
 
