@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from kafkadiag.collect.gather import LagTarget
     from kafkadiag.collect.metrics import MetricsSource
     from kafkadiag.collect.retention import Keep
+    from kafkadiag.lag.check import CheckPolicy, CheckResult
     from kafkadiag.maxlag.model import MaxLagReport
 
 
@@ -62,6 +63,27 @@ def sampled_lag(
         snapshots = take_samples(collector, samples, interval_s, record_dir, on_sample=on_sample, keep=keep)
     # The metrics are read right after the last snapshot, so that both describe the same moment.
     return with_fetcher(evaluate_window(snapshots, allowed_lag), fetcher_request)
+
+
+def checked_lag(
+    target: LagTarget, policy: CheckPolicy, samples: int = 1, interval_s: float = 10.0, allowed_lag: int = 0
+) -> tuple[CheckResult, LagReport]:
+    """`samples` snapshots evaluated as one window and judged against the check's thresholds."""
+    from kafkadiag.collect.gather import Collector
+    from kafkadiag.collect.lagread import take_samples
+    from kafkadiag.lag.check import check_report
+
+    if samples < 1:
+        raise UsageError("--samples must be at least 1")
+    if policy.needs_samples() and samples < 2:
+        raise UsageError(
+            "--max-time-lag and --worst-status (or max_time_lag / worst_status in --config) need rates: "
+            "pass --samples 2 or more (and an --interval)"
+        )
+    with Collector(target) as collector:
+        snapshots = take_samples(collector, samples, interval_s)
+    report = evaluate_window(snapshots, allowed_lag)
+    return check_report(report, policy), report
 
 
 def validate_sampling(samples: int, interval_s: float, fetcher_request: FetcherRequest | None) -> None:

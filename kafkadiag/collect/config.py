@@ -5,15 +5,22 @@ ssl.truststore.*, ssl.keystore.*, ssl.key.password, ssl.endpoint.identification.
 request.timeout.ms, client.id), and so are librdkafka's PEM keys (ssl.ca.location,
 ssl.certificate.location, ssl.key.location, sasl.username, sasl.password). JKS and PKCS12
 stores cannot be read by Python's ssl module: the error says how to convert them.
+
+`kafkadiag check --config FILE`, its thresholds (TOML or JSON), is read here too.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 from kafkadiag.collect.errors import CommandConfigError
 from kafkadiag.digits import decimal, is_decimal
+from kafkadiag.errors import InputUnreadableError, UsageError
+
+if TYPE_CHECKING:
+    from kafkadiag.lag.check import CheckPolicy
 
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -166,3 +173,35 @@ def jaas_options(text: str) -> dict[str, str]:
 
 def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
+
+
+def read_check_policy(path: str) -> CheckPolicy:
+    """A TOML or JSON file with [defaults] and [[rule]] tables (docs/lag.md)."""
+    from kafkadiag import boundedjson
+    from kafkadiag.lag.check import policy_from_document
+
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as error:
+        raise InputUnreadableError(
+            f"cannot read --config {path}: {error.strerror or error}",
+            help_text="Check the path of the check configuration file.",
+        ) from None
+    try:
+        if path.endswith(".json"):
+            document = boundedjson.loads(raw.decode("utf-8"))
+        else:
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # the same parser, before it joined the standard library
+                import tomli as tomllib
+            document = tomllib.loads(raw.decode("utf-8"))
+        if not isinstance(document, dict):
+            raise ValueError("the configuration must be a table of [defaults] and [[rule]] entries")
+        return policy_from_document(document)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise UsageError(
+            f"--config {path}: {error}",
+            help_text="See docs/lag.md, section 'kafkadiag check', for the format.",
+        ) from None

@@ -9,7 +9,6 @@ cannot tell: that is "not checked" too.
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,7 +16,7 @@ import click
 from kafkadiag.commands.options import allowed_lag_option, connection_options, sample_interval_option
 from kafkadiag.commands.targets import lag_target
 from kafkadiag.console import warn
-from kafkadiag.errors import InputUnreadableError, UsageError
+from kafkadiag.errors import InputUnreadableError
 from kafkadiag.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -26,38 +25,6 @@ if TYPE_CHECKING:
 
 
 CHECK_FORMATS = ("text", "json", "junit")
-
-
-def load_policy(path: str) -> CheckPolicy:
-    """A TOML or JSON file with [defaults] and [[rule]] tables (docs/lag.md)."""
-    from kafkadiag import boundedjson
-    from kafkadiag.lag.check import policy_from_document
-
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as error:
-        raise InputUnreadableError(
-            f"cannot read --config {path}: {error.strerror or error}",
-            help_text="Check the path of the check configuration file.",
-        ) from None
-    try:
-        if path.endswith(".json"):
-            document = boundedjson.loads(raw.decode("utf-8"))
-        else:
-            if sys.version_info >= (3, 11):
-                import tomllib
-            else:  # the same parser, before it joined the standard library
-                import tomli as tomllib
-            document = tomllib.loads(raw.decode("utf-8"))
-        if not isinstance(document, dict):
-            raise ValueError("the configuration must be a table of [defaults] and [[rule]] entries")
-        return policy_from_document(document)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise UsageError(
-            f"--config {path}: {error}",
-            help_text="See docs/lag.md, section 'kafkadiag check', for the format.",
-        ) from None
 
 
 def with_overrides(policy: CheckPolicy, overrides: Thresholds, fields: tuple[str, ...]) -> CheckPolicy:
@@ -90,23 +57,11 @@ def run_check(
     interval_s: float,
     allowed_lag: int = 0,
 ) -> int:
-    from kafkadiag.collect.gather import Collector
-    from kafkadiag.collect.lagread import take_samples
-    from kafkadiag.lag.check import HEALTHY, UNHEALTHY, check_report
-    from kafkadiag.lag.window import evaluate_window
+    from kafkadiag.app.lag import checked_lag
+    from kafkadiag.lag.check import HEALTHY, UNHEALTHY
     from kafkadiag.report.output import report_stream
 
-    if samples < 1:
-        raise UsageError("--samples must be at least 1")
-    if policy.needs_samples() and samples < 2:
-        raise UsageError(
-            "--max-time-lag and --worst-status (or max_time_lag / worst_status in --config) need rates: "
-            "pass --samples 2 or more (and an --interval)"
-        )
-    with Collector(target) as collector:
-        snapshots = take_samples(collector, samples, interval_s)
-    report = evaluate_window(snapshots, allowed_lag)
-    result = check_report(report, policy)
+    result, report = checked_lag(target, policy, samples, interval_s, allowed_lag)
     from kafkadiag.report.lag_check import write_check_json, write_check_text, write_junit
 
     writers = {"text": write_check_text, "json": write_check_json, "junit": write_junit}
@@ -199,6 +154,7 @@ def check_command(
     needs --samples 2 or more, else the result is 3. Reports: text, JSON or JUnit XML for CI
     systems. See docs/lag.md.
     """
+    from kafkadiag.collect.config import read_check_policy
     from kafkadiag.lag.check import CheckPolicy, thresholds_from_mapping
 
     values: dict[str, object] = {}
@@ -216,7 +172,7 @@ def check_command(
         overrides, fields = thresholds_from_mapping(values, "options")
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
-    policy = load_policy(config_path) if config_path else CheckPolicy()
+    policy = read_check_policy(config_path) if config_path else CheckPolicy()
     policy = with_overrides(policy, overrides, fields)
     target = lag_target(**connection)
     return run_check(target, policy, output_format, output, junit_path, samples, interval, allowed_lag)
