@@ -108,7 +108,7 @@ def _analyzed_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> tu
 
     live = _live_dumps(options, sources)
     listed = [(bundle, _bundle_files(bundle, sources)) for bundle in options.bundles]
-    files = [path for _, paths in listed for path in paths]
+    files = [path for _, paths in listed for path in paths or ()]
     analysis = analyze_dumps(files, None, options.select, options.ignore, more_dumps=live)
     reads = iter(analysis.read.files)
     for bundle, paths in listed:

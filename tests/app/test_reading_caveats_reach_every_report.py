@@ -80,3 +80,18 @@ def test_batch_says_what_reading_each_input_repaired(repaired: dict[str, Path], 
     assert str(repaired["utf16"]) in by_unit, caveats
     page = str(repaired["page"])
     assert any(entry["unit"] == page and HTML in entry["caveat"] for entry in caveats), caveats
+
+
+def test_a_missing_bundle_beside_a_readable_one_is_named_and_the_rest_diagnosed(
+    repaired: dict[str, Path], tmp_path: Path
+) -> None:
+    # GIVEN a --from that names nothing beside one that holds a deadlock
+    missing = tmp_path / "missing"
+    args = ["diagnose", "--from", str(missing), "--from", str(repaired["utf16"])]
+    # WHEN diagnosed THEN the missing one is a source not read (exit 3 would be the code without a
+    # finding), and the readable one is still read, its caveat said
+    diagnosis = run_json(args, ExitCode.FINDINGS)
+    failed = {source["target"]: source["detail"] for source in diagnosis["sources"] if not source["ok"]}
+    assert failed == {f"bundle {missing}": "no such file or directory"}, diagnosis["sources"]
+    assert any(finding["rule"] == "KD101" for finding in diagnosis["findings"])
+    assert _said(diagnosis["caveats"], repaired["utf16"], UTF16), diagnosis["caveats"]
