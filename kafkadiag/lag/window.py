@@ -151,47 +151,17 @@ def enrich_partition(
     first_mark, last_mark, mark_span = _first_last(entry.times_ms, entry.watermarks)
     consumption = _rate(first_offset, last_offset, offset_span)
     production = _rate(first_mark, last_mark, mark_span)
-    lag = partition.lag
-    time_lag = None
-    catch_up = None
-    if lag is not None:
-        if lag <= 0:
-            time_lag = 0.0
-            catch_up = 0.0
-        else:
-            if production is not None and production > 0:
-                time_lag = lag / production
-            if consumption is not None and production is not None and consumption > production:
-                catch_up = lag / (consumption - production)
+    time_lag, catch_up = _time_lag_and_catch_up(partition.lag, consumption, production)
     seen = observed(entry)
     found = seen.observations
     status = None
-    if lag is not None and partition.high_watermark is not None:
+    if partition.lag is not None and partition.high_watermark is not None:
         evaluated_at = now_ms if now_ms is not None and _has_commit_times(entry) else entry.times_ms[-1]
         status = burrow.partition_status(
-            found, max(lag, 0), evaluated_at, seen.watermarks_since(entry), allowed_lag
+            found, max(partition.lag, 0), evaluated_at, seen.watermarks_since(entry), allowed_lag
         )
     samples_with_offset = sum(1 for offset in entry.offsets if offset is not None)
-    since = partition.since_progress_s
-    at_least = partition.since_progress_at_least
-    last_progress = partition.last_progress_ms
-    if partition.last_progress_ms is None and partition.committed_offset is not None:
-        # No commit time: the offset moved between the last sample that saw another value and
-        # the first that saw this one; if it never moved, at least the whole window passed.
-        moved_at = None
-        for index in range(len(entry.offsets) - 1, 0, -1):
-            if entry.offsets[index - 1] is not None and entry.offsets[index - 1] != entry.offsets[index]:
-                moved_at = entry.times_ms[index]
-                break
-            if entry.offsets[index - 1] is None:
-                break
-        newest_ms = entry.times_ms[-1]
-        if moved_at is not None:
-            since = (newest_ms - moved_at) / 1000.0
-            last_progress = moved_at
-        elif len(entry.times_ms) > 1:
-            since = (newest_ms - entry.times_ms[0]) / 1000.0
-            at_least = True
+    since, at_least, last_progress = _progress(partition, entry)
     return partition._replace(
         status=status,
         consumption_rate=consumption,
@@ -204,6 +174,44 @@ def enrich_partition(
         last_progress_ms=last_progress,
         commits_without_lag=sum(1 for observation in found if observation.lag is None),
     )
+
+
+def _time_lag_and_catch_up(
+    lag: int | None, consumption: float | None, production: float | None
+) -> tuple[float | None, float | None]:
+    """The age of the next record to consume, and the time to reach lag 0 at the current rates."""
+    if lag is None:
+        return None, None
+    if lag <= 0:
+        return 0.0, 0.0
+    time_lag = lag / production if production is not None and production > 0 else None
+    catch_up = None
+    if consumption is not None and production is not None and consumption > production:
+        catch_up = lag / (consumption - production)
+    return time_lag, catch_up
+
+
+def _progress(partition: PartitionLag, entry: _Series) -> tuple[float | None, bool, int | None]:
+    """Seconds since the offset last moved, whether that is a lower bound, and when it moved."""
+    since = partition.since_progress_s
+    at_least = partition.since_progress_at_least
+    if partition.last_progress_ms is not None or partition.committed_offset is None:
+        return since, at_least, partition.last_progress_ms
+    # No commit time: the offset moved between the last sample that saw another value and the
+    # first that saw this one; if it never moved, at least the whole window passed.
+    moved_at = None
+    for index in range(len(entry.offsets) - 1, 0, -1):
+        if entry.offsets[index - 1] is not None and entry.offsets[index - 1] != entry.offsets[index]:
+            moved_at = entry.times_ms[index]
+            break
+        if entry.offsets[index - 1] is None:
+            break
+    newest_ms = entry.times_ms[-1]
+    if moved_at is not None:
+        return (newest_ms - moved_at) / 1000.0, at_least, moved_at
+    if len(entry.times_ms) > 1:
+        return (newest_ms - entry.times_ms[0]) / 1000.0, True, None
+    return since, at_least, None
 
 
 def _sum(values: list[float | None]) -> float | None:
@@ -245,60 +253,54 @@ def evaluate_window(
     if len(ordered) < 2:
         return latest
     series = _series(ordered)
-    groups: list[GroupLag] = []
-    for group in latest.groups:
-        partitions = [
-            enrich_partition(
-                partition,
-                series.get((group.group, group.source, partition.topic, partition.partition)),
-                len(ordered),
-                allowed_lag,
-                now_ms,
-            )
-            for partition in group.partitions
-        ]
-        topics = []
-        for topic in group.topics:
-            members = [partition for partition in partitions if partition.topic == topic.topic]
-            topics.append(
-                dataclasses.replace(
-                    topic,
-                    consumption_rate=_sum([partition.consumption_rate for partition in members]),
-                    production_rate=_sum([partition.production_rate for partition in members]),
-                )
-            )
-        statuses = [partition.status for partition in partitions if partition.status is not None]
-        # A partition whose lag is unknown has no status: the group is not OK on its word.
-        unknown = any(partition.partial for partition in partitions)
-        consumption = _sum([partition.consumption_rate for partition in partitions])
-        production = _sum([partition.production_rate for partition in partitions])
-        catch_up = None
-        if group.total_lag == 0:
-            catch_up = 0.0
-        elif (
-            group.total_lag is not None
-            and consumption is not None
-            and production is not None
-            and consumption > production
-        ):
-            catch_up = group.total_lag / (consumption - production)
-        groups.append(
-            dataclasses.replace(
-                group,
-                partitions=tuple(partitions),
-                topics=tuple(_topic_list(topics)),
-                status=_group_status(statuses, unknown) if group.exists else None,
-                consumption_rate=consumption,
-                production_rate=production,
-                catch_up_s=catch_up,
-            )
-        )
+    groups = [_group_over_window(group, series, len(ordered), allowed_lag, now_ms) for group in latest.groups]
     return dataclasses.replace(
         latest,
         groups=tuple(groups),
         samples=len(ordered),
         window_s=(ordered[-1].taken_at_ms - ordered[0].taken_at_ms) / 1000.0,
         errors=tuple(dict.fromkeys(error for snapshot in ordered[-1:] for error in snapshot.errors)),
+    )
+
+
+def _group_over_window(
+    group: GroupLag, series: dict[Key, _Series], slots: int, allowed_lag: int, now_ms: int | None
+) -> GroupLag:
+    """One group of the newest snapshot with its partitions' rates and statuses, and their sums."""
+    partitions = [
+        enrich_partition(
+            partition,
+            series.get((group.group, group.source, partition.topic, partition.partition)),
+            slots,
+            allowed_lag,
+            now_ms,
+        )
+        for partition in group.partitions
+    ]
+    topics = []
+    for topic in group.topics:
+        members = [partition for partition in partitions if partition.topic == topic.topic]
+        topics.append(
+            dataclasses.replace(
+                topic,
+                consumption_rate=_sum([partition.consumption_rate for partition in members]),
+                production_rate=_sum([partition.production_rate for partition in members]),
+            )
+        )
+    statuses = [partition.status for partition in partitions if partition.status is not None]
+    # A partition whose lag is unknown has no status: the group is not OK on its word.
+    unknown = any(partition.partial for partition in partitions)
+    consumption = _sum([partition.consumption_rate for partition in partitions])
+    production = _sum([partition.production_rate for partition in partitions])
+    _, catch_up = _time_lag_and_catch_up(group.total_lag, consumption, production)
+    return dataclasses.replace(
+        group,
+        partitions=tuple(partitions),
+        topics=tuple(_topic_list(topics)),
+        status=_group_status(statuses, unknown) if group.exists else None,
+        consumption_rate=consumption,
+        production_rate=production,
+        catch_up_s=catch_up,
     )
 
 
