@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafkadiag.collect.live import parsed_dumps, take_dump
 from kafkadiag.diagnose.model import (
@@ -25,10 +25,13 @@ from kafkadiag.errors import KafkadiagError, UsageError
 from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Severity
 from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
 
+if TYPE_CHECKING:
+    from kafkadiag.collect.gather import LagTarget
+
 
 @dataclass(frozen=True)
 class DiagnoseOptions:
-    lag_target: Any = None  # kafkadiag.collect.gather.LagTarget, or None: no cluster named
+    lag_target: LagTarget | None = None  # None: no cluster named
     pids: tuple[int, ...] = ()
     jmx: str | None = None
     jolokia: str | None = None

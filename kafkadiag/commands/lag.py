@@ -11,9 +11,6 @@ partition gets the fetcher's columns (kafkadiag.maxlag.columns).
 
 from __future__ import annotations
 
-import sys
-import time
-from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -39,9 +36,8 @@ from kafkadiag.moments import MOMENT
 
 if TYPE_CHECKING:
     from kafkadiag.app.lag import FetcherRequest
-    from kafkadiag.collect.gather import Collector, LagTarget
+    from kafkadiag.collect.gather import LagTarget
     from kafkadiag.lag.model import LagReport
-    from kafkadiag.lag.snapshot import Snapshot
 
 
 if TYPE_CHECKING:
@@ -128,16 +124,17 @@ def run_lag(
 ) -> int:
     from kafkadiag.app.lag import sampled_lag, validate_sampling
     from kafkadiag.collect.gather import Collector
+    from kafkadiag.commands.lag_views import SampleProgress, watch_lag
     from kafkadiag.report.output import report_stream
 
     if watch:
         validate_sampling(samples, interval_s, fetcher_request)
         with Collector(target) as collector:
             window = max(samples, 2)
-            return _watch(
+            return watch_lag(
                 collector, output_format, window, interval_s, record_dir, fetcher_request, allowed_lag, keep
             )
-    with _SampleProgress(samples) as progress:
+    with SampleProgress(samples) as progress:
         report, fetcher = sampled_lag(
             target, samples, interval_s, record_dir, fetcher_request, allowed_lag, progress.update, keep
         )
@@ -176,114 +173,6 @@ def run_history(
     if code:
         explain_partial(report)
     return code
-
-
-class _SampleProgress:
-    """A progress bar on an interactive stderr while samples are taken."""
-
-    def __init__(self, samples: int) -> None:
-        self.enabled = samples > 1 and sys.stderr.isatty()
-        self.samples = samples
-        self._progress: object = None
-        self._task: object = None
-
-    def __enter__(self) -> _SampleProgress:
-        if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            from kafkadiag.console import stderr_console
-
-            progress = Progress(
-                TextColumn("sampling"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                console=stderr_console(),
-                transient=True,
-            )
-            progress.start()
-            self._task = progress.add_task("sampling", total=self.samples)
-            self._progress = progress
-        return self
-
-    def update(self, index: int, snapshot: Snapshot) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, completed=index + 1)  # type: ignore[attr-defined]
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()  # type: ignore[attr-defined]
-
-
-class _WatchView:
-    """Where --watch shows each refresh: redrawn in place on a terminal; appended, one whole
-    view after another, when standard output is a pipe or a file (a log keeps every refresh,
-    where a live display would show only the last one, at the end)."""
-
-    def __init__(self, console: Any) -> None:
-        self.console = console
-        self._live: Any = None
-
-    def __enter__(self) -> _WatchView:
-        if self.console.is_terminal:
-            from rich.live import Live
-
-            self._live = Live(console=self.console, auto_refresh=False, screen=False)
-            self._live.start()
-        return self
-
-    def show(self, text: str) -> None:
-        from rich.text import Text
-
-        if self._live is not None:
-            self._live.update(Text(text), refresh=True)
-        else:
-            self.console.print(Text(text), end="")
-            self.console.file.flush()
-
-    def __exit__(self, *exc: object) -> None:
-        if self._live is not None:
-            self._live.stop()
-
-
-def _watch(
-    collector: Collector,
-    output_format: str,
-    window: int,
-    interval_s: float,
-    record_dir: str | None,
-    fetcher_request: FetcherRequest | None = None,
-    allowed_lag: int = 0,
-    keep: Keep | None = None,
-) -> int:
-    """Re-evaluate every interval over a sliding window of snapshots until interrupted."""
-    import io
-
-    from kafkadiag.app.lag import with_fetcher
-    from kafkadiag.collect.lagread import take_samples
-    from kafkadiag.console import stdout_console
-    from kafkadiag.lag.window import evaluate_window
-
-    snapshots: deque[Snapshot] = deque(maxlen=window)
-    report: LagReport | None = None
-    console = stdout_console()
-    try:
-        with _WatchView(console) as view:
-            while True:
-                started = time.monotonic()
-                (snapshot,) = take_samples(collector, 1, interval_s, record_dir, keep=keep)
-                snapshots.append(snapshot)
-                report, fetcher = with_fetcher(evaluate_window(list(snapshots), allowed_lag), fetcher_request)
-                buffer = io.StringIO()
-                shown = "table" if output_format != "prometheus" else output_format
-                write_report(buffer, report, shown, fetcher)
-                stamp = time.strftime("%H:%M:%S", time.localtime(snapshot.taken_at_ms / 1000))
-                header = f"kafkadiag lag --watch: {stamp}, every {interval_s:g}s, Ctrl-C to stop\n\n"
-                view.show(header + buffer.getvalue())
-                time.sleep(max(interval_s - (time.monotonic() - started), 0.0))
-    except KeyboardInterrupt:
-        if report is None:  # stopped before anything was shown: an interrupt, not a clean report
-            raise
-    return exit_code_of(report)
 
 
 @click.group("lag", invoke_without_command=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,9 @@ from kafkadiag.durations import DURATION
 from kafkadiag.errors import InputUnreadableError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.model import DumpFormat
+
+if TYPE_CHECKING:
+    from kafkadiag.collect.metrics import MetricsSource
 
 # From the model, not kafkadiag.dumps: importing the parsers costs every command (lag included)
 # tens of milliseconds it does not use.
@@ -281,7 +284,7 @@ def metrics_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def metrics_source(options: dict[str, Any], timeout: float) -> Any:
+def metrics_source(options: dict[str, Any], timeout: float) -> MetricsSource | None:
     """The MetricsSource named by the options of `metrics_source_options`, taken out of `options`
     (a command's **kwargs), or None when no source is named: then the metrics code is not even
     imported, which keeps `kafkadiag lag` as quick to start as without it."""
