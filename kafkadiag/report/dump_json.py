@@ -309,13 +309,21 @@ def _locks_text(thread: Thread) -> str:
     events = thread.lock_events
     texts = list(map(_lock_event_text, events))
     waits_for = thread.waits_for()
-    # waits_for is one of the thread's events: its text is already made
-    waits_text = "null" if waits_for is None else next(t for e, t in zip(events, texts) if e is waits_for)
+    waits_text = "null"
+    if waits_for is not None:  # one of the thread's events: its text is already made
+        waits_text = texts[_position(events, waits_for)]
     held = "null" if synchronizers is None else f"[{', '.join(map(_lock_ref_text, synchronizers))}]"
     return (
         f'"lock_events": [{", ".join(texts)}], "held_synchronizers": {held}, '
         f'"holds": [{", ".join(map(_lock_ref_text, thread.held_locks()))}], "waits_for": {waits_text}'
     )
+
+
+def _position(events: tuple[LockEvent, ...], event: LockEvent) -> int:
+    for index, candidate in enumerate(events):
+        if candidate is event:
+            return index
+    raise ValueError("not one of the thread's lock events")  # waits_for() returns one of them
 
 
 def _frame_text(frame: Frame) -> str:
@@ -335,9 +343,10 @@ def _frame_text(frame: Frame) -> str:
 
 
 def _lock_event_text(event: LockEvent) -> str:
-    lock_class = event.lock_class
+    lock_id, lock_class = event.lock_id, event.lock_class
+    lock = "null" if lock_id is None else f'"0x{lock_id:x}"'
     return (
-        f'{{"kind": {_NAMES[event.kind]}, "lock_id": {_hex(event.lock_id)}, '
+        f'{{"kind": {_NAMES[event.kind]}, "lock_id": {lock}, '
         f'"lock_class": {"null" if lock_class is None else _string(lock_class)}, '
         f'"frame": {event.frame_index}, "line": {event.line_no}, "text": {_string(event.text)}}}'
     )
