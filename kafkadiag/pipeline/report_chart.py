@@ -174,9 +174,14 @@ def _time_axis(first: int, last: int, x: Scale) -> str:
         + f"<line x1='{LEFT}' x2='{WIDTH - RIGHT}' y1='{baseline}' y2='{baseline}' stroke='#444'/>"
         + "".join(ticks)
         + f"<text class='axis-title' x='{LEFT + (WIDTH - LEFT - RIGHT) / 2:.0f}' y='{HEIGHT - 4}' "
-        f"font-size='12' text-anchor='middle'>time (UTC) from {start:%Y-%m-%d %H:%M:%S}, "
-        f"{_duration(span_s)} in all</text></g>"
+        f"font-size='12' text-anchor='middle'>{_time_title(start, first, last)}</text></g>"
     )
+
+
+def _time_title(start: datetime.datetime, first: int, last: int) -> str:
+    if first == last:
+        return f"time (UTC): one recording, at {start:%Y-%m-%d %H:%M:%S}"
+    return f"time (UTC) from {start:%Y-%m-%d %H:%M:%S}, {_duration((last - first) / 1000)} in all"
 
 
 def _status_strip(recordings: Sequence[tuple[int, str]], gaps: Sequence[tuple[int, int]], x: Scale) -> str:

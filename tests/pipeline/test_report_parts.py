@@ -96,3 +96,10 @@ def test_text_from_the_inputs_is_escaped() -> None:
     page = report_html.render(summary, [finding], [], [])
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<i>r</i>" not in page and "<b>p</b>" not in page
+
+
+def test_a_single_recording_is_a_dot_and_says_so() -> None:
+    start = 1_795_000_000_000
+    svg = lag_chart([Series("topic orders", "#000", [(start, 7)])], [(start, "STOP")])
+    assert "<polyline" not in svg and svg.count("<circle") == 1
+    assert "one recording, at 2026-" in svg
