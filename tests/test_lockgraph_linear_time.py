@@ -41,9 +41,9 @@ def test_the_analysis_of_blocked_threads_takes_linear_time(tmp_path: Path, shape
     dumps = {factor: _dump(tmp_path, shape, BASE_THREADS * factor) for factor in (1, 4)}
 
     def analysis(factor: int) -> float:
-        started = time.perf_counter()
+        started = time.process_time()
         analyze([dumps[factor]])
-        return time.perf_counter() - started
+        return time.process_time() - started
 
     # WHEN each is analysed THEN 4x takes about 4 times as long
     scaling = measure(analysis)
@@ -57,9 +57,9 @@ def test_a_chain_of_50000_blocked_threads_is_one_finding_within_seconds(tmp_path
     # GIVEN 50,000 threads, each blocked by the next (279 s before)
     dump = _dump(tmp_path, "chain", 50_000)
     # WHEN analysed
-    started = time.perf_counter()
+    started = time.process_time()
     report = analyze([dump])
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     # THEN KD105 names the whole chain, and quickly
     (chain,) = [finding for finding in report.findings if finding.rule == "KD105"]
     assert chain.message.startswith("49999 threads wait behind each other"), chain.message
@@ -70,9 +70,9 @@ def test_a_cycle_of_100000_threads_is_put_in_order_within_seconds(tmp_path: Path
     # GIVEN 100,000 threads each waiting for the next one's lock, the last for the first's (36 s)
     dump = _dump(tmp_path, "cycle", 100_000)
     # WHEN its cycles are found
-    started = time.perf_counter()
+    started = time.process_time()
     cycles = LockGraph(dump).cycles()
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     # THEN there is one, through every thread in wait order
     assert [len(cycle) for cycle in cycles] == [100_000]
     assert cycles[0][:3] == [0, 1, 2]

@@ -21,9 +21,9 @@ def test_a_name_of_a_long_run_of_digits_is_grouped_in_linear_time() -> None:
     names = {factor: "9" * (64 * 1024 * factor) + "x" for factor in (1, 4)}
 
     def search(factor: int) -> float:
-        started = time.perf_counter()
+        started = time.process_time()
         TRAILING_NUMBER.search(names[factor])
-        return time.perf_counter() - started
+        return time.process_time() - started
 
     scaling = measure(search)
     assert scaling.ratio <= RATIO_LIMIT, f"{scaling.small:.4f} s, {scaling.large:.4f} s"
