@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,10 +111,17 @@ def _listed_names(directory: str, manifest: dict[str, Any], refused: list[str]) 
 
 def _dump_like_names(directory: str) -> Iterator[str]:
     try:
-        names = sorted(os.listdir(directory))
+        names = os.listdir(directory)
     except OSError:
         return iter(())
-    return (name for name in names if name != MANIFEST and not _NON_DUMP.search(name))
+    return iter(dump_like_names(names))
+
+
+def dump_like_names(names: Iterable[str]) -> list[str]:
+    """The names among a bundle's file names that are dumps, sorted: not the manifest, per-thread
+    CPU or metrics. The one rule, for a local bundle without a usable manifest and for a remote
+    one (batch lists hdfs:// and s3a:// bundles by name)."""
+    return sorted(name for name in names if name != MANIFEST and not _NON_DUMP.search(name))
 
 
 def _confined(directory: str, name: str, refused: list[str]) -> str | None:

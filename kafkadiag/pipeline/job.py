@@ -205,11 +205,10 @@ def _remote_units(filesystem: Any, status: Any) -> Iterable[Unit]:
     children = sorted(filesystem.listStatus(status.getPath()), key=lambda child: child.getPath().toString())
     names = {child.getPath().getName() for child in children}
     if BUNDLE_MANIFEST in names:
-        files = tuple(
-            child.getPath().toString()
-            for child in children
-            if not child.isDirectory() and child.getPath().getName() != BUNDLE_MANIFEST
-        )
+        from kafkadiag.collect.bundle import dump_like_names
+
+        by_name = {child.getPath().getName(): child for child in children if not child.isDirectory()}
+        files = tuple(by_name[name].getPath().toString() for name in dump_like_names(by_name))
         yield Unit(BUNDLE, status.getPath().toString(), files)
         return
     for child in children:
