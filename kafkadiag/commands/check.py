@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kafkadiag.commands.options import allowed_lag_option, connection_options, sample_interval_option
+from kafkadiag.commands.options import (
+    allowed_lag_option,
+    connection_options,
+    output_option,
+    sample_interval_option,
+)
 from kafkadiag.commands.targets import lag_target
 from kafkadiag.console import warn
 from kafkadiag.errors import InputUnreadableError
@@ -129,7 +134,7 @@ def run_check(
     show_default=True,
     help="text, json (schema kafkadiag.check) or junit (XML).",
 )
-@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@output_option
 @click.option("--junit-xml", "junit_path", default=None, help="Also write a JUnit XML report to this file.")
 def check_command(
     max_lag: int | None,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from kafkadiag.commands.input_bounds import input_bound_options
-from kafkadiag.commands.options import connection_options, rule_options, verbose_option
+from kafkadiag.commands.options import connection_options, output_option, rule_options, verbose_option
 from kafkadiag.commands.targets import lag_target
 from kafkadiag.exitcodes import ExitCode
 
@@ -63,7 +63,7 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
     help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md), "
     "prometheus (docs/prometheus.md).",
 )
-@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@output_option
 @verbose_option
 @input_bound_options
 def diagnose_command(

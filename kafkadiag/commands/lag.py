@@ -23,6 +23,7 @@ from kafkadiag.commands.options import (
     connection_options,
     metrics_source,
     metrics_source_options,
+    output_option,
     reader_may_leave,
     sample_interval_option,
 )
@@ -185,7 +186,7 @@ def run_history(
     show_default=True,
     help="table for people, json (schema kafkadiag.lag), prometheus (textfile collector).",
 )
-@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@output_option
 @click.option(
     "--samples",
     type=int,
@@ -293,7 +294,7 @@ def lag_command(
 )
 @allowed_lag_option
 @click.option("--format", "output_format", type=click.Choice(LAG_FORMATS), default="table", show_default=True)
-@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@output_option
 def lag_history_command(
     record_dir: str,
     groups: tuple[str, ...],

@@ -17,6 +17,7 @@ from kafkadiag.commands.options import (
     connection_options,
     metrics_source,
     metrics_source_options,
+    output_option,
     reader_may_leave,
 )
 from kafkadiag.commands.targets import zookeeper_security
@@ -102,7 +103,7 @@ def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -
     help="table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md), "
     "prometheus (docs/prometheus.md).",
 )
-@click.option("--output", "-o", default=None, help="Write the report to this file (atomically).")
+@output_option
 def maxlag_command(
     consumer_config: str | None,
     client_ids: tuple[str, ...],

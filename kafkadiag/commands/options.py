@@ -28,14 +28,18 @@ INPUT_FORMATS = ("auto", *(dump_format.value for dump_format in DumpFormat))
 PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 
 
+# Every command that writes a report takes it the same way.
+output_option = click.option(
+    "--output", "-o", default=None, help="Write the report to this file (atomically)."
+)
+
+
 def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The arguments and options every dump command takes: files, input format, output."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         command = input_bound_options(command)
-        command = click.option(
-            "--output", "-o", default=None, help="Write the report to this file (atomically)."
-        )(command)
+        command = output_option(command)
         command = click.option(
             "--format",
             "output_format",
