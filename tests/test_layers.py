@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import kafkadiag
 
@@ -26,7 +27,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "__main__": frozenset("cli".split()),
     "cli": frozenset("commands console".split()),
     "commands": frozenset(
-        "app collect console dumps exporter lag maxlag pipeline progress report rules sandbox".split()
+        "app collect console diagnose dumps exporter lag maxlag pipeline progress report rules "
+        "sandbox".split()
     ),
     "exporter": frozenset("app collect console lag report".split()),
     "pipeline": frozenset("app collect commands console dumps report rules".split()),
@@ -104,3 +106,55 @@ def test_the_layering_test_sees_a_climb() -> None:
         ("pipeline", "cli"),
     }  # fmt: skip
     assert not climbs_once_made & found
+
+
+def _walk(argv: list[str]) -> list[tuple[str, str]]:
+    """The calls `kafkadiag ARGV...` makes from one package into another, as (caller module,
+    called module), each pair once, in the order first made."""
+    import sys
+
+    from kafkadiag.cli import main
+
+    hops: dict[tuple[str, str], None] = {}
+
+    def profile(frame: Any, event: str, arg: object) -> None:
+        if event != "call" or frame.f_back is None or frame.f_code.co_name == "<module>":
+            return
+        callee = frame.f_globals.get("__name__", "")
+        caller = frame.f_back.f_globals.get("__name__", "")
+        if _layer(callee) not in (None, _layer(caller)) and _layer(caller) is not None:
+            hops.setdefault((caller, callee), None)
+
+    sys.setprofile(profile)
+    try:
+        main(argv)
+    finally:
+        sys.setprofile(None)
+    return list(hops)
+
+
+if __name__ == "__main__":
+    # python -m tests.test_layers: which package imports which, from the code;
+    # python -m tests.test_layers walk ARGS...: the calls `kafkadiag ARGS...` makes between packages.
+    import sys
+
+    if sys.argv[1:2] == ["walk"]:
+        walked = _walk(sys.argv[2:])
+        modules = {module for hop in walked for module in hop}
+        climbs = [hop for hop in walked if _layer(hop[1]) not in BASE | ALLOWED[_layer(hop[0]) or ""]]
+        known = f"{len(walked)} hops between {len(modules)} modules"
+        print(
+            f"{known}, {len(climbs)} into a package the caller may not import (callbacks):", file=sys.stderr
+        )
+        for caller, callee in walked:
+            mark = "  (callback)" if (caller, callee) in climbs else ""
+            print(
+                f"  {caller.removeprefix('kafkadiag.')} -> {callee.removeprefix('kafkadiag.')}{mark}",
+                file=sys.stderr,
+            )
+    else:
+        table: dict[str, set[str]] = {}
+        for source, target, _ in edges():
+            table.setdefault(source, set()).add(target)
+        for source in sorted(table):
+            print(f"{source:17} {' '.join(sorted(table[source]))}")
