@@ -23,6 +23,7 @@ from kafkadiag.rules.kd403_python_heartbeat_blocked import HEARTBEAT_CODE
 # Role keys (stable, for JSON) and labels (for people: "2 consumer poll"), in the order shown.
 LABELS = {
     "consumer-heartbeat": "consumer heartbeat",
+    "python-client-io": "kafka-python client I/O (its heartbeats too)",
     "consumer-background": "consumer background (new group protocol)",
     "producer-io": "producer I/O",
     "admin-client-io": "admin client I/O",
@@ -40,12 +41,14 @@ LABELS = {
 
 # Names the client libraries give their own threads, one alternative per role (the group's name
 # is the role key): Java's heartbeat thread "kafka-coordinator-heartbeat-thread | <group>" and
-# kafka-python's "<group>-heartbeat", the producer's "kafka-producer-network-thread | <client.id>",
+# kafka-python 2.x's "<group>-heartbeat", kafka-python 3.0's I/O thread "kafka-io-<client_id>" (the group
+# protocol and heartbeats run there), the producer's "kafka-producer-network-thread | <client.id>",
 # Kafka Streams' "<client.id>-StreamThread-<n>", Kafka Connect's task threads ("task-thread-<connector>-<n>",
 # "WorkerSinkTask-<connector>-<n>" and "WorkerSourceTask-..." in older releases), the old consumer's fetchers.
 _NAMED = re.compile(
     r"^(?:(?P<consumer_heartbeat>kafka-coordinator-heartbeat-thread(?: \| .+)?$|.+-heartbeat$)"
     r"|(?P<consumer_background>consumer_background_thread)"
+    r"|(?P<python_client_io>kafka-io-.+)"
     rf"|(?P<producer_io>{re.escape(SENDER_NAME)})"
     rf"|(?P<admin_client_io>{re.escape(newconsumer.ADMIN_IO_THREAD_NAME)})"
     r"|(?P<streams>.+-StreamThread-\d+$)"
@@ -77,6 +80,8 @@ def _stack_role(frames: tuple[Frame, ...]) -> str | None:
         return None  # nothing of a Kafka client's (org.apache.kafka, kafka., KafkaConsumer)
     if _has(text, *newconsumer.HEARTBEAT_RUN, *HEARTBEAT_CODE, suffix=True):
         return "consumer-heartbeat"
+    if _has(text, "NetworkSelector.run_forever"):  # kafka-python 3.0's I/O thread (bare names: by name)
+        return "python-client-io"
     if _has(text, SENDER_RUN) or _python_sender(frames):
         return "producer-io"
     if _has(text, "org.apache.kafka.streams.processor.internals.StreamThread.run"):

@@ -1,4 +1,16 @@
-"""KD403: kafka-python's heartbeat thread blocked on the coordinator lock."""
+"""KD403: kafka-python's heartbeats blocked by a rebalance listener that does not return.
+
+Two shapes, one per kafka-python line:
+- 3.0 runs the group protocol, heartbeats included, as coroutines on the client's I/O thread
+  ("kafka-io-<client_id>", NetworkSelector.run_forever in kafka/net/selector.py) and calls a
+  synchronous rebalance listener inline on that thread
+  (ConsumerCoordinator._invoke_rebalance_listener_async): captured from kafka-python 3.0.12
+  against Apache Kafka 4.1.1 (fixtures/captured/py-heartbeat-blocked).
+- 2.x sends heartbeats from its own thread ("<group>-heartbeat", HeartbeatThread._run_once in
+  kafka/coordinator/base.py), which takes the coordinator's lock (`with self.coordinator._lock`)
+  that the poll thread holds while a listener runs (read from kafka-python 2.2.15's source; no
+  capture of 2.x is in fixtures/).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +22,8 @@ from kafkadiag.rules import python
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
-# kafka-python 3.0 names it "<group>-heartbeat", 2.x "kafka-coordinator-heartbeat-thread | <group>".
+# kafka-python 2.x names it "<group>-heartbeat" (HeartbeatThread, kafka/coordinator/base.py of 2.2.15);
+# Java's client "kafka-coordinator-heartbeat-thread | <group>".
 HEARTBEAT_NAME = re.compile(r"^(?:kafka-coordinator-heartbeat-thread(?: \| .+)?|.+-heartbeat)$")
 HEARTBEAT_CODE = ("HeartbeatThread.run", "HeartbeatThread._run_once")
 # Python frames that are a lock being taken (`with condition:` enters the Condition's lock).
@@ -19,6 +32,13 @@ LOCK_ENTRY = ("Condition.__enter__", "Condition.acquire", "_RLock.acquire", "_RL
 IDLE_WAITS = ("Condition.wait", "Event.wait", "Condition.wait_for")
 LOCK_ACQUIRE_NATIVE = ("lock_PyThread_acquire_lock", "rlock_acquire", "PyThread_acquire_lock_timed")
 COORDINATOR_FILE = "coordinator/"
+# kafka-python 3.0: the I/O thread's event loop, and the call of a rebalance listener from it.
+IO_THREAD_NAME = re.compile(r"^kafka-io-")
+EVENT_LOOP = ("NetworkSelector.run_forever", "run_forever")
+LISTENER_CALL = ("ConsumerCoordinator._invoke_rebalance_listener_async", "_invoke_rebalance_listener_async")
+# Where a caller thread waits for the I/O thread to finish what it asked (KafkaConsumer.poll).
+WAITS_FOR_EVENT_LOOP = ("NetworkSelector.run", "run")
+SELECTOR_FILE = "kafka/net/selector.py"
 
 
 def is_heartbeat(thread: Thread) -> bool:
@@ -31,23 +51,29 @@ def is_heartbeat(thread: Thread) -> bool:
 class PythonHeartbeatBlocked(Rule[AnalysisContext]):
     code = "KD403"
     name = "python-heartbeat-blocked"
-    title = "kafka-python heartbeat thread blocked on the coordinator lock"
+    title = "kafka-python heartbeats blocked by a rebalance listener"
     severity = Severity.ERROR
     requires = frozenset({Requirement.PYTHON})
     explanation = """
-kafka-python sends heartbeats from a background thread that takes the coordinator's lock for each
-one. The poll thread holds the same lock while it polls and rebalances - including while user
-callbacks (on_partitions_revoked/assigned) run. A heartbeat thread stuck acquiring the lock, not
-waiting between heartbeats, means the lock's holder is stuck: no heartbeats are sent and the
-group coordinator evicts the member after session.timeout.ms. py-spy names no lock owners; the
-holder is the thread stuck inside the client's poll or a rebalance callback.
+kafka-python 3.0 runs the group protocol, heartbeats included, as coroutines on the client's I/O
+thread ("kafka-io-<client_id>") and calls a synchronous rebalance listener (on_partitions_revoked,
+on_partitions_assigned, on_partitions_lost) inline on that thread: while the listener runs, no
+heartbeat is sent, and poll() waits for the thread. A dump showing the I/O thread inside the
+listener, waiting, is a rebalance held up by application code; if it stays there past
+session.timeout.ms the group coordinator evicts the member. kafka-python 2.x sends heartbeats from
+a background thread that takes the coordinator's lock for each one, while the poll thread holds
+that lock during the listener: a heartbeat thread stuck acquiring the lock, not waiting between
+heartbeats, means the lock's holder is stuck. py-spy names no lock owners; the holder is the
+thread inside the client's poll with a callback above it.
 """
     remedy = """
-Keep rebalance listeners and anything called from poll() fast; do slow work outside the client's
-callbacks. With --native, py-spy shows the heartbeat thread in lock acquisition for certain.
+Keep rebalance listeners fast; do slow work (flushing state, committing elsewhere) outside them,
+or, on kafka-python 3.0, use an AsyncConsumerRebalanceListener or hand the work to a worker
+thread. Take a second dump: a listener still in the same place is not returning.
 """
 
     def check(self, context: AnalysisContext) -> Iterator[Finding]:
+        yield from self._io_threads_in_listeners(context)
         dump = context.dump
         for thread in dump.threads:
             if not is_heartbeat(thread) or thread.active:
@@ -87,6 +113,60 @@ callbacks. With --native, py-spy shows the heartbeat thread in lock acquisition 
                     + (f", held up by {', '.join(h.name for h in holders)} in a callback" if holders else "")
                 ),
             )
+
+    def _io_threads_in_listeners(self, context: AnalysisContext) -> Iterator[Finding]:
+        """kafka-python 3.0: the I/O thread inside a synchronous rebalance listener, not running."""
+        dump = context.dump
+        for thread in dump.threads:
+            if thread.active or not _is_io_thread(thread):  # running: the listener is working
+                continue
+            call = python.python_function_index(thread, *LISTENER_CALL)
+            listener = python.first_application_frame(thread)
+            if call is None or listener is None or listener > call:
+                continue
+            waiting = [
+                other for other in dump.threads if other is not thread and _waits_for_event_loop(other)
+            ]
+            yield self._listener_finding(context, thread, listener, call, waiting)
+
+    def _listener_finding(
+        self, context: AnalysisContext, thread: Thread, listener: int, call: int, waiting: list[Thread]
+    ) -> Finding:
+        function = thread.frames[listener].function
+        evidence = [context.header(thread), context.frame(thread, listener), context.frame(thread, call)]
+        for other in waiting[:3]:
+            evidence.append(context.header(other))
+            application = python.first_application_frame(other)
+            if application is not None:
+                evidence.append(context.frame(other, application))
+        # py-spy tells an idle thread from a running one; the traceback formats do not.
+        state = ", idle" if thread.active is False else ""
+        behind = f"; {', '.join(t.name for t in waiting)} wait(s) in poll for it" if waiting else ""
+        return self.finding(
+            f"kafka-python's I/O thread {thread.name} is inside the rebalance listener {function}{state}: "
+            f"heartbeats run on this thread and none is sent until the listener returns{behind}.",
+            [thread.name, *(t.name for t in waiting)],
+            evidence,
+            story=f"The rebalance listener {function} holds up kafka-python's I/O thread {thread.name}, "
+            "and with it the group's heartbeats",
+        )
+
+
+def _is_io_thread(thread: Thread) -> bool:
+    if IO_THREAD_NAME.match(thread.name):
+        return True
+    return any(
+        frame.function in EVENT_LOOP and (frame.file or "").endswith(SELECTOR_FILE)
+        for _, frame in python.python_frames(thread)
+    )
+
+
+def _waits_for_event_loop(thread: Thread) -> bool:
+    """A caller thread (poll) waiting for the I/O thread: NetworkSelector.run near the top."""
+    return any(
+        frame.function in WAITS_FOR_EVENT_LOOP and (frame.file or "").endswith(SELECTOR_FILE)
+        for _, frame in python.python_frames(thread)[:4]
+    )
 
 
 def _inside_client_callback(thread: Thread) -> bool:

@@ -142,7 +142,7 @@ REPRODUCERS = [
     ("real-new-consumer-coordinator-lost-4.1.1/jstack-l.txt", "KD304", "fulfilment-poll"),
     ("py-poll-queue-full/py-spy-dump.txt", "KD401", "kafka-poll-loop"),
     ("py-poll-waits-futures/py-spy-dump.txt", "KD402", "kafka-poll-loop"),
-    ("py-heartbeat-blocked/py-spy-dump.txt", "KD403", "kafka-poll-loop"),
+    ("py-heartbeat-blocked/py-spy-dump.txt", "KD403", "kafka-io-orders-service"),
     ("py-reentrant-lock/py-spy-dump-locals.txt", "KD405", "cache-loader"),
     ("py-queue-cycle/py-spy-dump-locals.txt", "KD104", "stage-a"),
 ]

@@ -37,7 +37,7 @@ EXPECTED = {
         "consumer-poll": 1,
         "consumer-call": 1,
     },
-    "py-heartbeat-blocked/py-spy-dump.txt": {"consumer-heartbeat": 1, "consumer-poll": 1},
+    "py-heartbeat-blocked/py-spy-dump.txt": {"python-client-io": 1, "consumer-poll": 1},
     "healthy/jstack-l.txt": {},
     # confluent-kafka waits in C: only py-spy --native shows its frames.
     "py-confluent-poll-idle/py-spy-dump-native.txt": {"consumer-poll": 1},
