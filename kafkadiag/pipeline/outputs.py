@@ -17,6 +17,7 @@ import collections
 import json
 import shutil
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,21 +70,7 @@ def write_all(
 
     write_lines(directory / "stuck.jsonl", episodes)
 
-    lag_frame = lag_result["frame"]
-    lag_rows = 0
-    latest_groups: list[dict[str, Any]] = []
-    lag_over_time: list[dict[str, Any]] = []
-    topic_lag_over_time: list[dict[str, Any]] = []
-    if lag_frame is None:
-        (directory / "lag.jsonl").write_text("")
-    else:
-        # The evaluation runs once, into the Parquet copy; the other outputs read that copy (a
-        # cached frame was evaluated again for some of them).
-        lag_frame.write.parquet(str(directory / "lag"))
-        stored = session.read.parquet(str(directory / "lag"))
-        lag_rows = write_spark_json_lines(stored, directory / "lag.jsonl", lag_sql.OUTPUT_ORDER)
-        latest_groups, lag_over_time = lag_sql.group_views(session, stored)
-        topic_lag_over_time = _topic_lag_over_time(stored)
+    lag = _write_lag(session, directory, lag_result["frame"])
 
     quarantined = sorted(
         [
@@ -97,22 +84,46 @@ def write_all(
 
     dumps = sum(result["dumps"] for result in dump_results)
     summary = build_summary(
-        units, dumps, findings, episodes, lag_rows, latest_groups, quarantined, dump_results
+        units, dumps, findings, episodes, lag.rows, lag.latest_groups, quarantined, dump_results
     )
     with open(directory / "summary.json", "w", encoding="utf-8") as handle:
         json.dump(summary, handle, ensure_ascii=False, sort_keys=True, indent=1)
         handle.write("\n")
     (directory / "report.html").write_text(
-        report_html.render(summary, findings, episodes, lag_over_time, topic_lag_over_time), "utf-8"
+        report_html.render(summary, findings, episodes, lag.over_time, lag.topic_over_time), "utf-8"
     )
     return {
         "units": units,
         "dumps": dumps,
         "findings": len(findings),
         "quarantined": len(quarantined),
-        "lag_rows": lag_rows,
+        "lag_rows": lag.rows,
         "worst_severity": summary["worst_severity"],
     }
+
+
+@dataclass
+class LagViews:
+    """What the lag outputs leave for the summary and the report."""
+
+    rows: int = 0
+    latest_groups: list[dict[str, Any]] = field(default_factory=list)
+    over_time: list[dict[str, Any]] = field(default_factory=list)
+    topic_over_time: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _write_lag(session: Any, directory: Path, lag_frame: Any) -> LagViews:
+    """lag.jsonl and lag/ (Parquet), and the per-group views the summary and report need."""
+    if lag_frame is None:
+        (directory / "lag.jsonl").write_text("")
+        return LagViews()
+    # The evaluation runs once, into the Parquet copy; the other outputs read that copy (a
+    # cached frame was evaluated again for some of them).
+    lag_frame.write.parquet(str(directory / "lag"))
+    stored = session.read.parquet(str(directory / "lag"))
+    rows = write_spark_json_lines(stored, directory / "lag.jsonl", lag_sql.OUTPUT_ORDER)
+    latest_groups, over_time = lag_sql.group_views(session, stored)
+    return LagViews(rows, latest_groups, over_time, _topic_lag_over_time(stored))
 
 
 def _topic_lag_over_time(evaluated: Any) -> list[dict[str, Any]]:
