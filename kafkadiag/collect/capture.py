@@ -76,8 +76,6 @@ def capture(
 ) -> dict[str, Any]:
     """Write the bundle; return its manifest. Raises UsageError for a bad DIR or count, and
     InputUnreadableError (exit 3) when the process cannot be dumped (nothing is left behind)."""
-    import psutil
-
     target = Path(out_dir)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UsageError(
@@ -85,6 +83,33 @@ def capture(
         )
     if count < 1 or interval_s < 0:
         raise UsageError("--count must be at least 1 and --interval not negative")
+    manifest = _manifest(pid, jstack, py_spy_path, count, interval_s)
+    parent = target.parent if str(target.parent) else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(parent)))
+    try:
+        for index in range(1, count + 1):
+            if index > 1:
+                time.sleep(interval_s)
+            _capture_dump(pid, index, jstack, py_spy_path, staging, manifest)
+            on_dump(index)
+        if manifest["runtime"] == JVM and with_metrics:
+            _capture_metrics(pid, staging, manifest)
+        manifest["finished_at"] = time.time()
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        _publish(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _manifest(
+    pid: int, jstack: str | None, py_spy_path: str | None, count: int, interval_s: float
+) -> dict[str, Any]:
+    """The manifest before any dump: the process, and the tool that will dump it."""
+    import psutil
+
     runtime, exe = runtime_of(pid)
     tool = (jstack or jstack_for(exe)) if runtime == JVM else (py_spy_path or py_spy())
     try:
@@ -92,10 +117,7 @@ def capture(
         command, user, started_at = process.cmdline(), process.username(), process.create_time()
     except (psutil.NoSuchProcess, psutil.AccessDenied) as error:
         raise ThreadDumpError(f"process {pid} cannot be read: {error}") from None
-    parent = target.parent if str(target.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(parent)))
-    manifest: dict[str, Any] = {
+    return {
         "schema": SCHEMA,
         "version": VERSION,
         "host": socket.gethostname(),
@@ -114,44 +136,37 @@ def capture(
         "dumps": [],
         "failures": [],
     }
-    try:
-        for index in range(1, count + 1):
-            if index > 1:
-                time.sleep(interval_s)
-            taken_at = time.time()
-            # The CPU times are read while the tool dumps: they describe the same moment, and the
-            # capture takes no longer than the dump itself.
-            with ThreadPoolExecutor(max_workers=1) as background:
-                dumping = background.submit(take_dump, pid, jstack=jstack, py_spy_path=py_spy_path)
-                cpu = thread_cpu(pid)
-                dump = dumping.result()
-            name = f"dump-{index:03d}.txt"
-            (staging / name).write_text(dump.text, encoding="utf-8")
-            cpu_name = f"threads-cpu-{index:03d}.json"
-            (staging / cpu_name).write_text(
-                json.dumps(cpu, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-            )
-            manifest["dumps"].append(
-                {"file": name, "taken_at": taken_at, "tool": dump.tool, "threads_cpu": cpu_name}
-            )
-            if manifest["tool"]["version"] is None:
-                manifest["tool"]["version"] = _banner(dump.text)
-            on_dump(index)
-        if runtime == JVM and with_metrics:
-            _capture_metrics(pid, staging, manifest)
-        manifest["finished_at"] = time.time()
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-        for path in staging.iterdir():
-            path.chmod(0o644 & ~current_umask())
-        if target.exists():
-            target.rmdir()
-        # mkdtemp makes the directory 0700: the bundle gets what the umask gives a new directory.
-        staging.chmod(0o777 & ~current_umask())
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return manifest
+
+
+def _capture_dump(
+    pid: int, index: int, jstack: str | None, py_spy_path: str | None, staging: Path, manifest: dict[str, Any]
+) -> None:
+    """Dump number `index` and the threads' CPU times at it, written and listed in the manifest."""
+    taken_at = time.time()
+    # The CPU times are read while the tool dumps: they describe the same moment, and the
+    # capture takes no longer than the dump itself.
+    with ThreadPoolExecutor(max_workers=1) as background:
+        dumping = background.submit(take_dump, pid, jstack=jstack, py_spy_path=py_spy_path)
+        cpu = thread_cpu(pid)
+        dump = dumping.result()
+    name = f"dump-{index:03d}.txt"
+    (staging / name).write_text(dump.text, encoding="utf-8")
+    cpu_name = f"threads-cpu-{index:03d}.json"
+    (staging / cpu_name).write_text(json.dumps(cpu, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    manifest["dumps"].append({"file": name, "taken_at": taken_at, "tool": dump.tool, "threads_cpu": cpu_name})
+    if manifest["tool"]["version"] is None:
+        manifest["tool"]["version"] = _banner(dump.text)
+
+
+def _publish(staging: Path, target: Path) -> None:
+    """The finished bundle renamed into place, with the modes the umask gives new files."""
+    for path in staging.iterdir():
+        path.chmod(0o644 & ~current_umask())
+    if target.exists():
+        target.rmdir()
+    # mkdtemp makes the directory 0700: the bundle gets what the umask gives a new directory.
+    staging.chmod(0o777 & ~current_umask())
+    staging.rename(target)
 
 
 def _banner(text: str) -> str | None:
