@@ -64,6 +64,23 @@ def read_command_config(path: str) -> dict[str, str]:
         raise CommandConfigError(f"cannot read --command-config {path}: {error.strerror or error}") from None
 
 
+# Keys whose value is taken as it is, under kafka-python's name.
+_RENAMED = {
+    "sasl.username": "sasl_plain_username",
+    "sasl.password": "sasl_plain_password",
+    "sasl.kerberos.service.name": "sasl_kerberos_service_name",
+    "ssl.ca.location": "ssl_cafile",
+    "ssl.key.location": "ssl_keyfile",
+    "ssl.key.password": "ssl_password",
+    "ssl.crl.location": "ssl_crlfile",
+    "client.id": "client_id",
+}
+# Keys read together with others (the store types, checked with their stores) or not needed.
+_READ_WITH_OTHERS = frozenset(
+    "security.protocol ssl.truststore.type ssl.keystore.type ssl.truststore.password sasl.login.class".split()
+)
+
+
 def kafka_python_config(properties: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
     """(kafka-python admin client settings, notes about ignored keys)."""
     config: dict[str, Any] = {}
@@ -75,66 +92,46 @@ def kafka_python_config(properties: dict[str, str]) -> tuple[dict[str, Any], lis
         )
     config["security_protocol"] = protocol
     for key, value in properties.items():
-        if key == "security.protocol":
+        if key in _RENAMED:
+            config[_RENAMED[key]] = value
+        elif key in _READ_WITH_OTHERS or key.startswith(_IGNORED_PREFIXES):
             continue
-        if key == "sasl.mechanism":
-            mechanism = value.upper()
-            if mechanism not in _SASL_MECHANISMS:
-                raise CommandConfigError(
-                    f"sasl.mechanism={value} is not one of {', '.join(_SASL_MECHANISMS)}"
-                )
-            config["sasl_mechanism"] = mechanism
-        elif key == "sasl.jaas.config":
-            options = jaas_options(value)
-            if "username" in options:
-                config["sasl_plain_username"] = options["username"]
-            if "password" in options:
-                config["sasl_plain_password"] = options["password"]
-            if "serviceName" in options:
-                config["sasl_kerberos_service_name"] = options["serviceName"]
-        elif key == "sasl.username":
-            config["sasl_plain_username"] = value
-        elif key == "sasl.password":
-            config["sasl_plain_password"] = value
-        elif key == "sasl.kerberos.service.name":
-            config["sasl_kerberos_service_name"] = value
-        elif key in ("ssl.truststore.location", "ssl.ca.location"):
-            if key == "ssl.truststore.location":
-                _require_pem(properties, "ssl.truststore.type", key, value)
-            config["ssl_cafile"] = value
-        elif key in ("ssl.keystore.location", "ssl.certificate.location"):
-            if key == "ssl.keystore.location":
-                _require_pem(properties, "ssl.keystore.type", key, value)
-            config["ssl_certfile"] = value
-            config.setdefault("ssl_keyfile", value)
-        elif key == "ssl.key.location":
-            config["ssl_keyfile"] = value
-        elif key == "ssl.key.password":
-            config["ssl_password"] = value
-        elif key == "ssl.keystore.password":
-            config.setdefault("ssl_password", value)
-        elif key == "ssl.endpoint.identification.algorithm":
-            config["ssl_check_hostname"] = value.strip().lower() == "https"
-        elif key == "ssl.crl.location":
-            config["ssl_crlfile"] = value
-        elif key == "request.timeout.ms":
-            config["request_timeout_ms"] = _positive_int(key, value)
-        elif key == "client.id":
-            config["client_id"] = value
-        elif key == "api.version":
-            config["api_version"] = _api_version(value)
-        elif key in (
-            "ssl.truststore.type",
-            "ssl.keystore.type",
-            "ssl.truststore.password",
-            "sasl.login.class",
-        ):
-            continue
-        elif key.startswith(_IGNORED_PREFIXES):
-            continue
-        else:
+        elif not _mapped(key, value, properties, config):
             notes.append(f"--command-config: {key} is not used by kafkadiag")
     return config, notes
+
+
+def _mapped(key: str, value: str, properties: dict[str, str], config: dict[str, Any]) -> bool:
+    """Put the setting `key` says into `config`; False when kafkadiag has no use for the key."""
+    if key == "sasl.mechanism":
+        mechanism = value.upper()
+        if mechanism not in _SASL_MECHANISMS:
+            raise CommandConfigError(f"sasl.mechanism={value} is not one of {', '.join(_SASL_MECHANISMS)}")
+        config["sasl_mechanism"] = mechanism
+    elif key == "sasl.jaas.config":
+        options = jaas_options(value)
+        named = (("username", "sasl_plain_username"), ("password", "sasl_plain_password"),
+                 ("serviceName", "sasl_kerberos_service_name"))  # fmt: skip
+        config.update({setting: options[option] for option, setting in named if option in options})
+    elif key == "ssl.truststore.location":
+        _require_pem(properties, "ssl.truststore.type", key, value)
+        config["ssl_cafile"] = value
+    elif key in ("ssl.keystore.location", "ssl.certificate.location"):
+        if key == "ssl.keystore.location":
+            _require_pem(properties, "ssl.keystore.type", key, value)
+        config["ssl_certfile"] = value
+        config.setdefault("ssl_keyfile", value)
+    elif key == "ssl.keystore.password":
+        config.setdefault("ssl_password", value)
+    elif key == "ssl.endpoint.identification.algorithm":
+        config["ssl_check_hostname"] = value.strip().lower() == "https"
+    elif key == "request.timeout.ms":
+        config["request_timeout_ms"] = _positive_int(key, value)
+    elif key == "api.version":
+        config["api_version"] = _api_version(value)
+    else:
+        return False
+    return True
 
 
 def _require_pem(properties: dict[str, str], type_key: str, key: str, value: str) -> None:
