@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from kafkadiag.lag.check import UNCHECKED, UNHEALTHY, CheckResult, Violation
 from kafkadiag.lag.model import LagReport
 from kafkadiag.report.lag_json import group_document, iso_time
+from kafkadiag.report.textpage import paint
 from kafkadiag.report.xml_text import escape, quoteattr
 
 SCHEMA = "kafkadiag.check"
@@ -62,7 +63,8 @@ def write_check_json(stream: TextIO, result: CheckResult, report: LagReport) -> 
 
 def write_check_text(stream: TextIO, result: CheckResult, report: LagReport) -> None:
     for verdict in result.verdicts:
-        stream.write(f"{verdict.verdict.upper():9} {verdict.group} ({verdict.source})\n")
+        paint(stream, verdict.verdict.upper(), pad=9)
+        stream.write(f" {verdict.group} ({verdict.source})\n")
         for violation in verdict.violations:
             stream.write(f"    {_label(violation)}: {violation.message}\n")
         for reason in verdict.unchecked[:20]:
@@ -70,7 +72,8 @@ def write_check_text(stream: TextIO, result: CheckResult, report: LagReport) -> 
         if len(verdict.unchecked) > 20:
             stream.write(f"    ... and {len(verdict.unchecked) - 20} more not checked\n")
     for error in result.errors:
-        stream.write(f"PROBLEM   {error}\n")
+        paint(stream, "PROBLEM", "bold red", pad=9)
+        stream.write(f" {error}\n")
     counts = {
         kind: sum(1 for verdict in result.verdicts if verdict.verdict == kind)
         for kind in ("healthy", UNHEALTHY, UNCHECKED)

@@ -37,6 +37,7 @@ STYLES = {
     "LAGGING": "yellow",
     "At risk": "yellow",
     "Incomplete": "yellow",
+    "UNCHECKED": "yellow",
     "info": "cyan",
     "INFO": "cyan",
     "OK": "green",
@@ -87,6 +88,17 @@ def wrap_plain(text: str, width: int, indent: str = "", first: str | None = None
             break_on_hyphens=False,
         )  # fmt: skip
     )
+
+
+def paint(stream: TextIO, word: str, style: str | None = None, pad: int = 0) -> None:
+    """Write `word` (a status, a verdict), padded to `pad` columns, in its colour (`style`, else
+    the one STYLES gives it) when the report stream is coloured; plainly otherwise."""
+    shown = word.ljust(pad)
+    sgr = SGR.get(style or STYLES.get(word, ""))
+    if sgr is None or not getattr(stream, "colour", False) or not hasattr(stream, "write_raw"):
+        stream.write(shown)
+        return
+    stream.write_raw(f"\x1b[{sgr}m{printable(word)}\x1b[0m{' ' * (len(shown) - len(word))}")
 
 
 class _RawWriter:
