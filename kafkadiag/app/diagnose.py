@@ -27,6 +27,9 @@ from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
 
 if TYPE_CHECKING:
     from kafkadiag.collect.gather import LagTarget
+    from kafkadiag.lag.model import LagReport
+    from kafkadiag.model import ThreadDump
+    from kafkadiag.rules.engine import Report
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def diagnose(options: DiagnoseOptions) -> Diagnosis:
     return Diagnosis(verdict, tuple(narrative), tuple(findings), tuple(sources), lag, caveats)
 
 
-def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[Any, str]:
+def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[LagReport | None, str]:
     target = options.lag_target
     if target is None:
         return None, ""
@@ -104,7 +107,9 @@ def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[An
     return report, named
 
 
-def _analyzed_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[list[Any], Any]:
+def _analyzed_dumps(
+    options: DiagnoseOptions, sources: list[SourceStatus]
+) -> tuple[list[ThreadDump], Report | None]:
     """The dumps of the live processes and of the bundles, and their analysis (None without a
     dump), read as `dump analyze` reads them: what reading repaired is a caveat of the report."""
     from kafkadiag.app.analyze import analyze_dumps
@@ -128,8 +133,8 @@ def _analyzed_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> tu
     return dumps, analysis.report if dumps else None
 
 
-def _live_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[Any]:
-    dumps: list[Any] = []
+def _live_dumps(options: DiagnoseOptions, sources: list[SourceStatus]) -> list[ThreadDump]:
+    dumps: list[ThreadDump] = []
     for pid in options.pids:
         try:
             live = take_dump(pid)
@@ -165,7 +170,9 @@ def _bundle_files(bundle: str, sources: list[SourceStatus]) -> tuple[str, ...] |
     return contents.files
 
 
-def _read_metrics(options: DiagnoseOptions, lag: Any, sources: list[SourceStatus]) -> list[MetricsRead]:
+def _read_metrics(
+    options: DiagnoseOptions, lag: LagReport | None, sources: list[SourceStatus]
+) -> list[MetricsRead]:
     from kafkadiag.app.maxlag import compare_with_lag
     from kafkadiag.collect.live import JVM, runtime_of
     from kafkadiag.collect.metrics import MetricsSource

@@ -16,6 +16,7 @@ from kafkadiag.collect.metrics import MetricsSource, read_consumer_config, read_
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 from kafkadiag.consumer_metrics import SOURCE_JMX, SOURCE_PID, MetricsReading
 from kafkadiag.errors import InputUnreadableError, KafkadiagError, UsageError
+from kafkadiag.lag.model import LagReport
 from kafkadiag.maxlag.model import MaxLagReport
 
 
@@ -120,7 +121,7 @@ def _thread_names_read(reading: MetricsReading) -> bool:
 
 def read_checker_lag(
     checker: CheckerTarget, groups: Sequence[str], notes: list[str], problems: list[KafkadiagError]
-) -> tuple[Any, list[str]]:
+) -> tuple[LagReport | None, list[str]]:
     """The lag engine's report for `groups`, or (None, [why not]); what the client settings
     noted goes to `notes`, a cluster that could not be read to `problems`."""
     from kafkadiag.app.lag import read_lag
@@ -152,7 +153,7 @@ def read_checker_lag(
 
 def compare_with_lag(
     source: MetricsSource,
-    lag_report: Any,
+    lag_report: LagReport | None,
     consumer_config: str | None = None,
     lag_threshold: int | None = None,
     expected_groups: Sequence[str] = (),
