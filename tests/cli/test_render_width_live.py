@@ -100,6 +100,16 @@ def test_at_80_columns_the_lag_owner_goes_under_its_partition(stalled: Deploymen
     assert not any(owner in line and stalled.topic in line for line in out.splitlines()), out
 
 
+def test_check_verdicts_in_colour_only_when_asked(stalled: Deployment) -> None:
+    args = ["check", "--samples", "2", "--interval", "1s", *stalled.cli_args()]
+    code, coloured, err = render(["--color", "always", *args], 100)
+    assert code == ExitCode.FINDINGS, coloured + err
+    # the stopped partitions make the group unhealthy: the verdict in bold red, then its group
+    assert f"\x1b[1;31mUNHEALTHY\x1b[0m {stalled.group.group}" in coloured, coloured
+    code, plain, err = render(args, 100)
+    assert f"UNHEALTHY {stalled.group.group}" in plain and "\x1b[" not in plain, plain
+
+
 @pytest.fixture()
 def consumer_jvm(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
     """A JVM with kafka-clients on its classpath and a consumer config naming a long group id."""
