@@ -17,7 +17,7 @@ PACKAGE = Path(kafkadiag.__file__).parent
 # Plain data and small helpers every layer may use; they import only one another.
 BASE = frozenset(
     "kafkadiag model consumer_metrics threadheader digits errors exitcodes readlimits boundedjson durations "
-    "moments lockgraph umask".split()
+    "moments lockgraph jvmreport umask".split()
 )
 
 # Which packages each one may import, besides BASE. The table is the layering: read a row as
