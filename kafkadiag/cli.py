@@ -30,7 +30,7 @@ from kafkadiag.console import COLOR_MODES, set_color_mode
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kafkadiag")
+@click.version_option(__version__, "-V", "--version", prog_name="kafkadiag")
 @click.option(
     "--color",
     type=click.Choice(COLOR_MODES),
@@ -50,7 +50,7 @@ def cli(color: str) -> None:
     set_color_mode(color)
 
 
-@cli.group()
+@cli.group(short_help="Parse and analyse thread dumps.")
 def dump() -> None:
     """Parse and analyse thread dumps."""
 

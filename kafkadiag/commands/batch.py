@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import click
 
+from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import rule_options
 from kafkadiag.errors import UsageError
@@ -60,7 +61,7 @@ def run_batch_command(
     return int(ExitCode.OK)
 
 
-@click.command("batch")
+@click.command("batch", short_help="Analyse many dumps and lag histories as a Spark job.")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out_dir", required=True, help="A new directory for the results.")
 @click.option("--master", default=None, help="Spark master URL (default: local[*], embedded).")
@@ -70,7 +71,7 @@ def run_batch_command(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(("table", "json")),
+    type=FormatChoice(("table", "json")),
     default="table",
     show_default=True,
     help="What to print on stdout: one line, or summary.json.",

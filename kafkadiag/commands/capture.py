@@ -50,7 +50,7 @@ def run_capture(
     return int(ExitCode.OK)
 
 
-@click.command("capture")
+@click.command("capture", short_help="Capture a consumer process into a bundle.")
 @click.option("--pid", type=int, required=True, help="The consumer process (a JVM or a Python interpreter).")
 @click.option("--count", type=int, default=3, show_default=True, help="How many thread dumps.")
 @click.option(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kafkadiag.commands.formats import format_option
 from kafkadiag.commands.options import (
     allowed_lag_option,
     connection_options,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from kafkadiag.lag.check import CheckPolicy, CheckResult, Thresholds
 
 
-CHECK_FORMATS = ("text", "json", "junit")
+CHECK_FORMATS = ("table", "json", "junit")
 
 
 def with_overrides(policy: CheckPolicy, overrides: Thresholds, fields: tuple[str, ...]) -> CheckPolicy:
@@ -69,7 +70,7 @@ def run_check(
     result, report = checked_lag(target, policy, samples, interval_s, allowed_lag)
     from kafkadiag.report.lag_check import write_check_json, write_check_text, write_junit
 
-    writers = {"text": write_check_text, "json": write_check_json, "junit": write_junit}
+    writers = {"table": write_check_text, "json": write_check_json, "junit": write_junit}
     with report_stream(output, output_format) as stream:
         writers[output_format](stream, result, report)
     if junit_path:
@@ -99,7 +100,7 @@ def run_check(
     return int(ExitCode.INPUT_UNREADABLE)
 
 
-@click.command("check")
+@click.command("check", short_help="Check lag against thresholds, for CI and cron.")
 @connection_options
 @click.option("--max-lag", type=int, default=None, help="Most records a partition may lag.")
 @click.option("--max-total-lag", type=int, default=None, help="Most records a group may lag in total.")
@@ -126,14 +127,7 @@ def run_check(
 @click.option("--samples", type=int, default=1, show_default=True, help="Snapshots to take.")
 @sample_interval_option
 @allowed_lag_option
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(("text", "json", "junit")),
-    default="text",
-    show_default=True,
-    help="text, json (schema kafkadiag.check) or junit (XML).",
-)
+@format_option(CHECK_FORMATS, "table for people, json (schema kafkadiag.check) or junit (XML).")
 @output_option
 @click.option("--junit-xml", "junit_path", default=None, help="Also write a JUnit XML report to this file.")
 def check_command(
@@ -156,7 +150,7 @@ def check_command(
     Thresholds come from --config (defaults and per group/topic rules), overridden by the
     options given here. With no threshold at all, Burrow's statuses decide: a partition in STOP,
     STALL or REWIND (group status ERR) is unhealthy; one sample cannot judge a status, so that
-    needs --samples 2 or more, else the result is 3. Reports: text, JSON or JUnit XML for CI
+    needs --samples 2 or more, else the result is 3. Reports: a table, JSON or JUnit XML for CI
     systems. See docs/lag.md.
     """
     from kafkadiag.collect.config import read_check_policy

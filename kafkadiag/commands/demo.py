@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.exitcodes import ExitCode
 
 
@@ -149,7 +150,7 @@ def _keep_running(steps: DemoSteps, sandbox: Any) -> None:
     threading.Event().wait()
 
 
-@click.command("demo")
+@click.command("demo", short_help="Reproduce a consumer stall on real Kafka and diagnose it.")
 @click.option(
     "--scenario",
     type=click.Choice(("old-consumer", "python")),
@@ -162,7 +163,7 @@ def _keep_running(steps: DemoSteps, sandbox: Any) -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(("table", "json")),
+    type=FormatChoice(("table", "json")),
     default="table",
     show_default=True,
     help="The diagnosis as `kafkadiag diagnose` prints it.",

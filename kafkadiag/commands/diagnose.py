@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import connection_options, output_option, rule_options, verbose_option
 from kafkadiag.commands.targets import lag_target
@@ -43,7 +44,7 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
     return int(ExitCode.OK)
 
 
-@click.command("diagnose")
+@click.command("diagnose", short_help="Join offsets, metrics and dumps into one diagnosis.")
 @connection_options
 @click.option("--pid", "pids", type=int, multiple=True, help="A consumer process: its thread dump "
               "(jstack -l or py-spy) and, for a JVM, its fetcher metrics (repeatable).")  # fmt: skip
@@ -57,7 +58,7 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(("table", "json", "prometheus")),
+    type=FormatChoice(("table", "json", "prometheus")),
     default="table",
     show_default=True,
     help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md), "

@@ -91,7 +91,7 @@ def _write_junit(
         write_analysis_junit(stream, report, inputs, fail_on, time.monotonic() - started)
 
 
-@click.command("analyze")
+@click.command("analyze", short_help="Explain stalls in dumps, and what to do.")
 @dump_inputs(schema="kafkadiag.analysis")
 @rule_options(fail_on="error", example_prefix="KD2")
 @verbose_option

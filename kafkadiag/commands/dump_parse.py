@@ -84,7 +84,7 @@ def _finish(failures: list[InputFailure]) -> int:
     return int(ExitCode.OK)
 
 
-@click.command("parse")
+@click.command("parse", short_help="Show what was understood in each dump.")
 @dump_inputs(schema="kafkadiag.dumps")
 def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, output: str | None) -> int:
     """Show what was understood in FILE... (use - for stdin; gzip is read transparently; a

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
+from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.options import (
     LAG_FORMATS,
     allowed_lag_option,
@@ -176,12 +177,14 @@ def run_history(
     return code
 
 
-@click.group("lag", invoke_without_command=True)
+@click.group(
+    "lag", invoke_without_command=True, short_help="Show committed offsets, lag, owners and progress."
+)
 @connection_options
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(LAG_FORMATS),
+    type=FormatChoice(LAG_FORMATS),
     default="table",
     show_default=True,
     help="table for people, json (schema kafkadiag.lag), prometheus (textfile collector).",
@@ -275,7 +278,7 @@ def lag_command(
     )
 
 
-@lag_command.command("history")
+@lag_command.command("history", short_help="Evaluate recorded lag snapshots offline.")
 @click.argument("record_dir")
 @click.option("--group", "groups", multiple=True, help="Only these groups (repeatable).")
 @click.option(
@@ -293,7 +296,7 @@ def lag_command(
     help="Evaluate as of this time (ISO 8601, e.g. 2026-11-25T03:00:00Z; no zone: local time).",
 )
 @allowed_lag_option
-@click.option("--format", "output_format", type=click.Choice(LAG_FORMATS), default="table", show_default=True)
+@click.option("--format", "output_format", type=FormatChoice(LAG_FORMATS), default="table", show_default=True)
 @output_option
 def lag_history_command(
     record_dir: str,

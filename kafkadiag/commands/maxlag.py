@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.options import (
     connection_options,
     metrics_source,
@@ -90,14 +91,14 @@ def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -
 # engine's connection options. Full documentation: docs/maxlag.md.
 
 
-@click.command("maxlag")
+@click.command("maxlag", short_help="Compare the fetcher's MaxLag with the checker's lag.")
 @metrics_source_options
 @connection_options
 @click.option("--client-id", "client_ids", multiple=True, help="Only these clients (repeatable).")
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(("table", "json", "prometheus")),
+    type=FormatChoice(("table", "json", "prometheus")),
     default="table",
     show_default=True,
     help="table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md), "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.console import set_verbose
 from kafkadiag.durations import DURATION
@@ -43,7 +44,7 @@ def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any
         command = click.option(
             "--format",
             "output_format",
-            type=click.Choice(("table", "json")),
+            type=FormatChoice(("table", "json")),
             default="table",
             show_default=True,
             help=f"table for people, json for machines (schema {schema}, see README).",

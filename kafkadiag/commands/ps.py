@@ -55,7 +55,7 @@ def run_ps(output_format: str) -> int:
     return int(ExitCode.OK)
 
 
-@click.command("ps")
+@click.command("ps", short_help="List the Kafka consumer processes on this host.")
 @click.option(
     "--format",
     "output_format",

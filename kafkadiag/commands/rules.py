@@ -7,7 +7,7 @@ import click
 from kafkadiag.exitcodes import ExitCode
 
 
-@click.command("rules")
+@click.command("rules", short_help="List the rule catalogue.")
 @click.option(
     "--format",
     "output_format",
@@ -33,7 +33,7 @@ def rules_command(output_format: str) -> int:
     return int(ExitCode.OK)
 
 
-@click.command("explain")
+@click.command("explain", short_help="Print a rule's full text: what, why, what to do.")
 @click.argument("code")
 def explain_command(code: str) -> int:
     """Print a rule's full text: what it detects, why it matters, what to do."""
