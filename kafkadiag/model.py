@@ -300,7 +300,7 @@ class DeadlockLink(NamedTuple):
     the thread the report says holds it (`"A":`, `waiting to lock monitor ...,`, `which is held by "B"`).
     A link says nothing about the links after it: HotSpot lists every thread its walk from the
     first one passed, so threads that only wait into the cycle come first (see
-    kafkadiag.lockgraph.read_jvm_report)."""
+    kafkadiag.jvmreport.read_jvm_report)."""
 
     thread_name: str
     waiting_for: str  # "monitor 0x... (object 0x..., a java.lang.Object)" or an ownable synchronizer

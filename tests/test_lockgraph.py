@@ -6,7 +6,8 @@ import dataclasses
 
 from kafkadiag.dumps import read_dumps
 from kafkadiag.errors import KafkadiagError
-from kafkadiag.lockgraph import LockGraph, _strongly_connected, read_jvm_report
+from kafkadiag.jvmreport import read_jvm_report
+from kafkadiag.lockgraph import LockGraph, _strongly_connected
 from kafkadiag.model import DeadlockLink, LockEventKind, ThreadDump
 
 from .conftest import CAPTURED, CORPUS, REPO

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from kafkadiag.dumps.lines import ReadStats, display_name
 from kafkadiag.errors import KafkadiagError
-from kafkadiag.lockgraph import JvmReport, LockGraph, LockNode, read_jvm_report
+from kafkadiag.jvmreport import JvmReport, read_jvm_report
+from kafkadiag.lockgraph import LockGraph, LockNode
 from kafkadiag.model import DumpFormat, Frame, Thread, ThreadDump, ThreadStatus
 
 # Frames compared when grouping threads by stack: deep enough to separate pools that share a

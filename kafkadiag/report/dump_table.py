@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from kafkadiag.dumps.summary import DumpSummary
-from kafkadiag.lockgraph import JvmReport
+from kafkadiag.jvmreport import JvmReport
 from kafkadiag.report.dump_json import hex_id
 from kafkadiag.report.textpage import wrap_plain
 from kafkadiag.report.texttable import render_table, width_of

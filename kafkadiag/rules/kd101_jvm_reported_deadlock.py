@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from kafkadiag.lockgraph import JvmReport, read_jvm_report
+from kafkadiag.jvmreport import JvmReport, read_jvm_report
 from kafkadiag.model import DeadlockLink, Thread, ThreadDump
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
