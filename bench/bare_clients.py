@@ -8,12 +8,14 @@ bench/lag_bench.py to compare against:
         (get_*_async). With BOOTSTRAP, also the latest and earliest offset of every partition
         read, through kafka-python's consumer (end_offsets, beginning_offsets; API_VERSION such
         as 0.8.2 pins the protocol for a broker before ApiVersions).
-    python bench/bare_clients.py kafka BOOTSTRAP
+    python bench/bare_clients.py kafka BOOTSTRAP [--json]
         kafka-python's public admin API for every group: list_groups, describe_groups,
         list_group_offsets (batched per coordinator), then list_partition_offsets for the latest
-        and earliest offsets of every committed partition.
+        and earliest offsets of every committed partition. With --json, also the answer a lag
+        tool gives: every partition's committed offset, watermarks and lag, as one JSON document.
 
-Prints the number of offsets read (so a run that read nothing is not mistaken for a fast one).
+Prints the number of offsets read (so a run that read nothing is not mistaken for a fast one),
+or with --json the document.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def _watermarks(bootstrap: str, api_version: str, partitions: set[tuple[str, ...
         consumer.close()
 
 
-def kafka(bootstrap: str) -> int:
+def kafka(bootstrap: str, as_json: str = "") -> int:
     from kafka import KafkaAdminClient
     from kafka.admin import OffsetSpec
 
@@ -82,14 +84,32 @@ def kafka(bootstrap: str) -> int:
             pass
         committed = admin.list_group_offsets({group: None for group in groups})
         partitions = {tp for offsets in committed.values() for tp in offsets}
-        admin.list_partition_offsets({tp: OffsetSpec.LATEST for tp in partitions})
-        admin.list_partition_offsets({tp: OffsetSpec.EARLIEST for tp in partitions})
+        latest = admin.list_partition_offsets({tp: OffsetSpec.LATEST for tp in partitions})
+        earliest = admin.list_partition_offsets({tp: OffsetSpec.EARLIEST for tp in partitions})
+        if as_json:
+            _write_lag(committed, latest, earliest)
         return sum(len(offsets) for offsets in committed.values())
     finally:
         admin.close()
 
 
+def _write_lag(committed: dict, latest: dict, earliest: dict) -> None:
+    import json
+
+    groups = []
+    for group, offsets in sorted(committed.items()):
+        rows = []
+        for tp, offset in sorted(offsets.items()):
+            end = latest[tp].offset
+            rows.append({"topic": tp.topic, "partition": tp.partition, "committed_offset": offset.offset,
+                         "high_watermark": end, "log_start_offset": earliest[tp].offset,
+                         "lag": end - offset.offset})  # fmt: skip
+        groups.append({"group": group, "total_lag": sum(row["lag"] for row in rows), "partitions": rows})
+    sys.stdout.write(json.dumps({"groups": groups}, separators=(",", ":")) + "\n")
+
+
 if __name__ == "__main__":
     kind, *arguments = sys.argv[1:]
     count = zookeeper(*arguments) if kind == "zookeeper" else kafka(*arguments)
-    print(count)
+    if "--json" not in arguments:
+        print(count)

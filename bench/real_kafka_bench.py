@@ -7,7 +7,8 @@ Scenarios (servers on free 127.0.0.1 ports, stopped by PID at the end):
              each (100 topics x 10 partitions): `kafkadiag lag --all-groups` against
              `kafka-consumer-groups --describe --all-groups` of the same release (the JVM tool,
              start-up included) and against bare kafka-python doing the same reads
-             (bench/bare_clients.py).
+             (bench/bare_clients.py), once printing only the count, once writing every
+             partition's lag as JSON as kafkadiag does.
   zookeeper  a ZooKeeper-mode Apache Kafka 0.8.2.2 broker and one old-consumer group with 10,000
              offsets in ZooKeeper (100 topics x 100 partitions, all hosted by the broker):
              `kafkadiag lag --zookeeper --bootstrap-server --group` against Kafka's own
@@ -35,7 +36,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import machine  # noqa: E402
-from lag_bench import bare_library_runs, timed_runs, write_zookeeper_group  # noqa: E402
+from lag_bench import bare_library_runs, settle, timed_runs, write_zookeeper_group  # noqa: E402
 
 from kafkadiag.sandbox import kafka_release, kafka_servers  # noqa: E402
 from kafkadiag.sandbox.servers import ServerProcess, start_zookeeper  # noqa: E402
@@ -66,6 +67,30 @@ def timed_tool(name: str, argv: list[str], runs: int, against: dict, expect_in_o
     }
     print(json.dumps(row), flush=True)
     return row
+
+
+def bare_json_runs(
+    name: str, args: list[str], runs: int, servers: list[ServerProcess], against: dict
+) -> None:
+    """The bare client giving a lag tool's answer: cold processes, their JSON checked for every
+    partition kafkadiag reported."""
+    settle(servers)
+    command = [sys.executable, str(REPO / "bench" / "bare_clients.py"), *args]
+    subprocess.run(command, capture_output=True, check=True, timeout=300)  # warm-up, not counted
+    times, document = [], {}
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
+        times.append(time.perf_counter() - started)
+        document = json.loads(result.stdout)
+    partitions = sum(len(group["partitions"]) for group in document["groups"])
+    if partitions != against["partitions"]:
+        raise SystemExit(f"{name}: {partitions} partitions, kafkadiag reported {against['partitions']}")
+    median = statistics.median(times)
+    row = {"scenario": name, "median_s": round(median, 3), "min_s": round(min(times), 3), "runs": runs,
+           "partitions": partitions, "kafkadiag_median_s": against["median_s"],
+           "kafkadiag_over_bare": round(against["median_s"] / median, 2)}  # fmt: skip
+    print(json.dumps(row), flush=True)
 
 
 def kafka_scenario(work: Path, runs: int, tool_runs: int) -> None:
@@ -100,6 +125,8 @@ def kafka_scenario(work: Path, runs: int, tool_runs: int) -> None:
             ["lag", "--bootstrap-server", kafka.address, "--all-groups"], runs, servers,
         )  # fmt: skip
         bare_library_runs("bare kafka-python (same reads)", ["kafka", kafka.address], runs, servers, ours)
+        name = "bare kafka-python (same reads, then the lag of every partition written as JSON)"
+        bare_json_runs(name, ["kafka", kafka.address, "--json"], runs, servers, ours)
         argv = kafka_servers.java_argv(
             "4.1.1", work, "consumer-groups", TOOLS_GROUP_COMMAND,
             "--bootstrap-server", kafka.address, "--describe", "--all-groups",
