@@ -1,7 +1,8 @@
 """`kafkadiag diagnose` for people, the story told once: the verdict with the joined story, what
-to do, then the findings (a finding that is the story points back to it, a remedy already given
-is not repeated), then what was read. Evidence with --verbose; the JSON report always has it.
-One incident fits one screen of 120x40."""
+to do, then the findings (a finding that is the story points back to it, one about the story's
+threads only is its headline, a remedy already given is not repeated), then what was read. Each
+finding in full and its evidence with --verbose; the JSON report always has them. One incident
+fits one screen of 120x40."""
 
 from __future__ import annotations
 
@@ -28,8 +29,19 @@ def render_diagnosis(out: TextIO, diagnosis: Diagnosis, verbose: bool | None = N
         page.line()
     if diagnosis.findings:
         page.heading("Findings")
+    told_threads = _story_threads(diagnosis)
     for source, finding, copies in folded(diagnosis.findings):
-        render_finding(page, finding, ledger, label=f"[{source}]", told=story, copies=copies, verbose=verbose)
+        brief = not verbose and source != SOURCE_JOINED and _within(finding.threads, told_threads)
+        render_finding(
+            page,
+            finding,
+            ledger,
+            label=f"[{source}]",
+            told=story,
+            copies=copies,
+            verbose=verbose,
+            brief=brief,
+        )
     if diagnosis.findings:
         page.line()
     caveats = getattr(diagnosis, "caveats", ())
@@ -39,6 +51,18 @@ def render_diagnosis(out: TextIO, diagnosis: Diagnosis, verbose: bool | None = N
             page.paragraph(caveat, indent=2)
         page.line()
     _render_sources(page, diagnosis)
+
+
+def _story_threads(diagnosis: Diagnosis) -> set[str]:
+    """The threads the joined story names: a finding about them only (the fetcher blocked, the
+    streams starving, the stream not draining) is a part of that story, told in its headline."""
+    return {
+        name for source, finding in diagnosis.findings if source == SOURCE_JOINED for name in finding.threads
+    }
+
+
+def _within(threads: tuple[str, ...], told: set[str]) -> bool:
+    return bool(threads) and set(threads) <= told
 
 
 def _story(diagnosis: Diagnosis) -> list[str]:

@@ -52,10 +52,12 @@ def render_finding(
     told: Sequence[str] = (),
     copies: int = 1,
     verbose: bool = False,
+    brief: bool = False,
 ) -> None:
     """One finding, with no blank line after it (findings follow each other closely enough to
     keep one incident on one screen). `told`: paragraphs already printed (the story): a message
-    among them is not printed again. `label`: where it came from ("[dump]", "[in 2 of 3 dumps]")."""
+    among them is not printed again. `label`: where it came from ("[dump]", "[in 2 of 3 dumps]").
+    `brief`: the headline alone, for a finding another one's story already tells."""
     mark = MARKS.get(finding.severity.value, finding.severity.value)
     headline = f"{finding.rule} {finding.name}: {finding.title}"
     extra = [label] if label else []
@@ -65,7 +67,11 @@ def render_finding(
     is_story = message in {" ".join(paragraph.split()) for paragraph in told}
     if is_story:
         extra.append("(the story above)")
+    elif brief:
+        extra.append("(in the story above)")
     page.paragraph(" ".join([headline, *extra]), indent=2, lead=page.styled(mark, _style(mark)))
+    if brief:
+        return
     if not is_story:
         page.paragraph(message, indent=BODY_INDENT)
     unnamed = [name for name in finding.threads if name not in finding.message]
