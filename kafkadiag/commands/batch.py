@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import click
 
+from kafkadiag.commands.completion import complete_directories, complete_paths
 from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import rule_options
@@ -62,8 +63,14 @@ def run_batch_command(
 
 
 @click.command("batch", short_help="Analyse many dumps and lag histories as a Spark job.")
-@click.argument("inputs", nargs=-1, required=True)
-@click.option("--out", "out_dir", required=True, help="A new directory for the results.")
+@click.argument("inputs", nargs=-1, required=True, shell_complete=complete_paths)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    shell_complete=complete_directories,
+    help="A new directory for the results.",
+)
 @click.option("--master", default=None, help="Spark master URL (default: local[*], embedded).")
 @input_bound_options
 @click.option("--conf", multiple=True, help="A Spark setting KEY=VALUE (repeatable).")

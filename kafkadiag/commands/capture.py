@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from kafkadiag.commands.completion import complete_directories
 from kafkadiag.console import warn
 from kafkadiag.durations import DURATION
 from kafkadiag.exitcodes import ExitCode
@@ -60,7 +61,13 @@ def run_capture(
     show_default=True,
     help="Time between dumps (500ms, 2s, 1m; a bare number is seconds).",
 )
-@click.option("--out", "out_dir", required=True, help="A new directory for the bundle.")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    shell_complete=complete_directories,
+    help="A new directory for the bundle.",
+)
 @click.option("--jstack", default=None, help="jstack to use (default: the target JVM's own, then PATH's).")
 @click.option("--py-spy", "py_spy", default=None, help="py-spy to use (default: beside python, then PATH's).")
 @click.option("--no-metrics", is_flag=True, help="Skip the JVM's fetcher metrics (no JMX agent started).")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kafkadiag.commands.completion import complete_paths
 from kafkadiag.commands.formats import format_option
 from kafkadiag.commands.options import (
     allowed_lag_option,
@@ -122,14 +123,24 @@ def run_check(
     help="Findings (ownership, skipped data ...) at this severity or above fail the check [error].",
 )
 @click.option(
-    "--config", "config_path", default=None, help="Per group/topic thresholds (TOML or JSON, docs/lag.md)."
+    "--config",
+    "config_path",
+    default=None,
+    shell_complete=complete_paths,
+    help="Per group/topic thresholds (TOML or JSON, docs/lag.md).",
 )
 @click.option("--samples", type=int, default=1, show_default=True, help="Snapshots to take.")
 @sample_interval_option
 @allowed_lag_option
 @format_option(CHECK_FORMATS, "table for people, json (schema kafkadiag.check) or junit (XML).")
 @output_option
-@click.option("--junit-xml", "junit_path", default=None, help="Also write a JUnit XML report to this file.")
+@click.option(
+    "--junit-xml",
+    "junit_path",
+    default=None,
+    shell_complete=complete_paths,
+    help="Also write a JUnit XML report to this file.",
+)
 def check_command(
     max_lag: int | None,
     max_total_lag: int | None,

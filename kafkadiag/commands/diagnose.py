@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kafkadiag.commands.completion import complete_paths
 from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import connection_options, output_option, rule_options, verbose_option
@@ -52,7 +53,11 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
 @click.option("--jolokia", default=None, help="The consumer's Jolokia agent URL.")
 @click.option("--prometheus", default=None, help="The consumer's Prometheus JMX exporter URL or file.")
 @click.option(
-    "--from", "bundles", multiple=True, help="A capture bundle (kafkadiag capture) or dump file (repeatable)."
+    "--from",
+    "bundles",
+    multiple=True,
+    shell_complete=complete_paths,
+    help="A capture bundle (kafkadiag capture) or dump file (repeatable).",
 )
 @rule_options(fail_on="warning", example_prefix="KD8")
 @click.option(

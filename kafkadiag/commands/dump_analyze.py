@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kafkadiag.commands.completion import complete_paths
 from kafkadiag.commands.options import (
     bundles_expanded,
     dump_inputs,
@@ -99,6 +100,7 @@ def _write_junit(
     "--junit-xml",
     "junit_path",
     default=None,
+    shell_complete=complete_paths,
     help="Also write a JUnit XML report (one test case per rule, plus the input) to this file.",
 )
 def dump_analyze(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
+from kafkadiag.commands.completion import complete_directories
 from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.options import (
     LAG_FORMATS,
@@ -209,6 +210,7 @@ def run_history(
     "--record",
     "record_dir",
     default=None,
+    shell_complete=complete_directories,
     help="Append each snapshot as a JSON line to DIR/lag-snapshots.jsonl (see `lag history`).",
 )
 @metrics_source_options
@@ -279,7 +281,7 @@ def lag_command(
 
 
 @lag_command.command("history", short_help="Evaluate recorded lag snapshots offline.")
-@click.argument("record_dir")
+@click.argument("record_dir", shell_complete=complete_directories)
 @click.option("--group", "groups", multiple=True, help="Only these groups (repeatable).")
 @click.option(
     "--samples",

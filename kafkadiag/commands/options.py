@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kafkadiag.commands.completion import complete_groups, complete_paths, complete_rules
 from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.console import set_verbose
@@ -31,7 +32,11 @@ PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 
 # Every command that writes a report takes it the same way.
 output_option = click.option(
-    "--output", "-o", default=None, help="Write the report to this file (atomically)."
+    "--output",
+    "-o",
+    default=None,
+    shell_complete=complete_paths,
+    help="Write the report to this file (atomically).",
 )
 
 
@@ -56,7 +61,7 @@ def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any
             show_default=True,
             help="Dump format; auto detects it from the first lines.",
         )(command)
-        return click.argument("files", nargs=-1, required=True)(command)
+        return click.argument("files", nargs=-1, required=True, shell_complete=complete_paths)(command)
 
     return decorate
 
@@ -123,12 +128,14 @@ def rule_options(fail_on: str, example_prefix: str) -> Callable[[Callable[..., A
             click.option(
                 "--select",
                 multiple=True,
+                shell_complete=complete_rules,
                 callback=_known_rules,
                 help=f"Run only these rules (code, code prefix like {example_prefix}, or name).",
             ),
             click.option(
                 "--ignore",
                 multiple=True,
+                shell_complete=complete_rules,
                 callback=_known_rules,
                 help="Do not run these rules (code, code prefix or name).",
             ),
@@ -210,9 +217,16 @@ def connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--command-config",
             envvar="KAFKADIAG_COMMAND_CONFIG",
+            shell_complete=complete_paths,
             help="Client properties file (SSL/SASL) as Kafka's tools take it. Env: KAFKADIAG_COMMAND_CONFIG.",
         ),
-        click.option("--group", "groups", multiple=True, help="A consumer group (repeatable)."),
+        click.option(
+            "--group",
+            "groups",
+            multiple=True,
+            shell_complete=complete_groups,
+            help="A consumer group (repeatable).",
+        ),
         click.option("--all-groups", is_flag=True, help="Every group found in ZooKeeper and on the brokers."),
         click.option("--topic", "topics", multiple=True, help="Only these topics (repeatable)."),
         click.option(
@@ -227,6 +241,7 @@ def connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--zk-tls-config-file",
             envvar="KAFKADIAG_ZK_TLS_CONFIG_FILE",
+            shell_complete=complete_paths,
             expose_value=False,
             callback=_remember_zookeeper_setting,
             help="ZooKeeper TLS settings, Kafka's zookeeper.ssl.* properties with PEM files. "
@@ -234,6 +249,7 @@ def connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--zk-jaas-file",
+            shell_complete=complete_paths,
             expose_value=False,
             callback=_remember_zookeeper_setting,
             help="A JAAS file whose Client section (DigestLoginModule) logs in to ZooKeeper. "
@@ -273,6 +289,7 @@ def metrics_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--consumer-config",
             default=None,
+            shell_complete=complete_paths,
             help="The consumer's properties file (queued.max.message.chunks, fetch.message.max.bytes, "
             "auto.commit.interval.ms); overrides the JVM's -D settings and Kafka's defaults.",
         ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from kafkadiag.commands.completion import complete_rules
 from kafkadiag.exitcodes import ExitCode
 
 
@@ -34,7 +35,7 @@ def rules_command(output_format: str) -> int:
 
 
 @click.command("explain", short_help="Print a rule's full text: what, why, what to do.")
-@click.argument("code")
+@click.argument("code", shell_complete=complete_rules)
 def explain_command(code: str) -> int:
     """Print a rule's full text: what it detects, why it matters, what to do."""
     from kafkadiag.errors import UsageError
