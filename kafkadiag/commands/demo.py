@@ -145,7 +145,7 @@ def _keep_running(steps: DemoSteps, sandbox: Any) -> None:
         console.print("  " + line)
     console.print("\nCommands to try in another shell:")
     for line in sandbox.commands_to_try():
-        console.print("  " + line)
+        console.print("  " + line, soft_wrap=True)  # a command is copied whole: never wrapped
     console.print("\nPress Ctrl-C to stop it.")
     threading.Event().wait()
 
