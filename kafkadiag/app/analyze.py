@@ -3,7 +3,7 @@ was read, with what reading repaired as the report's caveats."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kafkadiag.collect.dumpfiles import DumpsRead, Progress, read_dump_files
@@ -24,10 +24,14 @@ def analyze_dumps(
     ignore: Sequence[str] = (),
     progress: Progress | None = None,
     more_dumps: Sequence[ThreadDump] = (),
+    analysing: Callable[[int], None] | None = None,
 ) -> DumpAnalysis:
     """The analysis of every dump in `paths`, and of `more_dumps` taken otherwise (a live
-    process's, which `diagnose --pid` analyses with its bundles)."""
+    process's, which `diagnose --pid` analyses with its bundles). `progress` is told the bytes
+    read; `analysing`, the number of dumps when the rules start (the longer part on large logs)."""
     read = read_dump_files(paths, input_format, progress)
     dumps = [*more_dumps, *read.dumps]
+    if analysing is not None:
+        analysing(len(dumps))
     report = analyze(dumps, tuple(select), tuple(ignore), read.caveats if dumps else ())
     return DumpAnalysis(read, report)

@@ -14,7 +14,6 @@ from kafkadiag.commands.options import (
     reader_may_leave,
     rule_options,
     verbose_option,
-    wants_progress,
 )
 from kafkadiag.console import report_error
 from kafkadiag.exitcodes import ExitCode
@@ -33,18 +32,17 @@ def run_dump_analyze(
     fail_on: str,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
-    show_progress: bool = False,
     junit_path: str | None = None,
 ) -> int:
     from kafkadiag.app.analyze import analyze_dumps
-    from kafkadiag.progress import FileProgress
+    from kafkadiag.progress import AnalysisProgress
     from kafkadiag.report.output import report_stream
     from kafkadiag.rules.base import Severity
 
     started = time.monotonic()
     fmt = DumpFormat(input_format) if input_format else None
-    with FileProgress(files, enabled=show_progress) as progress:
-        analysis = analyze_dumps(files, fmt, select, ignore, progress.update)
+    with AnalysisProgress(files) as progress:
+        analysis = analyze_dumps(files, fmt, select, ignore, progress.update, analysing=progress.analysing)
     failures = analysis.read.failures
     inputs = [_input_json(read) for read in analysis.read.files]
     for failure in failures:
@@ -131,7 +129,6 @@ def dump_analyze(
             fail_on,
             select,
             ignore,
-            show_progress=wants_progress(files),
             junit_path=junit_path,
         )
     )

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kafkadiag.commands.options import bundles_expanded, dump_inputs, reader_may_leave, wants_progress
+from kafkadiag.commands.options import bundles_expanded, dump_inputs, reader_may_leave
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.model import DumpFormat
 
@@ -19,17 +19,16 @@ def run_dump_parse(
     input_format: str | None,
     output_format: str,
     output: str | None,
-    show_progress: bool = False,
 ) -> int:
     from kafkadiag.dumps.summary import InputFailure, summarize_files
-    from kafkadiag.progress import FileProgress
+    from kafkadiag.progress import AnalysisProgress
     from kafkadiag.report.output import report_stream
 
     fmt = DumpFormat(input_format) if input_format else None
     failures: list[InputFailure] = []
     inputs: dict[str, dict[str, Any]] = {}
     with (
-        FileProgress(files, enabled=show_progress) as progress,
+        AnalysisProgress(files) as progress,
         report_stream(output, output_format) as stream,
     ):
         results = summarize_files(files, fmt, progress.update)
@@ -102,6 +101,5 @@ def dump_parse(files: tuple[str, ...], input_format: str, output_format: str, ou
             None if input_format == "auto" else input_format,
             output_format,
             output,
-            show_progress=wants_progress(files),
         )
     )

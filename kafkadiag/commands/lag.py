@@ -127,7 +127,8 @@ def run_lag(
 ) -> int:
     from kafkadiag.app.lag import sampled_lag, validate_sampling
     from kafkadiag.collect.gather import Collector
-    from kafkadiag.commands.lag_views import SampleProgress, watch_lag
+    from kafkadiag.commands.lag_views import watch_lag
+    from kafkadiag.progress import SampleProgress
     from kafkadiag.report.output import report_stream
 
     if watch:
@@ -137,7 +138,7 @@ def run_lag(
             return watch_lag(
                 collector, output_format, window, interval_s, record_dir, fetcher_request, allowed_lag, keep
             )
-    with SampleProgress(samples) as progress:
+    with SampleProgress(samples, interval_s) as progress:
         report, fetcher = sampled_lag(
             target, samples, interval_s, record_dir, fetcher_request, allowed_lag, progress.update, keep
         )

@@ -1,9 +1,8 @@
-"""What the terminal shows while `kafkadiag lag` samples: a progress bar over the samples, and
-the --watch view that re-evaluates every interval until Ctrl-C."""
+"""What the terminal shows while `kafkadiag lag --watch` re-evaluates every interval until Ctrl-C
+(the progress between `--samples` is kafkadiag.progress.SampleProgress)."""
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -16,42 +15,6 @@ if TYPE_CHECKING:
     from kafkadiag.collect.retention import Keep
     from kafkadiag.lag.model import LagReport
     from kafkadiag.lag.snapshot import Snapshot
-
-
-class SampleProgress:
-    """A progress bar on an interactive stderr while samples are taken."""
-
-    def __init__(self, samples: int) -> None:
-        self.enabled = samples > 1 and sys.stderr.isatty()
-        self.samples = samples
-        self._progress: object = None
-        self._task: object = None
-
-    def __enter__(self) -> SampleProgress:
-        if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            from kafkadiag.console import stderr_console
-
-            progress = Progress(
-                TextColumn("sampling"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                console=stderr_console(),
-                transient=True,
-            )
-            progress.start()
-            self._task = progress.add_task("sampling", total=self.samples)
-            self._progress = progress
-        return self
-
-    def update(self, index: int, snapshot: Snapshot) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, completed=index + 1)  # type: ignore[attr-defined]
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()  # type: ignore[attr-defined]
 
 
 class _WatchView:

@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 # From the model, not kafkadiag.dumps: importing the parsers costs every command (lag included)
 # tens of milliseconds it does not use.
 INPUT_FORMATS = ("auto", *(dump_format.value for dump_format in DumpFormat))
-# Files at least this large get a progress bar on an interactive stderr.
-PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 
 
 # Every command that writes a report takes it the same way.
@@ -157,18 +155,6 @@ def verbose_option(command: Callable[..., Any]) -> Callable[..., Any]:
         callback=lambda ctx, param, value: set_verbose(bool(value)),
         help="Also show each finding's evidence and the rules run and skipped (JSON always has them).",
     )(command)
-
-
-def wants_progress(files: tuple[str, ...]) -> bool:
-    if not sys.stderr.isatty():
-        return False
-    total = 0
-    for path in files:
-        try:
-            total += os.path.getsize(path) if path != "-" else 0
-        except OSError:
-            continue
-    return total >= PROGRESS_MIN_BYTES
 
 
 LAG_FORMATS = ("table", "json", "prometheus")
