@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from kafkadiag.dumps.actuatorjson import looks_like_actuator_json
+from kafkadiag.dumps.blockedwarnings import blocked_warning
 from kafkadiag.dumps.gocdsupport import MONITORS as GOCD_MONITORS
 from kafkadiag.dumps.gocdsupport import SECTION as GOCD_SECTION
 from kafkadiag.dumps.gocdsupport import THREAD_LINE as GOCD_THREAD_LINE
@@ -182,6 +183,7 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
     hotspot = False
     stacks_printed = False
     stack_traces = False
+    blocked_warnings = False  # an event loop's watchdog warned of a blocked thread
     previous = ""
     last_written = ""
     for position, line in enumerate(sample):
@@ -195,6 +197,8 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
                 bare_frame_text(stripped.rstrip()) is not None
             )
         last_written = stripped
+        if not blocked_warnings and "Thread Thread[" in stripped:
+            blocked_warnings = blocked_warning(stripped) is not None
         for marker, python_format in _PYTHON_MARKERS:
             if marker.match(line):
                 if python_format is DumpFormat.GDB_PY_BT and _faulthandler_frame_follows(sample, position):
@@ -223,7 +227,7 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         hotspot = hotspot or "Full thread dump" in line
     if hotspot:
         return DumpFormat.HOTSPOT
-    if stack_traces:
+    if stack_traces or blocked_warnings:
         return DumpFormat.STACK_TRACES
     if stacks_printed:
         return DumpFormat.PY_TRACEBACK

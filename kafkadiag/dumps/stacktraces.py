@@ -18,6 +18,9 @@ may as well be entering a monitor as running: its state stays unknown. Every dum
 
 A dump ends at the first line that is neither a frame, a blank line nor the next thread; the
 next `Thread[...]` line after it starts another dump (a log holding each wake-up's dump).
+
+An event loop's blocked-thread warning names its thread the same way ("Thread Thread[name,5,main]
+has been blocked for 5457 ms") and is read here too: see kafkadiag.dumps.blockedwarnings.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.digits import is_decimal
+from kafkadiag.dumps.blockedwarnings import EXCEPTION as WARNING_EXCEPTION
+from kafkadiag.dumps.blockedwarnings import NOTE as NOTE_WARNING
+from kafkadiag.dumps.blockedwarnings import PRODUCER as WARNING_PRODUCER
+from kafkadiag.dumps.blockedwarnings import BlockedWarning, FramePrefix, blocked_warning, without_jar
 from kafkadiag.dumps.javaframes import bare_frame_text, parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, numbered_lines
 from kafkadiag.dumps.states import state_from_top_frames
@@ -49,10 +56,14 @@ def parse_stack_traces(batches: Iterable[list[str]], source: str) -> Iterator[Th
     dump: DumpCollector | None = None
     thread: OpenThread | None = None
     count = 0
+    # An event loop's blocked-thread warning opens a thread too (kafkadiag.dumps.blockedwarnings):
+    # the log viewer's columns in front of its frames, and whether the thread came from one.
+    prefix = FramePrefix()
+    warned = False
 
     def finish_thread() -> None:
         nonlocal thread
-        if thread is not None and dump is not None:
+        if thread is not None and dump is not None and (thread.frames or not warned):
             thread.state, thread.detail = state_from_top_frames(thread.frames)
             dump.threads.append(thread.build())
         thread = None
@@ -60,26 +71,36 @@ def parse_stack_traces(batches: Iterable[list[str]], source: str) -> Iterator[Th
     def finish_dump() -> ThreadDump | None:
         nonlocal dump, count
         finish_thread()
+        prefix.forget()
         finished, dump = dump, None
         if finished is None or not any(thread.frames for thread in finished.threads):
             return None  # "Thread[worker,5,main]" ending a log line, not a dump
-        finished.note(NOTE_NO_STATES)
+        finished.note(NOTE_WARNING if finished.producer == WARNING_PRODUCER else NOTE_NO_STATES)
         count += 1
         return finished.build()
 
     for line_no, line in numbered_lines(batches):
-        opened = _open_thread(line, line_no)
+        warning = blocked_warning(line) if "Thread Thread[" in line else None
+        opened = _open_thread(line, line_no) if warning is None else _open_warned(line, line_no, warning)
         if opened is not None:
+            if dump is not None and warning is not None and _seen(dump, thread, opened.name):
+                finished = finish_dump()  # the same thread warned again: a later snapshot
+                if finished is not None:
+                    yield finished
             if dump is None:
                 dump = DumpCollector(source, DumpFormat.STACK_TRACES, count, line_no)
-                dump.producer = "Thread.getAllStackTraces()"
+                dump.producer = "Thread.getAllStackTraces()" if warning is None else WARNING_PRODUCER
             finish_thread()
-            thread = opened
+            thread, warned = opened, warning is not None
             dump.end_line_no = line_no
             continue
         if dump is None:
             continue  # log text between dumps
-        stripped = line.strip()
+        if warned and thread is not None and not thread.frames and WARNING_EXCEPTION in line:
+            prefix.learn(line)  # the stack starts: its columns are the log viewer's
+            thread.stack_line_no = line_no + 1
+            continue
+        stripped = without_jar(prefix.strip(line).strip())
         if not stripped:
             continue
         frame_text = bare_frame_text(stripped)
@@ -93,6 +114,16 @@ def parse_stack_traces(batches: Iterable[list[str]], source: str) -> Iterator[Th
     finished = finish_dump()
     if finished is not None:
         yield finished
+
+
+def _seen(dump: DumpCollector, current: OpenThread | None, name: str) -> bool:
+    """A thread of that name is in the dump already, or is the one being read."""
+    return (current is not None and current.name == name) or any(t.name == name for t in dump.threads)
+
+
+def _open_warned(line: str, line_no: int, warning: BlockedWarning) -> OpenThread:
+    text = line[warning.start :].strip()
+    return OpenThread(warning.name, ThreadState.UNKNOWN, line_no, text, stack_line_no=line_no + 1)
 
 
 def _open_thread(line: str, line_no: int) -> OpenThread | None:
