@@ -50,6 +50,8 @@ FAMILIES: tuple[Family, ...] = (
             ("kd107_put_while_holding_lock", "PutWhileHoldingLock"),
             ("kd108_channel_queue_ring", "ChannelQueueRing"),
             ("kd109_shutdown_waits_on_running_thread", "ShutdownWaitsOnRunningThread"),
+            ("kd110_event_loop_thread_blocked", "EventLoopThreadBlocked"),
+            ("kd111_ring_buffer_full", "RingBufferFull"),
         ),
     ),
     Family(

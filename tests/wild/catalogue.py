@@ -19,8 +19,17 @@ TABLE_PAGE = REPO / "docs" / "wild-dumps.md"
 
 _KEYS = {
     "source", "via", "title", "kafka_client", "cause", "culprit_threads", "rules", "miss",
-    "threads", "exit", "note",
+    "threads", "exit", "note", "classes", "healthy",
 }  # fmt: skip
+
+# The classes of incident the wild set is widened toward, in the order the table lists them.
+CLASSES = {
+    "deadlock-report": "the JVM's deadlock report, with or without its stacks",
+    "log-viewer": "lines copied out of a log viewer, its columns in front",
+    "event-loop": "an event loop held by one task (a watchdog's warning, or a dump)",
+    "self-wait": "a client thread waiting on work only it can do",
+    "bounded-handoff": "a bounded hand-off that is no java.util.concurrent queue",
+}
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,8 @@ class WildDump:
     miss: str | None = None
     via: str | None = None
     note: str | None = None
+    classes: tuple[str, ...] = ()
+    healthy: bool = False
     unknown_keys: tuple[str, ...] = field(default=())
 
     @property
@@ -47,8 +58,8 @@ class WildDump:
 
     @property
     def named(self) -> bool:
-        """kafkadiag names the culprit (an expectation with rules, not a miss)."""
-        return self.miss is None
+        """kafkadiag names the culprit (an expectation with rules, not a miss nor a healthy dump)."""
+        return self.miss is None and not self.healthy
 
 
 def load() -> list[WildDump]:
@@ -75,5 +86,7 @@ def _entry(slug: str, table: dict[str, object]) -> WildDump:
         miss=text("miss"),
         via=text("via"),
         note=text("note"),
+        classes=tuple(table.get("classes", ())),  # type: ignore[arg-type]
+        healthy=bool(table.get("healthy", False)),
         unknown_keys=tuple(sorted(set(table) - _KEYS)),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tests.wild.catalogue import WildDump, load
+from tests.wild.catalogue import CLASSES, WildDump, load
 
 HEADER = """\
 # Thread dumps from the wild
@@ -16,7 +16,8 @@ Generated from `tests/wild/catalogue.toml` by `python -m tests.wild.table > docs
 Each dump was published by someone else (an issue tracker, a pull request, a blog post, a README)
 and is kept verbatim in `tests/wild/dumps/`, markup, escapes and annotations included. The cause
 is what the public discussion established. "Named" means a finding of the listed rule names every
-culprit thread; a miss says why kafkadiag does not name the culprit today.
+culprit thread; a miss says why kafkadiag does not name the culprit today. A healthy dump is one of
+a class's shape in which nothing is wrong: no rule may report anything in it.
 """
 
 
@@ -25,7 +26,9 @@ def _cell(text: str) -> str:
 
 
 def _result(dump: WildDump) -> str:
-    if dump.named:
+    if dump.healthy:
+        result = "healthy: no finding"
+    elif dump.named:
         result = "named (" + ", ".join(dump.rules) + ")"
     else:
         result = f"missed: {dump.miss}"
@@ -34,15 +37,35 @@ def _result(dump: WildDump) -> str:
     return result
 
 
+def _classes(dumps: list[WildDump]) -> list[str]:
+    """Per class of incident: its dumps, how many kafkadiag names, and its healthy dumps."""
+    lines = [
+        "By class of incident (a dump may be an example of more than one):",
+        "",
+        "| class | dumps | culprit named | healthy dumps (silent) |",
+        "|---|---|---|---|",
+    ]
+    for name, description in CLASSES.items():
+        members = [dump for dump in dumps if name in dump.classes and not dump.healthy]
+        healthy = sum(1 for dump in dumps if name in dump.classes and dump.healthy)
+        named = sum(dump.named for dump in members)
+        lines.append(f"| {description} | {len(members)} | {named} of {len(members)} | {healthy} |")
+    return [*lines, ""]
+
+
 def render(dumps: list[WildDump]) -> str:
-    named = sum(dump.named for dump in dumps)
-    clients = [dump for dump in dumps if dump.kafka_client]
+    stalls = [dump for dump in dumps if not dump.healthy]
+    named = sum(dump.named for dump in stalls)
+    clients = [dump for dump in stalls if dump.kafka_client]
     clients_named = sum(dump.named for dump in clients)
+    healthy = len(dumps) - len(stalls)
     lines = [
         HEADER,
-        f"{len(dumps)} dumps, {len(clients)} of them in Kafka clients. kafkadiag names the culprit in "
-        f"{named} of {len(dumps)} ({clients_named} of {len(clients)} Kafka-client dumps).",
+        f"{len(stalls)} dumps of stalls, {len(clients)} of them in Kafka clients, and {healthy} healthy "
+        f"dumps. kafkadiag names the culprit in {named} of {len(stalls)} ({clients_named} of "
+        f"{len(clients)} Kafka-client dumps).",
         "",
+        *_classes(dumps),
         "| file | source | Kafka client | established cause | kafkadiag |",
         "|---|---|---|---|---|",
     ]

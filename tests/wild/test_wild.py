@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.wild.catalogue import DUMPS, REPO, WildDump, load
+from tests.wild.catalogue import CLASSES, DUMPS, REPO, WildDump, load
 
 WILD_DUMPS = load()
 UNREADABLE = 3  # kafkadiag's exit code for input that holds no dump
@@ -82,7 +82,17 @@ def test_kafkadiag_names_the_culprit(dump: WildDump) -> None:
     assert naming, f"no {'/'.join(dump.rules)} finding names {list(dump.culprit_threads)}; found {found}"
 
 
-@pytest.mark.parametrize("dump", [dump for dump in WILD_DUMPS if not dump.named], ids=by_slug)
+@pytest.mark.parametrize("dump", [dump for dump in WILD_DUMPS if dump.healthy], ids=by_slug)
+def test_a_healthy_dump_stays_silent(dump: WildDump) -> None:
+    # GIVEN a healthy dump of the shape of a class of incident WHEN it is analyzed
+    _, report, stderr = analyze(dump)
+    assert report is not None, stderr
+    # THEN no rule reports anything in it
+    found = [(finding["rule"], finding["threads"]) for finding in report["findings"]]
+    assert not found, f"a healthy dump drew findings: {found}"
+
+
+@pytest.mark.parametrize("dump", [d for d in WILD_DUMPS if not d.named and not d.healthy], ids=by_slug)
 def test_a_miss_says_why_and_is_still_a_miss(dump: WildDump) -> None:
     # GIVEN a dump whose culprit kafkadiag does not name
     assert dump.miss and len(dump.miss) > 20, "a miss needs its reason"
@@ -112,5 +122,18 @@ def test_catalogue_entries_are_complete() -> None:
         assert not dump.unknown_keys, f"{dump.slug}: unknown keys {dump.unknown_keys}"
         assert dump.source.startswith("https://"), f"{dump.slug}: the source must be a public address"
         assert dump.cause, f"{dump.slug}: the established cause is missing"
-        assert dump.named or dump.miss, f"{dump.slug}: needs rules or a miss"
+        assert dump.named or dump.miss or dump.healthy, f"{dump.slug}: needs rules, a miss or healthy"
         assert not (dump.rules and dump.miss), f"{dump.slug}: either expected rules or a miss, not both"
+        assert not (dump.healthy and (dump.rules or dump.miss or dump.culprit_threads)), (
+            f"{dump.slug}: a healthy dump has no culprit, rules or miss"
+        )
+        assert set(dump.classes) <= set(CLASSES), f"{dump.slug}: unknown classes {dump.classes}"
+
+
+def test_every_class_has_dumps_of_several_reports_and_a_healthy_one_where_found() -> None:
+    # The wild set is widened toward classes of incident: each class holds at least two reports.
+    for name in CLASSES:
+        members = [dump for dump in WILD_DUMPS if name in dump.classes and not dump.healthy]
+        assert len(members) >= 1, f"class {name} has no dump"
+        if name != "self-wait":  # one published dump of it so far (see the table's figures)
+            assert len(members) >= 2, f"class {name} holds {len(members)} dump(s)"
