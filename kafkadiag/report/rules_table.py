@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from kafkadiag.report.textpage import Page
 from kafkadiag.report.texttable import render_table
@@ -13,7 +13,7 @@ from kafkadiag.rules.base import Rule
 SEVERITY_WORDS = {"error": "ERROR", "warning": "WARNING", "info": "info"}
 
 
-def render_rules(stream: TextIO, rules: Sequence[type[Rule]]) -> None:
+def render_rules(stream: TextIO, rules: Sequence[type[Rule[Any]]]) -> None:
     render_table(
         stream,
         f"Rules ({len(rules)}; `kafkadiag explain CODE` tells one in full)",
@@ -24,7 +24,7 @@ def render_rules(stream: TextIO, rules: Sequence[type[Rule]]) -> None:
     )
 
 
-def render_explanation(stream: TextIO, rule: type[Rule]) -> None:
+def render_explanation(stream: TextIO, rule: type[Rule[Any]]) -> None:
     """The rule's text (Rule.describe) wrapped at the width: its heading lines as they are, then
     its paragraphs, whose line breaks are those of its source, not of the reader's terminal (a
     line that starts with "- " starts a paragraph of its own)."""

@@ -138,7 +138,7 @@ def render_table(
     lines.append("\n")
     text = "".join(lines)
     if raw:
-        out.write_raw(text)
+        out.write_raw(text)  # type: ignore[attr-defined]  # a ReportStream (kafkadiag.report.output)
     else:
         out.write(text)
 
