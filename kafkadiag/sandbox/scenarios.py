@@ -186,30 +186,43 @@ def running_sandbox(scenario: str, step: Callable[[str], None] = lambda _: None)
         workdir = Path(temporary)
         step(f"Starting ZooKeeper (from Apache Kafka {servers.ZOOKEEPER_FROM}'s jars)")
         zookeeper = servers.start_zookeeper(workdir / "zookeeper")
-        stack.callback(zookeeper.stop)
+        stack.callback(_stop_said, step, f"ZooKeeper (pid {zookeeper.pid})", zookeeper.stop)
         step(f"ZooKeeper is up on {zookeeper.address} (pid {zookeeper.pid})")
         step(f"Starting the Apache Kafka {release} broker")
         broker = start_zookeeper_broker(release, workdir / "kafka", zookeeper.address)
-        stack.callback(broker.stop)
+        stack.callback(_stop_said, step, f"the broker (pid {broker.pid})", broker.stop)
         step(f"The Apache Kafka {release} broker is up on {broker.address} (pid {broker.pid})")
         step(f"Creating topics {', '.join(topics)}")
         traffic.create_topics(broker, workdir / "tools", topics)
         producers = traffic.Producers(broker, topics)
         producers.start()
-        stack.callback(producers.stop)
+        stack.callback(_stop_said, step, "the producers", producers.stop)
         if scenario == "old-consumer":
             step(f"Starting the order service (Kafka {release}'s old consumer: one connector, three topics)")
             assert broker.zookeeper is not None
             consumer = order_service.start_order_service(workdir, broker.zookeeper, group, list(topics))
-            stack.callback(consumer.stop)
+            stack.callback(_stop_said, step, f"the {consumer.name} (pid {consumer.pid})", consumer.stop)
             details = {"consumer id": order_service.consumer_id(broker.zookeeper, group)}
         else:
             step("Starting the billing service (kafka-python group consumer with a worker pool)")
             consumer = _start_billing_service(workdir, broker, group, next(iter(topics)))
-            stack.callback(consumer.stop)
+            stack.callback(_stop_said, step, f"the {consumer.name} (pid {consumer.pid})", consumer.stop)
             details = {"client id": "billing-service"}
         step(f"The {consumer.name} is up (pid {consumer.pid})")
-        yield Sandbox(scenario, zookeeper, broker, producers, consumer, group, dict(topics), workdir, details)
+        try:
+            yield Sandbox(
+                scenario, zookeeper, broker, producers, consumer, group, dict(topics), workdir, details
+            )
+        except KeyboardInterrupt:
+            step("Interrupted: stopping every sandbox process")
+            raise
+
+
+def _stop_said(step: Callable[[str], None], what: str, stop: Callable[[], None]) -> None:
+    """Stop one process, saying so first: a broker's clean shutdown takes seconds, and a silent
+    wait after Ctrl-C looks like a hang."""
+    step(f"Stopping {what}...")
+    stop()
 
 
 def _start_billing_service(workdir: Path, broker: KafkaBroker, group: str, topic: str) -> CommandedProcess:
