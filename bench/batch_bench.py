@@ -3,7 +3,7 @@ same run.
 
     python bench/batch_bench.py [--sizes 100,2000,20000] [--snapshot-rows 1000000] [--master local[*]]
 
-Dump inputs are copies of the real dumps in fixtures/captured and ../shared/corpus (every file
+Dump inputs are copies of the real dumps in fixtures/captured and tests/corpus (every file
 `dump analyze` reads), cycled until the asked number of files exists. The plain path is the
 loop a single process would run: `analyze_unit` (read_dumps + the rule engine) over every file in
 turn, in this process (no start-up counted). The Spark path is `kafkadiag batch` end to end in a
@@ -35,7 +35,7 @@ from kafkadiag.collect.lagrecord import RECORD_FILE  # noqa: E402
 from kafkadiag.pipeline.units import expand_local  # noqa: E402
 from kafkadiag.pipeline.work import analyze_unit  # noqa: E402
 
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "tests" / "corpus"
 CAPTURED = REPO / "fixtures" / "captured"
 
 

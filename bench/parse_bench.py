@@ -3,7 +3,7 @@
     python bench/parse_bench.py [--threads 10000] [--repeat 5]
 
 The large dump is built from real thread blocks: every thread of the other projects' dumps in
-../shared/corpus (JDK 6 to 25, jstack and jcmd, from production systems and test suites),
+tests/corpus (JDK 6 to 25, jstack and jcmd, from production systems and test suites),
 repeated until the dump holds the asked number of threads: about 12 MB for 10,000 threads, the
 size the throughput target is stated for. A share of the blocks has its `java.lang.Thread.State:`
 line dropped, which is exactly how a JDK 5 dump differs.
@@ -49,7 +49,7 @@ import machine  # noqa: E402
 
 from kafkadiag.dumps import read_dumps  # noqa: E402
 
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "tests" / "corpus"
 CAPTURED = REPO / "fixtures" / "captured"
 # The JSON document of a dump is about three times the dump's size; writing it may cost at most
 # half again the table's end-to-end time.

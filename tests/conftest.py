@@ -7,7 +7,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 CAPTURED = FIXTURES / "captured"
-CORPUS = REPO.parent / "shared" / "corpus"
+# Other projects' thread dumps, copied with their licences (tests/corpus/SOURCES).
+CORPUS = REPO / "tests" / "corpus"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -23,7 +24,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.fail(
-            f"the shared thread-dump corpus is missing: expected it beside the repository at {CORPUS}",
+            f"the thread-dump corpus is missing: expected it at {CORPUS}",
             pytrace=False,
         )
     return CORPUS

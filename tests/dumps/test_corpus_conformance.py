@@ -1,6 +1,6 @@
 """Conformance of the HotSpot parser and the lock graph with the shared thread-dump corpus.
 
-The corpus (`../shared/corpus` beside the repository, read-only, never copied into the repo) holds
+The corpus (`tests/corpus`, copied unedited with each project's licence; see its SOURCES) holds
 real thread dumps from the test suites of two thread-dump tools, olivergondza/dumpling and
 parttimenerd/jthreaddump. `EXPECTED.md` there records what those projects' own tests assert
 about each file; every test below cites the row it checks. Sections 4 (dumpling) and 5
@@ -47,13 +47,11 @@ from kafkadiag.threadheader import header_fields
 # --------------------------------------------------------------------------------------------
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+CORPUS = REPO_ROOT / "tests" / "corpus"
 
 if not CORPUS.is_dir():
     pytest.fail(
-        "The shared thread-dump corpus is missing: the conformance tests expect it beside the "
-        f"repository at ../shared/corpus (resolved to {CORPUS}). Check out or mount the shared "
-        "folder next to the repository; the corpus must never be copied into the repository.",
+        f"The thread-dump corpus is missing: the conformance tests expect it at {CORPUS}.",
         pytrace=False,
     )
 
@@ -198,7 +196,7 @@ def all_corpus_files() -> list[str]:
     return sorted(
         str(p.relative_to(CORPUS))
         for p in CORPUS.rglob("*")
-        if p.is_file() and p.name not in ("EXPECTED.md", "README.md")
+        if p.is_file() and p.name not in ("EXPECTED.md", "README.md", "SOURCES", "LICENSE")
     )
 
 

@@ -618,7 +618,7 @@ def test_jrockit_dumps_read_with_their_locks_and_the_deadlock_between_them() -> 
 def test_jrockit_states_from_header_words() -> None:
     """dumpling's JRockit R27 dump (the corpus): 'alive, in native, waiting' is a thread in
     Object.wait() on the monitor its lock line names; 'native_waiting' is the VM's own wait."""
-    corpus = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dumpling" / "factory"
+    corpus = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "dumpling" / "factory"
     (dump,) = read_dumps(str(corpus / "jrockit-1.5.log"))
     main = thread(dump, "Main Thread")
     assert main.state is ThreadState.WAITING
