@@ -15,6 +15,15 @@ print the thread twice ("Thread[x,5,main]=Thread[x,5,main] has been blocked"); Q
 line with the exception (": io.vertx.core.VertxException: Thread blocked"); log4j2's extended
 stack traces end each frame with its jar (" ~[?:?]").
 
+BlockHound (Reactor's agent that forbids blocking calls on threads it is told are non-blocking: Reactor's
+parallel and single schedulers, reactor-netty's event loops) throws an error at the blocking call instead
+of letting it wait, and its stack is what a report shows:
+
+    reactor.blockhound.BlockingOperationError: Blocking call! java.lang.Object#wait
+    \tat java.base/java.lang.Object.wait(Object.java)
+
+It does not name the thread: the thread read from it is named for what is known of it.
+
 Lines copied out of a log viewer carry its columns in front of each line: kubectl's or stern's pod
 and container names, a console's "  | " gutter. That prefix is learned from the exception's line
 (which starts the stack in every form but Quarkus') and stripped from the frames under it.
@@ -29,6 +38,9 @@ from kafkadiag.digits import is_decimal
 from kafkadiag.dumps.logprefix import generalise
 
 EXCEPTION = "io.vertx.core.VertxException: Thread blocked"
+BLOCKHOUND = "reactor.blockhound.BlockingOperationError: Blocking call! "
+# The name given to the thread of a BlockHound error, which names none.
+BLOCKHOUND_THREAD = "(a non-blocking thread BlockHound does not name)"
 _OPENING = "Thread Thread["
 _BLOCKED = "] has been blocked for "
 _TWICE = "]=Thread["  # Vert.x 3.9 and 4.0: Thread.toString() printed twice, joined by "="
@@ -44,6 +56,12 @@ NOTE = (
     "state and no lock lines are printed, and the process's other threads are not in it"
 )
 PRODUCER = "Vert.x BlockedThreadChecker"
+BLOCKHOUND_PRODUCER = "BlockHound"
+BLOCKHOUND_NOTE = (
+    "A BlockHound error: the stack of a blocking call it stopped on a thread it watches as "
+    "non-blocking. It names neither the thread nor a state, and the process's other threads are not in it"
+)
+NOTES = {PRODUCER: NOTE, BLOCKHOUND_PRODUCER: BLOCKHOUND_NOTE}
 
 
 class BlockedWarning(NamedTuple):
@@ -77,6 +95,15 @@ def blocked_warning(line: str) -> BlockedWarning | None:
     return BlockedWarning(
         name, int(tail["blocked"]), int(tail["limit"]), start, tail["exception"] is not None
     )
+
+
+def blockhound_call(line: str) -> str | None:
+    """The blocking call a BlockHound error names ("java.lang.Object#wait"), or None."""
+    at = line.find(BLOCKHOUND)
+    if at < 0:
+        return None
+    call = line[at + len(BLOCKHOUND) :].strip()
+    return call or None
 
 
 def blocked_for(header: str) -> tuple[int, int] | None:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from kafkadiag.dumps.actuatorjson import looks_like_actuator_json
-from kafkadiag.dumps.blockedwarnings import blocked_warning
+from kafkadiag.dumps.blockedwarnings import blocked_warning, blockhound_call
 from kafkadiag.dumps.gocdsupport import MONITORS as GOCD_MONITORS
 from kafkadiag.dumps.gocdsupport import SECTION as GOCD_SECTION
 from kafkadiag.dumps.gocdsupport import THREAD_LINE as GOCD_THREAD_LINE
@@ -197,8 +197,8 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
                 bare_frame_text(stripped.rstrip()) is not None
             )
         last_written = stripped
-        if not blocked_warnings and "Thread Thread[" in stripped:
-            blocked_warnings = blocked_warning(stripped) is not None
+        if not blocked_warnings and ("Thread Thread[" in stripped or "Blocking call! " in stripped):
+            blocked_warnings = blocked_warning(stripped) is not None or blockhound_call(stripped) is not None
         for marker, python_format in _PYTHON_MARKERS:
             if marker.match(line):
                 if python_format is DumpFormat.GDB_PY_BT and _faulthandler_frame_follows(sample, position):

@@ -29,10 +29,19 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.digits import is_decimal
+from kafkadiag.dumps.blockedwarnings import (
+    BLOCKHOUND,
+    BLOCKHOUND_PRODUCER,
+    BLOCKHOUND_THREAD,
+    BlockedWarning,
+    FramePrefix,
+    blocked_warning,
+    blockhound_call,
+    without_jar,
+)
 from kafkadiag.dumps.blockedwarnings import EXCEPTION as WARNING_EXCEPTION
-from kafkadiag.dumps.blockedwarnings import NOTE as NOTE_WARNING
+from kafkadiag.dumps.blockedwarnings import NOTES as WARNING_NOTES
 from kafkadiag.dumps.blockedwarnings import PRODUCER as WARNING_PRODUCER
-from kafkadiag.dumps.blockedwarnings import BlockedWarning, FramePrefix, blocked_warning, without_jar
 from kafkadiag.dumps.javaframes import bare_frame_text, parse_java_frame
 from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, numbered_lines
 from kafkadiag.dumps.states import state_from_top_frames
@@ -75,12 +84,14 @@ def parse_stack_traces(batches: Iterable[list[str]], source: str) -> Iterator[Th
         finished, dump = dump, None
         if finished is None or not any(thread.frames for thread in finished.threads):
             return None  # "Thread[worker,5,main]" ending a log line, not a dump
-        finished.note(NOTE_WARNING if finished.producer == WARNING_PRODUCER else NOTE_NO_STATES)
+        finished.note(WARNING_NOTES.get(finished.producer or "", NOTE_NO_STATES))
         count += 1
         return finished.build()
 
     for line_no, line in numbered_lines(batches):
         warning = blocked_warning(line) if "Thread Thread[" in line else None
+        if warning is None and "Blocking call! " in line:
+            warning = _blockhound(line)
         opened = _open_thread(line, line_no) if warning is None else _open_warned(line, line_no, warning)
         if opened is not None:
             if dump is not None and warning is not None and _seen(dump, thread, opened.name):
@@ -89,7 +100,7 @@ def parse_stack_traces(batches: Iterable[list[str]], source: str) -> Iterator[Th
                     yield finished
             if dump is None:
                 dump = DumpCollector(source, DumpFormat.STACK_TRACES, count, line_no)
-                dump.producer = "Thread.getAllStackTraces()" if warning is None else WARNING_PRODUCER
+                dump.producer = _producer(warning)
             finish_thread()
             thread, warned = opened, warning is not None
             dump.end_line_no = line_no
@@ -119,6 +130,20 @@ def parse_stack_traces(batches: Iterable[list[str]], source: str) -> Iterator[Th
 def _seen(dump: DumpCollector, current: OpenThread | None, name: str) -> bool:
     """A thread of that name is in the dump already, or is the one being read."""
     return (current is not None and current.name == name) or any(t.name == name for t in dump.threads)
+
+
+def _producer(warning: BlockedWarning | None) -> str:
+    if warning is None:
+        return "Thread.getAllStackTraces()"
+    return BLOCKHOUND_PRODUCER if warning.name == BLOCKHOUND_THREAD else WARNING_PRODUCER
+
+
+def _blockhound(line: str) -> BlockedWarning | None:
+    """A BlockHound error opens the stack of the thread it stopped, which it does not name."""
+    if blockhound_call(line) is None:
+        return None
+    start = line.find(BLOCKHOUND)
+    return BlockedWarning(BLOCKHOUND_THREAD, 0, 0, start, stack_follows_inline=True)
 
 
 def _open_warned(line: str, line_no: int, warning: BlockedWarning) -> OpenThread:

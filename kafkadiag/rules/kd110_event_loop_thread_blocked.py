@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kafkadiag.dumps.blockedwarnings import blocked_for
+from kafkadiag.dumps.blockedwarnings import blocked_for, blockhound_call
 from kafkadiag.model import Thread
 from kafkadiag.rules import stacks
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
@@ -51,6 +51,7 @@ LOOP_IDLE_FRAMES = (
 )
 # Package roots that name an organisation, not a product: a vendor is known by two parts under them.
 _ORGANISATION_ROOTS = frozenset({"io", "org", "com", "net", "dev", "me"})
+_KAFKA_APIS = (".KafkaProducer", ".KafkaConsumer", ".KafkaAdminClient")
 # Libraries that are one product's layers: okio is okhttp's I/O.
 _SAME_VENDOR = {"okhttp3": ("okio",)}
 # Frameworks' own code, skipped when naming the application's call.
@@ -130,8 +131,10 @@ Future.get, a latch), a lock, a synchronous network call, a sleep - or that comp
 holds up every other task of that loop: requests and responses of its connections, timers, health
 checks, and the Kafka clients that deliver their records or results on it (vertx-kafka-client, a
 reactive Kafka binder). Vert.x's BlockedThreadChecker warns once a thread has run one task past its
-limit (2 s for an event loop) and prints the thread's stack from warningExceptionTime (5 s) on; a
-dump shows the same thing as a loop thread waiting above the frame where the loop dispatched a task.
+limit (2 s for an event loop) and prints the thread's stack from warningExceptionTime (5 s) on;
+BlockHound, in tests or staging, throws at a blocking call made on such a thread (it does not name
+the thread); a dump shows the same thing as a loop thread waiting above the frame where the loop
+dispatched a task.
 The finding names the thread, the call it is held in and the application code that made it. A
 warning holds only that one thread's stack: what the call waits for (who should complete the future,
 release the lock, answer the request) is not in it, and the finding says so. When the loop is held
@@ -152,7 +155,10 @@ waits for.
             if not thread.frames:
                 continue
             warned = blocked_for(thread.header)
-            if warned is not None and not _idle(thread):
+            stopped = blockhound_call(thread.header)
+            if stopped is not None:
+                yield self._stopped(context, thread, stopped)
+            elif warned is not None and not _idle(thread):
                 yield self._warned(context, thread, *warned)
             elif is_event_loop(thread) and _blocked_in_call(thread) and not _idle(thread):
                 yield self._dumped(context, thread)
@@ -177,6 +183,25 @@ waits for.
             severity=severity,
             story=f"The {loop} thread {name} was held by one task for {blocked_ms} ms",
             details={"blocked_ms": blocked_ms, "limit_ms": limit_ms, "loop": loop},
+        )
+
+    def _stopped(self, context: AnalysisContext, thread: Thread, call: str) -> Finding:
+        """BlockHound threw at a blocking call on a thread it watches: where the loop would have waited."""
+        message = (
+            f"BlockHound stopped a blocking call ({call}) on a thread it watches as non-blocking (a "
+            f"Reactor scheduler's or a Netty event loop's): {self._where(thread)}. Without BlockHound "
+            "the call waits there and holds the loop; "
+            + self._consequence("event loop")[0].lower()
+            + self._consequence("event loop")[1:]
+            + " BlockHound names no thread: which loop it was is not in the input."
+        )
+        return self.finding(
+            message,
+            [context.label(thread)],
+            [context.header(thread), *self._frames(context, thread)],
+            severity=Severity.WARNING,
+            story=f"BlockHound stopped a blocking call ({call}) on a non-blocking thread",
+            details={"loop": "event loop", "blocking_call": call},
         )
 
     def _dumped(self, context: AnalysisContext, thread: Thread) -> Finding:
@@ -222,6 +247,9 @@ waits for.
         caller = _caller_frame(thread, call)
         if caller is None:
             return thread.frames[call].function
+        # A Kafka client's public call says more than the client's internals it waits in.
+        public = [i for i in range(call, caller) if thread.frames[i].class_name.endswith(_KAFKA_APIS)]
+        call = public[-1] if public else call
         return f"{thread.frames[call].function} called from {thread.frames[caller].function}"
 
     @staticmethod

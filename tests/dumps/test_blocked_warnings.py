@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkadiag.dumps import read_dumps
-from kafkadiag.dumps.blockedwarnings import blocked_for, blocked_warning, without_jar
+from kafkadiag.dumps.blockedwarnings import blocked_for, blocked_warning, blockhound_call, without_jar
 from kafkadiag.dumps.detect import detect_format
 from kafkadiag.model import DumpFormat, ThreadState
 
@@ -132,3 +132,23 @@ def test_the_same_thread_warned_again_starts_the_next_dump_of_a_series(tmp_path:
     dumps = read(tmp_path, text)
     assert [len(dump.threads) for dump in dumps] == [1, 1]
     assert "9184 ms" in dumps[0].threads[0].header and "21448 ms" in dumps[1].threads[0].header
+
+
+def test_a_blockhound_error_is_read_as_the_stack_of_a_thread_it_does_not_name(tmp_path: Path) -> None:
+    # GIVEN BlockHound's error as a reactor-kafka user pasted it (reactor/reactor-kafka#71)
+    text = "\n".join(
+        [
+            "reactor.blockhound.BlockingOperationError: Blocking call! java.lang.Object#wait",
+            "\tat java.base/java.lang.Object.wait(Object.java)",
+            "\tat org.apache.kafka.common.utils.SystemTime.waitObject(SystemTime.java:55)",
+            "\tat org.apache.kafka.clients.producer.KafkaProducer.send(KafkaProducer.java:862)",
+        ]
+    )
+    assert blockhound_call(text.splitlines()[0]) == "java.lang.Object#wait"
+    # WHEN it is read THEN one thread holds the frames, named for what is known of it
+    (dump,) = read(tmp_path, text)
+    (thread,) = dump.threads
+    assert thread.name == "(a non-blocking thread BlockHound does not name)"
+    assert thread.frames[-1].function == "org.apache.kafka.clients.producer.KafkaProducer.send"
+    assert dump.producer == "BlockHound"
+    assert any("names neither the thread nor a state" in note for note in dump.notes)

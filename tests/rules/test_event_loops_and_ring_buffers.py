@@ -70,3 +70,14 @@ def test_a_producers_io_thread_waiting_for_room_in_log4j2s_buffer_is_called_out(
 
 def test_an_idle_disruptor_consumer_without_publishers_is_silent() -> None:
     assert findings("scheduled-task-died-silently-kafka-producer-bystander", "KD111") == []
+
+
+def test_a_blockhound_error_names_the_kafka_call_and_its_caller_and_says_the_loop_is_unknown() -> None:
+    (finding,) = findings("spring-cloud-stream-2192-blockhound-metadata-on-netty-thread", "KD110")
+    assert finding.severity is Severity.WARNING
+    assert "BlockHound stopped a blocking call (java.lang.Object#wait)" in finding.message
+    assert (
+        "org.apache.kafka.clients.producer.KafkaProducer.send called from "
+        "org.springframework.kafka.core.DefaultKafkaProducerFactory$CloseSafeProducer.send"
+    ) in finding.message
+    assert "which loop it was is not in the input" in finding.message
