@@ -15,13 +15,11 @@ issued (get_children, get); the client never creates, sets or deletes anything.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkadiag import boundedjson
 from kafkadiag.collect.collections_paused import few_collections
 from kafkadiag.collect.errors import ZooKeeperUnreachableError
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
@@ -35,16 +33,19 @@ from kafkadiag.collect.zookeeper.session import (
     ZooKeeperSessionError,
     parse_hosts,
 )
-from kafkadiag.digits import decimal, is_decimal
-from kafkadiag.lag.snapshot import (
-    SOURCE_ZOOKEEPER,
-    CommittedOffset,
-    GroupMember,
-    GroupSnapshot,
-    TopicLayout,
+from kafkadiag.collect.zookeeper.znodes import (
+    CONSUMERS,
+    MISSING,
+    Failed,
+    broker_address,
+    group_snapshot,
+    json_or_none,
+    parse_registration,
+    topic_layout,
+    znode_text,
 )
-
-CONSUMERS = "/consumers"
+from kafkadiag.digits import is_decimal
+from kafkadiag.lag.snapshot import GroupMember, GroupSnapshot, TopicLayout
 
 
 @dataclass
@@ -59,18 +60,6 @@ class ZooKeeperScan:
     reads: int = 0
     round_trips: int = 0
     sessions: int = 0
-
-
-class _Missing:
-    """The znode does not exist (NoNode): a normal answer, not a failure."""
-
-
-MISSING = _Missing()
-
-
-class _Failed:
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
 
 
 class _WaveReader:
@@ -105,7 +94,7 @@ class _WaveReader:
         results: dict[str, Any] = {}
         for path, answer in zip(paths, answers):
             if isinstance(answer, Failure):
-                results[path] = MISSING if answer.missing else _Failed(answer.reason)
+                results[path] = MISSING if answer.missing else Failed(answer.reason)
             else:
                 results[path] = answer
         return results
@@ -135,64 +124,6 @@ def connect(zookeeper: str, timeout_s: float, security: ZooKeeperSecurity = NO_S
         raise ZooKeeperUnreachableError(
             f"cannot connect to ZooKeeper at {hosts} within {timeout_s:g}s ({error.reason})"
         ) from None
-
-
-def _text(value: bytes | None) -> str:
-    return (value or b"").decode("utf-8", errors="replace")
-
-
-def _json_or_none(raw: str) -> Any:
-    try:
-        return boundedjson.loads(raw)
-    except ValueError:
-        return None
-
-
-def _parse_registration(consumer_id: str, path: str, value: Any) -> GroupMember:
-    """A consumer's /ids registration: {"version":1,"subscription":{"topic":threads},"pattern":...}."""
-    if isinstance(value, _Failed):
-        return GroupMember(member_id=consumer_id, path=path, error=f"{path}: {value.reason}")
-    if value is MISSING:
-        # Registered when listed, gone when read: the consumer left between the two waves.
-        return GroupMember(member_id=consumer_id, path=path, error=f"{path}: vanished while reading")
-    data, stat = value
-    raw = _text(data)
-    document = _json_or_none(raw)
-    subscription = document.get("subscription") if isinstance(document, dict) else None
-    if not isinstance(subscription, dict) or not all(
-        isinstance(threads, int) and not isinstance(threads, bool) for threads in subscription.values()
-    ):
-        return GroupMember(
-            member_id=consumer_id,
-            path=path,
-            raw_value=raw[:500],
-            registered_ms=stat.ctime,
-            error=f"{path}: not a consumer registration (expected JSON with a subscription map)",
-        )
-    pattern = document.get("pattern")
-    timestamp = document.get("timestamp")
-    registered = decimal(str(timestamp)) if isinstance(timestamp, (int, str)) else None
-    return GroupMember(
-        member_id=consumer_id,
-        host=_host_of_consumer_id(consumer_id),
-        subscription=tuple(sorted((str(topic), int(threads)) for topic, threads in subscription.items())),
-        pattern=str(pattern) if pattern is not None else None,
-        registered_ms=registered if registered is not None else stat.ctime,
-        path=path,
-    )
-
-
-def _host_of_consumer_id(consumer_id: str) -> str | None:
-    # consumerId = <group>_<host>-<startMillis>-<uuid8> (ZookeeperConsumerConnector); the group
-    # itself may contain "_" and "-", so read from the right.
-    head, _, _uuid = consumer_id.rpartition("-")
-    head, _, _millis = head.rpartition("-")
-    _, underscore, host = head.rpartition("_")
-    return host if underscore and host else None
-
-
-def _partition_number(name: str) -> int | None:
-    return decimal(name)
 
 
 def scan(
@@ -227,17 +158,7 @@ def scan(
 def _scan(
     reader: _WaveReader, result: ZooKeeperScan, groups: Sequence[str] | None, topic_filter: set[str] | None
 ) -> None:
-    if groups is None:
-        listing = reader.children([CONSUMERS])[CONSUMERS]
-        if isinstance(listing, _Failed):
-            result.errors.append(f"cannot list {CONSUMERS}: {listing.reason}")
-            group_names: list[str] = []
-        elif listing is MISSING:
-            group_names = []
-        else:
-            group_names = sorted(listing)
-    else:
-        group_names = list(dict.fromkeys(groups))
+    group_names = _group_names(reader, result, groups)
 
     # Wave: each group's node and its ids/owners/offsets children; the broker registrations.
     paths: list[str] = ["/brokers/ids"]
@@ -247,53 +168,25 @@ def _scan(
     level1 = reader.children(paths)
 
     # Wave: registrations, per-topic children of owners/ and offsets/, broker registrations.
-    data_paths: list[str] = []
-    child_paths: list[str] = []
-    # group -> [(kind, topic, path)] so that each group later looks only at its own listings.
-    topic_dirs: dict[str, list[tuple[str, str, str]]] = {group: [] for group in group_names}
-    broker_ids = level1.get("/brokers/ids")
-    if isinstance(broker_ids, list):
-        data_paths += [f"/brokers/ids/{broker}" for broker in broker_ids]
-    for group in group_names:
-        base = f"{CONSUMERS}/{group}"
-        for kind in ("owners", "offsets"):
-            listed = level1.get(f"{base}/{kind}")
-            if isinstance(listed, list):
-                for topic in listed:
-                    if topic_filter is None or topic in topic_filter:
-                        path = f"{base}/{kind}/{topic}"
-                        child_paths.append(path)
-                        topic_dirs[group].append((kind, topic, path))
-        ids = level1.get(f"{base}/ids")
-        if isinstance(ids, list):
-            data_paths += [f"{base}/ids/{consumer_id}" for consumer_id in ids]
+    topic_dirs, child_paths, data_paths = _second_wave_paths(level1, group_names, topic_filter)
     level2_data = reader.data(data_paths)
     level2_children = reader.children(child_paths)
-
-    if isinstance(broker_ids, list):
-        for broker in broker_ids:
-            value = level2_data.get(f"/brokers/ids/{broker}")
-            address = _broker_address(value)
-            if address and is_decimal(broker):
-                result.brokers[int(broker)] = address
+    broker_ids = level1.get("/brokers/ids")
+    for broker in broker_ids if isinstance(broker_ids, list) else ():
+        address = broker_address(level2_data.get(f"/brokers/ids/{broker}"))
+        if address and is_decimal(broker):
+            result.brokers[int(broker)] = address
 
     # Wave: every owner and offset znode, and the registered layout of every topic involved.
     leaf_paths: list[str] = []
     topics_involved: set[str] = set(topic_filter or ())
     members_by_group: dict[str, list[GroupMember]] = {}
     for group in group_names:
-        base = f"{CONSUMERS}/{group}"
-        members = []
-        ids = level1.get(f"{base}/ids")
-        if isinstance(ids, list):
-            for consumer_id in sorted(ids):
-                path = f"{base}/ids/{consumer_id}"
-                member = _parse_registration(consumer_id, path, level2_data.get(path))
-                members.append(member)
-                topics_involved.update(
-                    topic for topic, _ in member.subscription if topic_filter is None or topic in topic_filter
-                )
-        members_by_group[group] = members
+        members_by_group[group] = _members(group, level1, level2_data)
+        for member in members_by_group[group]:
+            topics_involved.update(
+                topic for topic, _ in member.subscription if topic_filter is None or topic in topic_filter
+            )
         for _kind, topic, path in topic_dirs[group]:
             listed = level2_children.get(path)
             if isinstance(listed, list):
@@ -303,143 +196,63 @@ def _scan(
     leaves = reader.data(leaf_paths + topic_paths)
 
     for topic in sorted(topics_involved):
-        result.topics.append(
-            _topic_layout(topic, f"/brokers/topics/{topic}", leaves.get(f"/brokers/topics/{topic}"))
-        )
+        path = f"/brokers/topics/{topic}"
+        result.topics.append(topic_layout(topic, path, leaves.get(path)))
     for group in group_names:
         result.groups.append(
-            _group_snapshot(
-                group, level1, level2_children, leaves, members_by_group[group], topic_dirs[group]
-            )
+            group_snapshot(group, level1, level2_children, leaves, members_by_group[group], topic_dirs[group])
         )
 
 
-def _broker_address(value: Any) -> str | None:
-    if not isinstance(value, tuple):
-        return None
-    document = _json_or_none(_text(value[0]))
-    if not isinstance(document, dict):
-        return None
-    # Kafka 0.10+ registers endpoints ("PLAINTEXT://host:port"); host/port are the 0.8/0.9 form.
-    for endpoint in document.get("endpoints") or ():
-        if isinstance(endpoint, str) and "://" in endpoint:
-            return endpoint.split("://", 1)[1]
-    host, port = document.get("host"), document.get("port")
-    if host and isinstance(port, int) and port > 0:
-        return f"{host}:{port}"
-    return None
+def _group_names(reader: _WaveReader, result: ZooKeeperScan, groups: Sequence[str] | None) -> list[str]:
+    """The groups asked for, once each, or every group under /consumers when none were named."""
+    if groups is not None:
+        return list(dict.fromkeys(groups))
+    listing = reader.children([CONSUMERS])[CONSUMERS]
+    if isinstance(listing, Failed):
+        result.errors.append(f"cannot list {CONSUMERS}: {listing.reason}")
+        return []
+    return [] if listing is MISSING else sorted(listing)
 
 
-def _topic_layout(topic: str, path: str, value: Any) -> TopicLayout:
-    if value is MISSING:
-        return TopicLayout(topic, SOURCE_ZOOKEEPER, error=f"{path} does not exist (topic not registered)")
-    if isinstance(value, _Failed):
-        return TopicLayout(topic, SOURCE_ZOOKEEPER, error=f"{path}: {value.reason}")
-    if value is None:
-        return TopicLayout(topic, SOURCE_ZOOKEEPER, error=f"{path} was not read")
-    raw = _text(value[0])
-    document = _json_or_none(raw)
-    partitions = document.get("partitions") if isinstance(document, dict) else None
-    if not isinstance(partitions, dict) or not all(is_decimal(key) for key in partitions):
-        return TopicLayout(
-            topic, SOURCE_ZOOKEEPER, error=f"{path} holds {raw[:200]!r}, not a topic registration"
-        )
-    return TopicLayout(topic, SOURCE_ZOOKEEPER, partitions=tuple(sorted(int(key) for key in partitions)))
+def _second_wave_paths(
+    level1: dict[str, Any], group_names: list[str], topic_filter: set[str] | None
+) -> tuple[dict[str, list[tuple[str, str, str]]], list[str], list[str]]:
+    """From the first wave's listings: each group's (kind, topic, path) topic directories, so that
+    each group later looks only at its own; the directories to list; the registrations to read."""
+    data_paths: list[str] = []
+    child_paths: list[str] = []
+    topic_dirs: dict[str, list[tuple[str, str, str]]] = {group: [] for group in group_names}
+    broker_ids = level1.get("/brokers/ids")
+    if isinstance(broker_ids, list):
+        data_paths += [f"/brokers/ids/{broker}" for broker in broker_ids]
+    for group in group_names:
+        base = f"{CONSUMERS}/{group}"
+        for kind in ("owners", "offsets"):
+            listed = level1.get(f"{base}/{kind}")
+            for topic in listed if isinstance(listed, list) else ():
+                if topic_filter is None or topic in topic_filter:
+                    path = f"{base}/{kind}/{topic}"
+                    child_paths.append(path)
+                    topic_dirs[group].append((kind, topic, path))
+        ids = level1.get(f"{base}/ids")
+        if isinstance(ids, list):
+            data_paths += [f"{base}/ids/{consumer_id}" for consumer_id in ids]
+    return topic_dirs, child_paths, data_paths
 
 
-def _group_snapshot(
-    group: str,
-    level1: dict[str, Any],
-    level2_children: dict[str, Any],
-    leaves: dict[str, Any],
-    members: list[GroupMember],
-    topic_dirs: list[tuple[str, str, str]],
-) -> GroupSnapshot:
+def _members(group: str, level1: dict[str, Any], level2_data: dict[str, Any]) -> list[GroupMember]:
+    """The group's registered consumers, in consumer-id order, each from its /ids znode."""
     base = f"{CONSUMERS}/{group}"
-    errors: list[str] = []
-    node = level1.get(base)
-    if node is MISSING:
-        return GroupSnapshot(
-            group,
-            SOURCE_ZOOKEEPER,
-            exists=False,
-            errors=(f"{base} does not exist: no such old-consumer group",),
+    ids = level1.get(f"{base}/ids")
+    if not isinstance(ids, list):
+        return []
+    return [
+        parse_registration(
+            consumer_id, f"{base}/ids/{consumer_id}", level2_data.get(f"{base}/ids/{consumer_id}")
         )
-    for path in (base, f"{base}/ids", f"{base}/owners", f"{base}/offsets"):
-        if isinstance(level1.get(path), _Failed):
-            errors.append(f"cannot list {path}: {level1[path].reason}")
-    partitions: dict[tuple[str, int], dict[str, Any]] = {}
-    for kind, topic, path in topic_dirs:
-        listed = level2_children.get(path)
-        if isinstance(listed, _Failed):
-            errors.append(f"cannot list {path}: {listed.reason}")
-            continue
-        if not isinstance(listed, list):
-            continue
-        for name in listed:
-            number = _partition_number(name)
-            leaf = f"{path}/{name}"
-            if number is None:
-                errors.append(f"{leaf}: not a partition number, ignored")
-                continue
-            partitions.setdefault((topic, number), {})[kind] = (leaf, leaves.get(leaf))
-    offsets = [
-        _committed_offset(topic, partition, kinds) for (topic, partition), kinds in sorted(partitions.items())
+        for consumer_id in sorted(ids)
     ]
-    return GroupSnapshot(
-        group=group,
-        source=SOURCE_ZOOKEEPER,
-        members=tuple(members),
-        offsets=tuple(offsets),
-        errors=tuple(errors),
-    )
-
-
-def _committed_offset(topic: str, partition: int, kinds: dict[str, Any]) -> CommittedOffset:
-    fields: dict[str, Any] = {}
-    problems: list[str] = []
-    if "offsets" in kinds:
-        path, value = kinds["offsets"]
-        fields["path"] = path
-        if isinstance(value, _Failed):
-            problems.append(f"{path}: {value.reason}")
-        elif value is MISSING or value is None:
-            problems.append(f"{path}: vanished while reading")
-        else:
-            raw = _text(value[0])
-            fields["commit_time_ms"] = value[1].mtime
-            try:
-                fields["offset"] = parse_offset(raw)
-            except ValueError as error:
-                fields["raw_value"] = raw[:200]
-                problems.append(f"offset unreadable: {path} holds {raw[:80]!r} ({error})")
-    if "owners" in kinds:
-        path, value = kinds["owners"]
-        if isinstance(value, _Failed):
-            problems.append(f"{path}: {value.reason}")
-        elif isinstance(value, tuple):
-            fields["owner"] = _text(value[0]).strip()
-            fields["owner_since_ms"] = value[1].ctime
-        # MISSING: the owner left between listing and reading; the partition is unowned now.
-    return CommittedOffset(topic, partition, error="; ".join(problems) or None, **fields)
-
-
-_LONG = re.compile(r"[+-]?[0-9]+")
-_LONG_MAX = 2**63 - 1
-
-
-def parse_offset(raw: str) -> int:
-    """An offset znode's value as the old consumer reads it (`toLong`, Java's Long.parseLong: an
-    optional sign and ASCII digits, nothing else, within 64 bits); a committed offset is never
-    negative. ValueError says what is wrong."""
-    if not _LONG.fullmatch(raw):
-        raise ValueError("not a plain decimal number")
-    value = int(raw)
-    if not -_LONG_MAX - 1 <= value <= _LONG_MAX:
-        raise ValueError("beyond a signed 64-bit offset")
-    if value < 0:
-        raise ValueError("a negative offset")
-    return value
 
 
 def topics_of(groups: Iterable[GroupSnapshot]) -> set[str]:
@@ -478,8 +291,8 @@ def partition_states(
         if value is MISSING:
             states[key] = f"ZooKeeper has no {path}"
         elif isinstance(value, tuple):
-            raw = _text(value[0])
-            document = _json_or_none(raw)
+            raw = znode_text(value[0])
+            document = json_or_none(raw)
             if isinstance(document, dict) and "leader" in document:
                 leader = document.get("leader")
                 described = "no leader" if leader == -1 else f"leader {leader}"
