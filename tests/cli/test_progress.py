@@ -18,6 +18,7 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from pathlib import Path
 
@@ -57,6 +58,12 @@ def with_stderr_on_a_terminal(*args: str, progress: str) -> tuple[int, str, str]
         [sys.executable, "-m", "kafkadiag", *args], stdout=subprocess.PIPE, stderr=terminal, env=env
     )
     os.close(terminal)
+    # stdout is read beside the terminal, so a report larger than a pipe's buffer cannot block it.
+    stdout_pipe = process.stdout
+    assert stdout_pipe is not None
+    reports: list[bytes] = []
+    reader = threading.Thread(target=lambda: reports.append(stdout_pipe.read()), daemon=True)
+    reader.start()
     shown = bytearray()
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -71,9 +78,9 @@ def with_stderr_on_a_terminal(*args: str, progress: str) -> tuple[int, str, str]
             shown += chunk
         elif process.poll() is not None:
             break
-    assert process.stdout is not None
-    stdout = process.stdout.read().decode()
     code = process.wait(timeout=60)
+    reader.join(timeout=60)
+    stdout = b"".join(reports).decode()
     os.close(controller)
     return code, stdout, shown.decode(errors="replace")
 
