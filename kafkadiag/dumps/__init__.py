@@ -319,7 +319,7 @@ def _parser_for(fmt: DumpFormat):  # type: ignore[no-untyped-def]
 
         return parse_pyspy_text
     if fmt is DumpFormat.PYSPY_JSON:
-        from kafkadiag.dumps.pyspy import parse_pyspy_json
+        from kafkadiag.dumps.pyspyjson import parse_pyspy_json
 
         return parse_pyspy_json
     if fmt in _PYTHON_FORMATS:

@@ -1,4 +1,4 @@
-"""py-spy dumps: `py-spy dump` text and `--json`, with or without `--locals` and `--native`.
+"""py-spy dumps: `py-spy dump` text, with or without `--locals` and `--native` (`--json`: pyspyjson.py).
 
 Text layout (py-spy 0.3 and 0.4):
 
@@ -21,18 +21,14 @@ that rules can see which threads wait on the same object.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 
-from kafkadiag import boundedjson
 from kafkadiag.digits import decimal, is_decimal
-from kafkadiag.dumps.jsonmembers import json_objects
 from kafkadiag.dumps.pyqualify import qualify_methods
 from kafkadiag.dumps.pyspyrewrap import logical_lines
 from kafkadiag.dumps.pythreads import is_waiting
 from kafkadiag.dumps.rewrap import rejoined_note
-from kafkadiag.errors import InputUnreadableError
 from kafkadiag.model import (
     DumpFormat,
     Frame,
@@ -49,9 +45,6 @@ from kafkadiag.threadheader import PYSPY as PYSPY_HEADER
 from kafkadiag.threadheader import PYSPY_CORE
 
 MAX_UNPARSED_KEPT = 200
-# py-spy JSON is one document; it is read whole, so its size is capped (py-spy's own output
-# for a process with thousands of threads and --locals stays far below this).
-MAX_JSON_CHARS = 256 * 1024 * 1024
 
 _PROCESS = re.compile(r"^Process (?P<pid>\d+): (?P<command>.*)$")
 _PYTHON = re.compile(r"^Python v(?P<version>\S+)")
@@ -78,7 +71,7 @@ _WAITING_FRAMES = {
 }
 
 
-def _python_frame(function: str, location: str, variables: tuple[Variable, ...]) -> Frame:
+def python_frame(function: str, location: str, variables: tuple[Variable, ...]) -> Frame:
     file, colon, line = location.rpartition(":")
     text = f"{function} ({location})"
     if colon and is_decimal(line):
@@ -117,7 +110,7 @@ def _status(active: bool) -> tuple[ThreadState, ThreadStatus]:
     )
 
 
-def _thread(
+def pyspy_thread(
     name: str, flags: str, header: str, line_no: int, frames: list[Frame], stack_line_no: int = 0
 ) -> Thread:
     frames = qualify_methods(frames)
@@ -200,7 +193,7 @@ class _PySpyTextReader:
     def _close_frame(self) -> None:
         if self.pending_frame is not None:
             function, location = self.pending_frame
-            self.frames.append(_python_frame(function, location, tuple(self.variables)))
+            self.frames.append(python_frame(function, location, tuple(self.variables)))
         self.pending_frame, self.variables = None, []
 
     def _close_thread(self) -> None:
@@ -208,7 +201,7 @@ class _PySpyTextReader:
         header = self.thread_header
         if header is not None and self.dump is not None:
             self.dump.threads.append(
-                _thread(
+                pyspy_thread(
                     header["name"] or "",
                     header["flags"] or "",
                     header.group(0).rstrip(),
@@ -301,101 +294,3 @@ class _PySpyTextReader:
 
 def _heads_dump_or_thread(text: str) -> bool:
     return bool(_THREAD.match(text) or _PROCESS.match(text) or PYSPY_CORE.match(text))
-
-
-def parse_pyspy_json(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    """`py-spy dump --json`: one JSON array of threads (several processes with --subprocesses)."""
-    parts: list[str] = []
-    size = 0
-    line_count = 0
-    for batch in batches:
-        for line in batch:
-            size += len(line) + 1
-            line_count += 1
-        if size > MAX_JSON_CHARS:
-            raise InputUnreadableError(
-                f"{source}: py-spy JSON larger than {MAX_JSON_CHARS // (1024 * 1024)} MB",
-                help_text="Split the file, or capture the text form (py-spy dump without --json).",
-            )
-        parts.append("\n".join(batch))
-    text = "\n".join(parts)
-    if not text.strip():
-        return
-    try:
-        document = boundedjson.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputUnreadableError(
-            f"{source}: not valid py-spy JSON: {error.msg} at line {error.lineno} column {error.colno}",
-            help_text="The file may be truncated. Capture again with `py-spy dump --pid PID --json`, "
-            "or pass --input-format to read it as another format.",
-        ) from None
-    except boundedjson.JsonBoundsError as error:
-        raise InputUnreadableError(
-            f"{source}: not py-spy's JSON: {error}",
-            help_text="py-spy writes threads of frames a few levels deep. Capture again with "
-            "`py-spy dump --pid PID --json`, or pass --input-format to read it as another format.",
-        ) from None
-    if isinstance(document, dict):
-        document = [document]
-    if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
-        raise InputUnreadableError(
-            f"{source}: JSON, but not py-spy's dump layout (a list of thread objects)",
-            help_text="Capture with `py-spy dump --pid PID --json`.",
-        )
-    by_pid: dict[int | None, list[Thread]] = {}
-    from_core = _from_core_file(document)
-    for position, item in enumerate(document):
-        pid = item.get("pid")
-        pid = pid if isinstance(pid, int) and pid > 0 else None
-        by_pid.setdefault(pid, []).append(_json_thread(item, position, from_core))
-    for index, (pid, threads) in enumerate(by_pid.items()):
-        yield ThreadDump(
-            source=source,
-            index=index,
-            format=DumpFormat.PYSPY_JSON,
-            line_no=1,
-            end_line_no=line_count,
-            threads=tuple(threads),
-            producer="py-spy",
-            pid=pid,
-        )
-
-
-def _from_core_file(document: list[dict]) -> bool:  # type: ignore[type-arg]
-    """`py-spy dump --core --json`: py-spy marks every thread of a core file active (a core does not
-    say which thread was idle) and gives no process id (0). A live process always has idle threads."""
-    return bool(document) and all(item.get("pid") == 0 and item.get("active") is True for item in document)
-
-
-def _json_thread(item: dict, position: int, from_core: bool = False) -> Thread:  # type: ignore[type-arg]
-    frames: list[Frame] = []
-    for raw in json_objects(item.get("frames")):
-        variables = tuple(
-            Variable(str(v.get("name", "")), str(v.get("repr", "")), bool(v.get("arg")))
-            for v in json_objects(raw.get("locals"))
-        )
-        short = raw.get("short_filename") or raw.get("filename") or ""
-        line = raw.get("line")
-        location = f"{short}:{line}" if isinstance(line, int) and line > 0 else str(short)
-        frame = _python_frame(str(raw.get("name", "?")), location, variables)
-        if raw.get("filename"):
-            module = raw.get("module")
-            frame = frame._replace(
-                file=str(raw["filename"]), module=module if isinstance(module, str) else None
-            )
-        frames.append(frame)
-    thread_id = item.get("thread_id") if isinstance(item.get("thread_id"), int) else 0
-    os_id = item.get("os_thread_id") if isinstance(item.get("os_thread_id"), int) else None
-    name = str(item.get("thread_name") or "")
-    # The header py-spy's text form prints for the same thread (OS id when known, else the
-    # Python thread id in hex), so that both forms give identical threads.
-    shown_id = os_id if os_id is not None else f"{thread_id:#x}"
-    if from_core:
-        # As the text form of a core: no activity, only who holds the GIL; the frames tell the state.
-        flags = "gil" if item.get("owns_gil") else ""
-        header = f'Thread {shown_id}{" (gil)" if flags else ""}: "{name}"'
-    else:
-        flags = ("active" if item.get("active") else "idle") + ("+gil" if item.get("owns_gil") else "")
-        header = f'Thread {shown_id} ({flags}): "{name}"'
-    # A JSON document has no useful line numbers; the thread's position stands in for it.
-    return _thread(name, flags, header, position + 1, frames)
