@@ -66,9 +66,15 @@ def sampled_lag(
 
 
 def checked_lag(
-    target: LagTarget, policy: CheckPolicy, samples: int = 1, interval_s: float = 10.0, allowed_lag: int = 0
+    target: LagTarget,
+    policy: CheckPolicy,
+    samples: int = 1,
+    interval_s: float = 10.0,
+    allowed_lag: int = 0,
+    on_sample: Callable[[int, Snapshot], None] | None = None,
 ) -> tuple[CheckResult, LagReport]:
-    """`samples` snapshots evaluated as one window and judged against the check's thresholds."""
+    """`samples` snapshots evaluated as one window and judged against the check's thresholds;
+    `on_sample` is told each snapshot as it is taken (the progress between samples)."""
     from kafkadiag.collect.gather import Collector
     from kafkadiag.collect.lagread import take_samples
     from kafkadiag.lag.check import check_report
@@ -81,7 +87,7 @@ def checked_lag(
             "pass --samples 2 or more (and an --interval)"
         )
     with Collector(target) as collector:
-        snapshots = take_samples(collector, samples, interval_s)
+        snapshots = take_samples(collector, samples, interval_s, on_sample=on_sample)
     report = evaluate_window(snapshots, allowed_lag)
     return check_report(report, policy), report
 

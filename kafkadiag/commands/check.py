@@ -66,9 +66,11 @@ def run_check(
 ) -> int:
     from kafkadiag.app.lag import checked_lag
     from kafkadiag.lag.check import HEALTHY, UNHEALTHY
+    from kafkadiag.progress import SampleProgress
     from kafkadiag.report.output import report_stream
 
-    result, report = checked_lag(target, policy, samples, interval_s, allowed_lag)
+    with SampleProgress(samples, interval_s) as progress:
+        result, report = checked_lag(target, policy, samples, interval_s, allowed_lag, progress.update)
     from kafkadiag.report.lag_check import write_check_json, write_check_text, write_junit
 
     writers = {"table": write_check_text, "json": write_check_json, "junit": write_junit}

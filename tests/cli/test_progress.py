@@ -168,3 +168,18 @@ def test_lag_on_a_terminal_counts_down_to_the_next_sample(broker: ServerProcess)
     assert code == ExitCode.OK, terminal
     assert "sample 1 of 2 taken" in terminal and "next in 2s" in terminal, terminal
     assert json.loads(stdout)["schema"] == "kafkadiag.lag" and "\x1b" not in stdout
+
+
+def test_check_says_each_sample_too(broker: ServerProcess) -> None:
+    topic, group = unique("progress"), unique("progress-group")
+    create_topic(broker.address, topic, 1)
+    commit_offsets_without_joining(broker.address, group, {(topic, 0): 0})
+    result = kafkadiag(
+        "check", "--bootstrap-server", broker.address, "--group", group,
+        "--samples", "2", "--interval", "1s", "--format", "json", progress="always",
+    )  # fmt: skip
+    assert result.returncode == ExitCode.OK, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("kafkadiag: sample 1 of 2 taken, next in "), lines
+    assert lines[1] == "kafkadiag: sample 2 of 2 taken, evaluating", lines
+    assert json.loads(result.stdout)["schema"] == "kafkadiag.check"
