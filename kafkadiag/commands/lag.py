@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from kafkadiag.collect.errors import BrokerUnreachableError, SnapshotReadError, ZooKeeperUnreachableError
 from kafkadiag.commands.completion import complete_directories
 from kafkadiag.commands.formats import FormatChoice
 from kafkadiag.commands.options import (
@@ -34,7 +33,6 @@ from kafkadiag.console import report_error, warn
 from kafkadiag.errors import InputUnreadableError
 from kafkadiag.exitcodes import ExitCode
 from kafkadiag.exporter.options import exporter_options, pop_exporter_options
-from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
 from kafkadiag.moments import MOMENT
 
 if TYPE_CHECKING:
@@ -45,6 +43,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from kafkadiag.collect.retention import Keep
+    from kafkadiag.exporter.options import ExporterOptions
     from kafkadiag.maxlag.model import MaxLagReport
 
 FORMATS = ("table", "json", "prometheus")
@@ -82,7 +81,8 @@ def explain_partial(report: LagReport) -> None:
     missing = [group.group for group in report.groups if group.exists is False]
     unread = [group.group for group in report.groups if group.exists is None]
     unknown = sum(1 for group in report.groups for partition in group.partitions if partition.partial)
-    parts = [f"{_SOURCE_NAMES[source]} unreachable" for source, _ in report.unreachable]
+    source_names, source_help = _source_words()
+    parts = [f"{source_names[source]} unreachable" for source, _ in report.unreachable]
     if unread:
         parts.append(f"group(s) not read: {', '.join(unread)}")
     if missing:
@@ -97,7 +97,7 @@ def explain_partial(report: LagReport) -> None:
     if report.errors and not parts:
         parts.append("some data could not be read")
     if parts:
-        advice = [_SOURCE_HELP[source] for source in dict(report.unreachable)] or [
+        advice = [source_help[source] for source in dict(report.unreachable)] or [
             "Check that the groups and topics exist, that ZooKeeper and the brokers are "
             "reachable (see the warnings above) and that the principal of --command-config may "
             "describe them (ACLs); raise --timeout on slow networks."
@@ -105,11 +105,18 @@ def explain_partial(report: LagReport) -> None:
         report_error(InputUnreadableError("results are partial: " + "; ".join(parts), " ".join(advice)))
 
 
-_SOURCE_NAMES = {SOURCE_ZOOKEEPER: "ZooKeeper", SOURCE_KAFKA: "the brokers"}
-_SOURCE_HELP = {
-    SOURCE_ZOOKEEPER: ZooKeeperUnreachableError.HELP_TEXT,
-    SOURCE_KAFKA: BrokerUnreachableError.HELP_TEXT,
-}
+def _source_words() -> tuple[dict[str, str], dict[str, str]]:
+    """Each lag source's name and the help for reaching it. Imported here, not at the top: every
+    command loads this module for its options, and `dump analyze` reads neither source."""
+    from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
+    from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
+
+    names = {SOURCE_ZOOKEEPER: "ZooKeeper", SOURCE_KAFKA: "the brokers"}
+    help_texts = {
+        SOURCE_ZOOKEEPER: ZooKeeperUnreachableError.HELP_TEXT,
+        SOURCE_KAFKA: BrokerUnreachableError.HELP_TEXT,
+    }
+    return names, help_texts
 
 
 def run_lag(
@@ -161,6 +168,7 @@ def run_history(
 ) -> int:
     """`at_ms`: evaluate as of that time, over the `window` snapshots taken up to it."""
     from kafkadiag.app.lag import lag_history
+    from kafkadiag.collect.errors import SnapshotReadError
     from kafkadiag.report.output import report_stream
 
     history = lag_history(record_dir, groups, window, allowed_lag, at_ms)
@@ -256,14 +264,7 @@ def lag_command(
             "--pid, --jmx, --jolokia or --prometheus"
         )
     if export.serve is not None:
-        from kafkadiag.exporter.run import run_serve
-        from kafkadiag.exporter.scrapes import ServeOptions
-
-        window = samples if samples > 1 else 10  # Burrow's default window
-        serve = ServeOptions(
-            export.min_interval_s, window, allowed_lag, export.cluster_name, record_dir, export.keep
-        )
-        return run_serve(target, export.serve, serve, fetcher_request)
+        return _serve(target, export.serve, export, samples, allowed_lag, record_dir, fetcher_request)
     return reader_may_leave(
         lambda: run_lag(
             target,
@@ -279,6 +280,26 @@ def lag_command(
             cluster_name=export.cluster_name,
         )
     )
+
+
+def _serve(
+    target: LagTarget,
+    address: str,
+    export: ExporterOptions,
+    samples: int,
+    allowed_lag: int,
+    record_dir: str | None,
+    fetcher_request: FetcherRequest | None,
+) -> int:
+    """`--serve ADDRESS`: answer Prometheus' scrapes there until stopped."""
+    from kafkadiag.exporter.run import run_serve
+    from kafkadiag.exporter.scrapes import ServeOptions
+
+    window = samples if samples > 1 else 10  # Burrow's default window
+    serve = ServeOptions(
+        export.min_interval_s, window, allowed_lag, export.cluster_name, record_dir, export.keep
+    )
+    return run_serve(target, address, serve, fetcher_request)
 
 
 @lag_command.command("history", short_help="Evaluate recorded lag snapshots offline.")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from kafkadiag.collect.retention import Keep, parse_keep
 from kafkadiag.durations import DURATION
+
+if TYPE_CHECKING:
+    from kafkadiag.collect.retention import Keep
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -26,6 +28,9 @@ class ExporterOptions:
 def _keep(ctx: click.Context, param: click.Parameter, value: str | None) -> Keep | None:
     if value is None:
         return None
+    # Imported here: every command declares this option, and only --record reads a retention.
+    from kafkadiag.collect.retention import parse_keep
+
     try:
         return parse_keep(value)
     except ValueError as error:

@@ -21,11 +21,9 @@ code = main(sys.argv[2:])
 with open(sys.argv[1], "w") as out:
     json.dump({"exit": code, "modules": sorted(sys.modules)}, out)
 """
-# The collect modules that read files given on the command line, and two that the CLI's option
-# declarations import (--keep's parser, the collectors' error types): none talks to a process or
-# a cluster.
+# The collect modules that read files given on the command line: none talks to a process or a
+# cluster. The other commands' option declarations import no collector (their callbacks do).
 FILE_READERS = {"kafkadiag.collect", "kafkadiag.collect.dumpfiles", "kafkadiag.collect.bundle"}
-OPTION_PARSERS = {"kafkadiag.collect.retention", "kafkadiag.collect.errors"}
 
 
 def imported_by(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
@@ -60,17 +58,27 @@ def test_help_imports_neither_the_parsers_nor_the_rules(tmp_path: Path) -> None:
     assert under(modules, "kafkadiag.rules") == set()
 
 
+def test_dump_analyze_help_imports_no_collector_and_no_lag_package(tmp_path: Path) -> None:
+    # GIVEN a fresh interpreter WHEN it prints `dump analyze --help` (every command's options declared)
+    code, modules = imported_by(tmp_path, "dump", "analyze", "--help")
+    # THEN the option declarations imported neither a collector nor the lag packages
+    assert code == 0
+    assert under(modules, "kafkadiag.collect") | under(modules, "kafkadiag.lag") == set()
+    assert under(modules, "kafkadiag.rules") == set()
+
+
 def test_dump_analyze_loads_the_dump_rules_only_and_no_collector(tmp_path: Path) -> None:
     # GIVEN a fresh interpreter WHEN it analyses a captured deadlock
     code, modules = imported_by(tmp_path, "dump", "analyze", str(DUMP))
     # THEN the dump families ran (the deadlock is found: exit 1) ...
     assert code == 1
     assert rule_modules(SCOPE_DUMP) <= modules
-    # ... and neither the cluster rules' families nor the maxlag comparison they read was loaded
+    # ... and neither the cluster rules' families nor the lag and maxlag packages they read was loaded
     assert rule_modules(SCOPE_CLUSTER) & modules == set()
     assert under(modules, "kafkadiag.maxlag") == set()
+    assert under(modules, "kafkadiag.lag") == set()
     # ... nor a collector: only the modules that read the files named on the command line
-    assert under(modules, "kafkadiag.collect") <= FILE_READERS | OPTION_PARSERS
+    assert under(modules, "kafkadiag.collect") == FILE_READERS
     assert not {"kazoo", "kafka", "pyspark", "psutil"} & {name.split(".")[0] for name in modules}
 
 
