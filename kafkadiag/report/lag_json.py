@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
+from collections.abc import Iterator
+from json.encoder import encode_basestring_ascii as _string  # the C escaping json.dumps uses
 from typing import TYPE_CHECKING, Any, TextIO
 
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
@@ -70,6 +73,13 @@ def _partition(partition: PartitionLag, fetcher: FetcherColumns | None) -> dict[
 def group_document(
     group: GroupLag, fetcher_of: dict[PartitionKey, FetcherColumns] | None = None
 ) -> dict[str, Any]:
+    document = _group_head(group)
+    document["partitions"] = _partitions(group, fetcher_of)
+    return document
+
+
+def _group_head(group: GroupLag) -> dict[str, Any]:
+    """A group's document but its partitions (which come last)."""
     return {
         "group": group.group,
         "source": group.source,
@@ -97,7 +107,6 @@ def group_document(
             }
             for topic in group.topics
         ],
-        "partitions": _partitions(group, fetcher_of),
     }
 
 
@@ -133,6 +142,14 @@ def lag_document(report: LagReport, fetcher: MaxLagReport | None = None) -> dict
         from kafkadiag.maxlag.columns import fetcher_columns
 
         fetcher_of = fetcher_columns(fetcher)
+    document = _report_head(report)
+    document["groups"] = [group_document(group, fetcher_of) for group in report.groups]
+    document["fetcher"] = fetcher_document(fetcher)
+    return document
+
+
+def _report_head(report: LagReport) -> dict[str, Any]:
+    """A report's document but its groups and fetcher (which come last)."""
     return {
         "schema": SCHEMA,
         "version": VERSION,
@@ -146,13 +163,101 @@ def lag_document(report: LagReport, fetcher: MaxLagReport | None = None) -> dict
         "errors": list(report.errors),
         "unreachable": [{"source": source, "error": error} for source, error in report.unreachable],
         "stats": dict(report.stats),
-        "groups": [group_document(group, fetcher_of) for group in report.groups],
-        "fetcher": fetcher_document(fetcher),
     }
 
 
 def write_json(stream: TextIO, report: LagReport, fetcher: MaxLagReport | None = None) -> None:
     # One compact line: json's C encoder does not indent, and 10,000 partitions indented by
     # the pure-Python encoder take seconds. Pipe through `jq .` to read it.
-    stream.write(json.dumps(lag_document(report, fetcher), separators=(",", ":"), check_circular=False))
-    stream.write("\n")
+    if fetcher is not None:  # the fetcher's columns per partition: the document, as it is defined
+        stream.write(json.dumps(lag_document(report, fetcher), separators=_COMPACT, check_circular=False))
+        stream.write("\n")
+        return
+    for piece in lag_pieces(report):
+        stream.write(piece)
+
+
+_COMPACT = (",", ":")
+
+
+# The text writer. 10,000 partitions of 22 members each made a dict per partition for json.dumps
+# to take apart again: a third of `kafkadiag lag`'s own time. The writer below produces the very
+# bytes json.dumps(lag_document(report), separators=(",", ":")) produces (tests/lag/
+# test_lag_json_text.py holds it to that on real reports), writing each partition from its fields.
+
+
+def lag_pieces(report: LagReport) -> Iterator[str]:
+    """The document of a report without a fetcher, in pieces (one per group), newline included."""
+    # Every member but the groups by json.dumps, its closing brace left open for them: they are
+    # the one list that grows with the cluster.
+    yield json.dumps(_report_head(report), separators=_COMPACT, check_circular=False)[:-1]
+    yield ',"groups":['
+    yield ",".join(map(_group_text, report.groups))
+    yield '],"fetcher":null}\n'
+
+
+def _group_text(group: GroupLag) -> str:
+    head = json.dumps(_group_head(group), separators=_COMPACT, check_circular=False)
+    return f'{head[:-1]},"partitions":[{",".join(map(_partition_text, group.partitions))}]}}'
+
+
+def _partition_text(partition: PartitionLag) -> str:
+    """One partition's member, as json.dumps writes _partition(partition, None)."""
+    (_, topic, number, committed, high_watermark, log_start, lag, owner, leader, last_progress_ms,
+     since_progress_s, at_least, problems, status, consumption_rate, production_rate, time_lag_s,
+     catch_up_s, complete, commits_without_lag, client_id, host) = partition  # fmt: skip
+    partial = "true" if problems and lag is None else "false"  # PartitionLag.partial
+    return (
+        f'{{"topic":{_str(topic)},"partition":{_int(number)},'
+        f'"committed_offset":{_int(committed)},"high_watermark":{_int(high_watermark)},'
+        f'"log_start_offset":{_int(log_start)},"lag":{_int(lag)},"owner":{_str(owner)},'
+        f'"leader":{_int(leader)},"last_progress_ms":{_int(last_progress_ms)},'
+        f'"since_progress_s":{_float(since_progress_s)},'
+        f'"since_progress_at_least":{_bool(at_least)},'
+        f'"problems":[{",".join(map(_str, problems))}],"status":{_str(status)},'
+        f'"consumption_rate":{_float(consumption_rate)},"production_rate":{_float(production_rate)},'
+        f'"time_lag_s":{_float(time_lag_s)},"catch_up_s":{_float(catch_up_s)},'
+        f'"complete":{_float(complete)},"commits_without_lag":{_int(commits_without_lag)},'
+        f'"owner_client_id":{_str(client_id)},"owner_host":{_str(host)},'
+        f'"partial":{partial},"fetcher":null}}'
+    )
+
+
+# The members _partition_text writes, in order: a field added to PartitionLag must be added there
+# (tests/lag/test_lag_json_text.py compares the two).
+WRITTEN_PARTITION_FIELDS = (
+    "group", "topic", "partition", "committed_offset", "high_watermark", "log_start_offset", "lag",
+    "owner", "leader", "last_progress_ms", "since_progress_s", "since_progress_at_least", "problems",
+    "status", "consumption_rate", "production_rate", "time_lag_s", "catch_up_s", "complete",
+    "commits_without_lag", "owner_client_id", "owner_host",
+)  # fmt: skip
+
+
+# The scalars of a partition as json.dumps writes them: the types the fields hold are written
+# here; anything else (never seen) by json.dumps itself, so that the bytes stay the same.
+
+
+def _int(value: int | None) -> str:
+    if type(value) is int:
+        return int.__repr__(value)
+    return "null" if value is None else json.dumps(value)
+
+
+def _str(value: str | None) -> str:
+    if value is None:
+        return "null"
+    return _string(value) if type(value) is str else json.dumps(value)
+
+
+def _float(value: float | None) -> str:
+    if value is None:
+        return "null"
+    if type(value) is float and math.isfinite(value):
+        return float.__repr__(value)
+    return json.dumps(value)  # NaN and the infinities by name, as json.dumps does
+
+
+def _bool(value: bool) -> str:
+    if value is True:
+        return "true"
+    return "false" if value is False else json.dumps(value)
