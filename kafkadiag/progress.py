@@ -40,14 +40,20 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+def _file_size(path: str) -> int | None:
+    """A regular file's size; None for stdin, a FIFO or a file gone since it was named."""
+    try:
+        return os.path.getsize(path) if path != "-" and os.path.isfile(path) else None
+    except OSError:
+        return None
+
+
+def _shown(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
 def _input_bytes(paths: tuple[str, ...]) -> int:
-    total = 0
-    for path in paths:
-        try:
-            total += os.path.getsize(path) if path != "-" else 0
-        except OSError:
-            continue
-    return total
+    return sum(_file_size(path) or 0 for path in paths)
 
 
 def _amount(done: int, total: int | None) -> str:
@@ -154,19 +160,20 @@ class AnalysisProgress:
         """`bytes_read` of `path` have been read (and parsed)."""
         first = path not in self._sizes
         if first:
-            self._sizes[path] = os.path.getsize(path) if path != "-" and os.path.isfile(path) else None
+            self._sizes[path] = _file_size(path)
         if self._lines is not None:
-            self._lines.say(
-                f"reading {path}: {_amount(bytes_read, self._sizes[path])}, {self._elapsed()}", first
-            )
+            amount = _amount(bytes_read, self._sizes[path])
+            self._lines.say(f"reading {_shown(path)}: {amount}, {self._elapsed()}", first)
         if self._display is None:
             return
         if first:
-            self._tasks[path] = self._display.add_task(f"reading {path}", total=self._sizes[path])
+            self._tasks[path] = self._display.add_task(f"reading {_shown(path)}", total=self._sizes[path])
         self._display.update(self._tasks[path], completed=bytes_read)
 
     def analysing(self, dumps: int) -> None:
         """Reading is over; the rules now run over `dumps` dumps (one long call)."""
+        if dumps == 0:  # nothing to analyse: the error saying why follows
+            return
         self._doing = f"analysing {dumps:,} dump{'s' if dumps != 1 else ''}"
         if self._lines is not None:
             self._lines.say(f"{self._doing}, {self._elapsed()}", step=True)

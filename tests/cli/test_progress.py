@@ -183,3 +183,14 @@ def test_check_says_each_sample_too(broker: ServerProcess) -> None:
     assert lines[0].startswith("kafkadiag: sample 1 of 2 taken, next in "), lines
     assert lines[1] == "kafkadiag: sample 2 of 2 taken, evaluating", lines
     assert json.loads(result.stdout)["schema"] == "kafkadiag.check"
+
+
+def test_stdin_is_named_and_an_empty_input_is_not_analysed(dump_log: Path) -> None:
+    env = {**os.environ, "KAFKADIAG_PROGRESS": "always"}
+    command = [sys.executable, "-m", "kafkadiag", "dump", "analyze", "-"]
+    piped = subprocess.run(command, input=dump_log.read_text(), capture_output=True, text=True, env=env)
+    assert piped.returncode == ExitCode.FINDINGS, piped.stderr
+    assert piped.stderr.startswith("kafkadiag: reading <stdin>: "), piped.stderr
+    empty = subprocess.run(command, input="", capture_output=True, text=True, env=env)
+    assert empty.returncode == ExitCode.INPUT_UNREADABLE, empty.stderr
+    assert "analysing" not in empty.stderr and "<stdin> is empty" in empty.stderr, empty.stderr
