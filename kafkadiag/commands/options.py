@@ -100,11 +100,17 @@ def _known_rules(ctx: click.Context, param: click.Parameter, value: tuple[str, .
     """--select/--ignore values that name no rule are usage errors, not silently empty runs."""
     if not value:
         return value
-    from kafkadiag.rules.engine import RULES, rule_matches
+    # The registry's table of codes and names, not the rules: checking a name loads no rule family.
+    from kafkadiag.rules.registry import codes_and_names
 
-    unknown = [pattern for pattern in value if not any(rule_matches(rule, [pattern]) for rule in RULES)]
+    table = sorted(codes_and_names())
+    unknown = [
+        pattern
+        for pattern in value
+        if not any(code.startswith(pattern.upper()) or name == pattern.lower() for code, name in table)
+    ]
     if unknown:
-        known = ", ".join(f"{rule.code} ({rule.name})" for rule in sorted(RULES, key=lambda rule: rule.code))
+        known = ", ".join(f"{code} ({name})" for code, name in table)
         raise click.BadParameter(
             f"no rule is named {', '.join(unknown)}; the rules are: {known} (`kafkadiag rules` lists them)"
         )

@@ -16,7 +16,16 @@ from kafkadiag.rules.base import SCOPE_CLUSTER, SCOPE_DUMP, Rule
 from kafkadiag.rules.kd001_rule_crashed import RuleCrashed
 
 # RULES (the whole catalogue) is read through __getattr__ below.
-__all__ = ["FAMILIES", "RETIRED_CODES", "Family", "RuleCrashed", "all_rules", "rule_by_code", "rules_of"]
+__all__ = [
+    "FAMILIES",
+    "RETIRED_CODES",
+    "Family",
+    "RuleCrashed",
+    "all_rules",
+    "codes_and_names",
+    "rule_by_code",
+    "rules_of",
+]
 
 
 @dataclass(frozen=True)
@@ -176,6 +185,18 @@ def __getattr__(name: str) -> tuple[type[Rule[Any]], ...]:
     if name == "RULES":
         return all_rules()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def codes_and_names() -> tuple[tuple[str, str], ...]:
+    """Every rule's (code, name), read from its module's name (kd101_jvm_reported_deadlock is KD101,
+    jvm-reported-deadlock) without importing it: enough to check a --select or --ignore value.
+    A test holds each module's name to its class's code and name."""
+    table = []
+    for family in FAMILIES:
+        for module, _ in family.rules:
+            code, _, name = module.partition("_")
+            table.append((code.upper(), name.replace("_", "-")))
+    return tuple(table)
 
 
 def rule_by_code(code_or_name: str) -> type[Rule[Any]] | None:

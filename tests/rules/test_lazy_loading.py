@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from kafkadiag.rules.base import SCOPE_CLUSTER, SCOPE_DUMP
-from kafkadiag.rules.registry import FAMILIES, RULES, family_rules
+from kafkadiag.rules.registry import FAMILIES, RULES, codes_and_names, family_rules
 
 DUMP = Path(__file__).parents[2] / "fixtures" / "captured" / "deadlock" / "jstack-l.txt"
 # Run kafkadiag's main in this interpreter, then write the names in sys.modules to argv[1].
@@ -80,6 +80,21 @@ def test_dump_analyze_loads_the_dump_rules_only_and_no_collector(tmp_path: Path)
     # ... nor a collector: only the modules that read the files named on the command line
     assert under(modules, "kafkadiag.collect") == FILE_READERS
     assert not {"kazoo", "kafka", "pyspark", "psutil"} & {name.split(".")[0] for name in modules}
+
+
+def test_select_and_ignore_are_checked_without_loading_the_cluster_rules(tmp_path: Path) -> None:
+    # GIVEN a fresh interpreter WHEN it analyses the deadlock with rules chosen by code and by name
+    argv = ("dump", "analyze", "--select", "KD1", "--ignore", "contended-lock", str(DUMP))
+    code, modules = imported_by(tmp_path, *argv)
+    # THEN the choice was accepted (the deadlock is found) and no cluster rule family was loaded
+    assert code == 1
+    assert rule_modules(SCOPE_CLUSTER) & modules == set()
+    assert under(modules, "kafkadiag.lag") | under(modules, "kafkadiag.maxlag") == set()
+
+
+def test_the_code_table_names_each_rule_as_its_class_does() -> None:
+    # --select and --ignore are checked against the table read from module names: it must not drift.
+    assert codes_and_names() == tuple((rule.code, rule.name) for rule in RULES)
 
 
 def test_every_family_holds_its_codes_and_its_scope() -> None:
