@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import socket
 import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
@@ -348,11 +349,17 @@ def test_ctrl_c_while_connecting_stops_at_once_with_the_interrupt_code(mode: lis
     import subprocess
     import sys
 
-    # GIVEN a read of a broker and a ZooKeeper that never answer, with a long --timeout
+    # GIVEN a read of a broker and a ZooKeeper that never answer, with a long --timeout: a port
+    # that listens and never accepts (the kernel completes the handshake, nobody replies; a
+    # refused port is reported at once instead)
     # (under --watch: Ctrl-C before the first view is shown is an interrupt, not a clean report)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    address = "127.0.0.1:%d" % silent.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", "127.0.0.1:1",
-         "--zookeeper", "127.0.0.1:1", "--all-groups", "--timeout", "120", *mode],
+        [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", address,
+         "--zookeeper", address, "--all-groups", "--timeout", "120", *mode],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -365,6 +372,7 @@ def test_ctrl_c_while_connecting_stops_at_once_with_the_interrupt_code(mode: lis
     finally:
         if process.poll() is None:
             process.kill()
+        silent.close()
     # THEN it stops well before the timeout, says so, reports nothing and exits 130, not 3
     assert process.returncode == ExitCode.INTERRUPTED, err
     assert "interrupted" in err and "Traceback" not in err and out == ""
