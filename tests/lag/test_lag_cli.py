@@ -356,7 +356,7 @@ def test_ctrl_c_while_connecting_stops_at_once_with_the_interrupt_code(mode: lis
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(16)
-    address = "127.0.0.1:%d" % silent.getsockname()[1]
+    address = f"127.0.0.1:{silent.getsockname()[1]}"
     process = subprocess.Popen(
         [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", address,
          "--zookeeper", address, "--all-groups", "--timeout", "120", *mode],
