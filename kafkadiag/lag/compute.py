@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag, TopicLag
 from kafkadiag.lag.snapshot import (
@@ -73,21 +74,35 @@ def partition_lag(
     since = None
     if commit_time_ms is not None and now_ms is not None:
         since = max(now_ms - commit_time_ms, 0) / 1000.0
-    return PartitionLag(
-        group,
-        topic,
-        partition,
-        committed_offset,
-        high_watermark,
-        log_start,
-        lag,
-        owner,
-        leader,
-        commit_time_ms,
-        since,
-        False,
-        problems,
+    # tuple.__new__ with the unsampled members' defaults: PartitionLag(...) passes each of its 22
+    # members through a Python-level __new__, and a report can hold 10,000s of partitions.
+    return _new_partition(
+        PartitionLag,
+        (
+            group,
+            topic,
+            partition,
+            committed_offset,
+            high_watermark,
+            log_start,
+            lag,
+            owner,
+            leader,
+            commit_time_ms,
+            since,
+            False,
+            problems,
+            *_UNSAMPLED,
+        ),
     )
+
+
+_new_partition = tuple.__new__
+# The members after `problems` at their defaults: rates, statuses and owners' clients come later.
+_UNSAMPLED = tuple(
+    PartitionLag._field_defaults[field]
+    for field in PartitionLag._fields[PartitionLag._fields.index("status") :]
+)
 
 
 def _group_lag(
@@ -161,20 +176,21 @@ def _zookeeper_state(group: GroupSnapshot) -> str | None:
     return "Active" if group.members else "NoConsumers"
 
 
-def topic_totals(partitions: list[PartitionLag]) -> tuple[TopicLag, ...]:
-    by_topic: dict[str, list[PartitionLag]] = defaultdict(list)
+def topic_totals(partitions: Sequence[PartitionLag]) -> tuple[TopicLag, ...]:
+    # Each topic's lags only, not its partitions: the totals need nothing else.
+    lags_by_topic: dict[str, list[int | None]] = defaultdict(list)
     for partition in partitions:
-        by_topic[partition.topic].append(partition)
+        lags_by_topic[partition.topic].append(partition.lag)
     totals = []
-    for topic, members in sorted(by_topic.items()):
-        known = [partition.lag for partition in members if partition.lag is not None]
+    for topic, lags in sorted(lags_by_topic.items()):
+        known = [lag for lag in lags if lag is not None]
         totals.append(
             TopicLag(
                 topic=topic,
-                partitions=len(members),
+                partitions=len(lags),
                 total_lag=sum(lag for lag in known if lag > 0),
                 max_lag=max(known, default=None),
-                unknown=len(members) - len(known),
+                unknown=len(lags) - len(known),
             )
         )
     return tuple(totals)
