@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from kafkadiag.collect.metrics import MetricsSource, read_consumer_config, read_metrics
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
@@ -22,7 +21,9 @@ from kafkadiag.maxlag.model import MaxLagReport
 
 @dataclass(frozen=True)
 class CheckerTarget:
-    """Where the checker lag comes from: the lag engine's connection options."""
+    """Where the checker lag comes from: the lag engine's connection options as given. The groups
+    may be known only once the metrics are read (client.id defaults to group.id), so the LagTarget
+    is built then, by collect.gather.build_lag_target as for `lag`."""
 
     bootstrap_servers: str | None = None
     zookeeper: str | None = None
@@ -125,25 +126,21 @@ def read_checker_lag(
     """The lag engine's report for `groups`, or (None, [why not]); what the client settings
     noted goes to `notes`, a cluster that could not be read to `problems`."""
     from kafkadiag.app.lag import read_lag
-    from kafkadiag.collect.config import kafka_python_config, read_command_config
-    from kafkadiag.collect.gather import LagTarget
+    from kafkadiag.collect.gather import build_lag_target
 
     if not groups and not checker.all_groups:
         return None, ["no group to read checker lag for: name it with --group"]
-    client_config: dict[str, Any] = {}
-    if checker.command_config:
-        client_config, config_notes = kafka_python_config(read_command_config(checker.command_config))
-        notes.extend(config_notes)
-    target = LagTarget(
-        bootstrap_servers=checker.bootstrap_servers or None,
-        zookeeper=checker.zookeeper or None,
-        zookeeper_security=checker.zookeeper_security,
-        client_config=client_config,
-        groups=() if checker.all_groups else tuple(dict.fromkeys(groups)),
-        all_groups=checker.all_groups,
-        topics=checker.topics,
-        timeout_s=checker.timeout_s,
+    target, config_notes = build_lag_target(
+        checker.bootstrap_servers,
+        checker.zookeeper,
+        checker.command_config,
+        () if checker.all_groups else tuple(dict.fromkeys(groups)),
+        checker.all_groups,
+        checker.topics,
+        checker.timeout_s,
+        checker.zookeeper_security,
     )
+    notes.extend(config_notes)
     try:
         return read_lag(target), []
     except InputUnreadableError as error:

@@ -71,6 +71,37 @@ class LagTarget:
         return tuple(sources)
 
 
+def build_lag_target(
+    bootstrap_servers: str | None,
+    zookeeper: str | None,
+    command_config: str | None,
+    groups: tuple[str, ...],
+    all_groups: bool,
+    topics: tuple[str, ...],
+    timeout_s: float,
+    zookeeper_security: ZooKeeperSecurity = NO_SECURITY,
+) -> tuple[LagTarget, list[str]]:
+    """The LagTarget the connection options name, not yet validated, and what reading the
+    --command-config file noted (settings kafka-python takes differently or ignores)."""
+    from kafkadiag.collect.config import kafka_python_config, read_command_config
+
+    client_config: dict[str, Any] = {}
+    notes: list[str] = []
+    if command_config:
+        client_config, notes = kafka_python_config(read_command_config(command_config))
+    target = LagTarget(
+        bootstrap_servers=bootstrap_servers or None,
+        zookeeper=zookeeper or None,
+        zookeeper_security=zookeeper_security,
+        client_config=client_config,
+        groups=groups,
+        all_groups=all_groups,
+        topics=topics,
+        timeout_s=timeout_s,
+    )
+    return target, list(notes)
+
+
 class Collector:
     def __init__(self, target: LagTarget) -> None:
         target.validate()

@@ -29,23 +29,12 @@ def lag_target(
     timeout: float,
 ) -> LagTarget:
     """The LagTarget of the connection options, validated (UsageError otherwise)."""
-    from kafkadiag.collect.config import kafka_python_config, read_command_config
-    from kafkadiag.collect.gather import LagTarget
+    from kafkadiag.collect.gather import build_lag_target
 
-    client_config: dict[str, Any] = {}
-    if command_config:
-        client_config, notes = kafka_python_config(read_command_config(command_config))
-        for note in notes:
-            click.echo(f"kafkadiag: note: {note}", err=True)
-    target = LagTarget(
-        bootstrap_servers=bootstrap_server or None,
-        zookeeper=zookeeper or None,
-        zookeeper_security=zookeeper_security(),
-        client_config=client_config,
-        groups=groups,
-        all_groups=all_groups,
-        topics=topics,
-        timeout_s=timeout,
+    target, notes = build_lag_target(
+        bootstrap_server, zookeeper, command_config, groups, all_groups, topics, timeout, zookeeper_security()
     )
+    for note in notes:
+        click.echo(f"kafkadiag: note: {note}", err=True)
     target.validate()
     return target
