@@ -17,7 +17,10 @@ of small stacks. The many-dumps input is a real kill -3 log from fixtures/.
 `dump parse` end to end is timed for the table and for `--format json` (best of `--repeat` after a
 warm-up), in wall time and in CPU time, and their ratio printed against its target. The large
 dump repeats the corpus blocks, so many of its stacks recur, as the threads of a pool's do in a
-real dump; the JSON writer writes a recurring stack's text once.
+real dump; the JSON writer writes a recurring stack's text once. Its headers recur too (about
+2,200 distinct), which a real dump's never do: every thread of a JVM has its own name, ids and
+pointers. So the comparison is also made on the same dump with every header made distinct
+(unique_header), where the JSON writer has to read and write 10,000 headers of their own.
 
 The large dump's throughput is measured in three rounds of `--repeat` runs: at the start, after
 the end-to-end runs and at the end. Parsing is bound by memory as much as by the interpreter, and
@@ -32,6 +35,7 @@ import argparse
 import gc
 import gzip
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -86,7 +90,35 @@ def real_thread_blocks(with_reproducers: bool = False) -> list[str]:
     return blocks
 
 
-def build_large_dump(path: Path, thread_count: int, with_reproducers: bool = False) -> None:
+# The parts of a HotSpot header that differ between any two threads of one JVM: the name (pools
+# number their threads), the Java id (`#12`), the OS id in brackets (JDK 19 and later), the
+# native pointer and the native id. Names run to the last quote before the Java id or the flags.
+_HEADER = re.compile(r'^"(?P<name>.*)"(?P<rest>(?: #\d+| daemon| prio=| tid=| os_prio=| Id=).*)$')
+_JAVA_ID = re.compile(r" #\d+")
+_OS_ID = re.compile(r" \[\d+\]")
+_TID = re.compile(r"tid=(?:0x[0-9a-fA-F]+|\d+)")
+_NID = re.compile(r"nid=(?:0x[0-9a-fA-F]+|\d+)")
+
+
+def unique_header(block: str, index: int) -> str:
+    """The block with its thread made distinct, as every thread of a real JVM's dump is: name,
+    Java id, OS id, thread pointer and native id. Blocks whose header is not HotSpot's are kept."""
+    header, _, stack = block.partition("\n")
+    match = _HEADER.match(header)
+    if match is None:
+        return block
+    rest = _JAVA_ID.sub(f" #{index + 1}", match["rest"], count=1)
+    rest = _OS_ID.sub(f" [{index + 20_000}]", rest, count=1)
+    rest = _TID.sub(f"tid=0x{0x7F3A_0000_0000 + index * 0x1800:016x}", rest, count=1)
+    rest = _NID.sub(f"nid=0x{index + 20_000:x}", rest, count=1)
+    return f'"{match["name"]}-{index}"{rest}\n{stack}'
+
+
+def build_large_dump(
+    path: Path, thread_count: int, with_reproducers: bool = False, unique: bool = False
+) -> None:
+    """The corpus blocks repeated to `thread_count` threads; with `unique`, each thread's header
+    is made distinct (unique_header), so only the stacks recur."""
     blocks = real_thread_blocks(with_reproducers)
     with path.open("w", encoding="utf-8") as out:
         out.write(
@@ -97,6 +129,8 @@ def build_large_dump(path: Path, thread_count: int, with_reproducers: bool = Fal
             block = blocks[index % len(blocks)]
             if index % 20 == 7:  # JDK 5 layout: no state line
                 block = "\n".join(text for text in block.split("\n") if "java.lang.Thread.State:" not in text)
+            if unique:
+                block = unique_header(block, index)
             out.write(block + "\n\n")
         out.write("JNI global refs: 17, weak refs: 0\n")
 
@@ -157,6 +191,20 @@ def wall_and_cpu(command: list[str], repeat: int) -> tuple[float, float]:
     return min(walls), min(cpus)
 
 
+def json_against_table(executable: str, path: Path, repeat: int) -> str:
+    """`dump parse` of `path` end to end, as a table and as JSON: wall and CPU time, and ratios."""
+    table, table_cpu = wall_and_cpu([executable, "dump", "parse", "-o", os.devnull, str(path)], repeat)
+    as_json, json_cpu = wall_and_cpu(
+        [executable, "dump", "parse", "--format", "json", "-o", os.devnull, str(path)], repeat
+    )
+    return (
+        f"  kafkadiag dump parse end to end, wall: {table:.3f} s (table), {as_json:.3f} s (json) = "
+        f"{as_json / table:.2f}x the table's (target: at most {JSON_TARGET_RATIO}x)\n"
+        f"  kafkadiag dump parse end to end, CPU: {table_cpu:.3f} s (table), {json_cpu:.3f} s (json) "
+        f"= {json_cpu / table_cpu:.2f}x"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -171,11 +219,14 @@ def main() -> None:
         size = large.stat().st_size
         rounds, threads, _ = in_process(large, args.repeat)
         peak = peak_memory(large)
-        table, table_cpu = wall_and_cpu([executable, "dump", "parse", str(large)], args.repeat)
-        as_json, json_cpu = wall_and_cpu(
-            [executable, "dump", "parse", "--format", "json", "-o", os.devnull, str(large)], args.repeat
-        )
+        json_lines = json_against_table(executable, large, args.repeat)
         rounds += in_process(large, args.repeat)[0]
+        unique = Path(work) / "unique-headers.txt"
+        build_large_dump(unique, args.threads, unique=True)
+        unique_line = (
+            f"large dump, every thread's header its own (name, ids, as in a real JVM's dump): "
+            f"{unique.stat().st_size / 1e6:.1f} MB\n{json_against_table(executable, unique, args.repeat)}"
+        )
 
         mixed = Path(work) / "with-reproducers.txt"
         build_large_dump(mixed, args.threads, with_reproducers=True)
@@ -207,14 +258,8 @@ def main() -> None:
             f"{throughput(size, threads, rounds)}; median {size / 1e6 / statistics.median(rounds):.1f} MB/s"
         )
         print(f"  peak memory (tracemalloc): {peak / 1e6:.1f} MB = {peak / size:.2f}x the input")
-        print(
-            f"  kafkadiag dump parse end to end, wall: {table:.3f} s (table), {as_json:.3f} s (json) = "
-            f"{as_json / table:.2f}x the table's (target: at most {JSON_TARGET_RATIO}x)"
-        )
-        print(
-            f"  kafkadiag dump parse end to end, CPU: {table_cpu:.3f} s (table), {json_cpu:.3f} s (json) "
-            f"= {json_cpu / table_cpu:.2f}x"
-        )
+        print(json_lines)
+        print(unique_line)
         print(f"large dump with the reproducers' blocks: {mixed_size / 1e6:.1f} MB, {mixed_threads} threads")
         print(f"  parse in-process: {throughput(mixed_size, mixed_threads, mixed_times)}")
         print(log_line)
