@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kafkadiag.collect.live import parsed_dumps, take_dump
-from kafkadiag.diagnose.model import (
+from kafkadiag.diagnosis import (
     SOURCE_DUMP,
     SOURCE_JOINED,
     SOURCE_LAG,

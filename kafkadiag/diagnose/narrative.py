@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kafkadiag.diagnose.model import SourceStatus
+from kafkadiag.diagnosis import SourceStatus
 from kafkadiag.lag.model import known_sum_text
 from kafkadiag.rules.base import Finding, Severity
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from kafkadiag.diagnose.model import Diagnosis
+from kafkadiag.diagnosis import Diagnosis
 
 SCHEMA = "kafkadiag.diagnosis"
 VERSION = 2

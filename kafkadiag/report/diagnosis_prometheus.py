@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from kafkadiag.diagnose.model import Diagnosis
+from kafkadiag.diagnosis import Diagnosis
 from kafkadiag.report.prometheus_text import Exposition, cluster_of
 
 # The verdict's first word (diagnose/narrative.py) -> its label value.

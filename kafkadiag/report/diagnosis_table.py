@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from kafkadiag.console import verbose as verbose_wanted
-from kafkadiag.diagnose.model import SOURCE_JOINED, Diagnosis
+from kafkadiag.diagnosis import SOURCE_JOINED, Diagnosis
 from kafkadiag.report.findings_text import RemedyLedger, folded, render_finding
 from kafkadiag.report.textpage import Page
 from kafkadiag.rules.base import Finding

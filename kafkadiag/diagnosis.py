@@ -1,15 +1,19 @@
 """What `diagnose` returns: the story, the findings with where they came from, and each source's
-state. Plain frozen data, reported by kafkadiag.report.diagnosis_*."""
+state. Plain frozen data of the model layer, built by kafkadiag.app.diagnose and reported by
+kafkadiag.report.diagnosis_*.
+
+The findings and the lag report are named for the type checker only: importing this module loads
+neither the rules nor the lag engine, so every layer may hold a diagnosis.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kafkadiag.rules.base import Finding, Severity
-
 if TYPE_CHECKING:
     from kafkadiag.lag.model import LagReport
+    from kafkadiag.rules.base import Finding, Severity
 
 SOURCE_LAG = "lag"
 SOURCE_DUMP = "dump"
