@@ -62,7 +62,7 @@ def sampled_lag(
     with Collector(target) as collector:
         snapshots = take_samples(collector, samples, interval_s, record_dir, on_sample=on_sample, keep=keep)
     # The metrics are read right after the last snapshot, so that both describe the same moment.
-    return with_fetcher(evaluate_window(snapshots, allowed_lag), fetcher_request)
+    return with_fetcher(evaluated(snapshots, allowed_lag), fetcher_request)
 
 
 def checked_lag(
@@ -88,8 +88,18 @@ def checked_lag(
         )
     with Collector(target) as collector:
         snapshots = take_samples(collector, samples, interval_s, on_sample=on_sample)
-    report = evaluate_window(snapshots, allowed_lag)
+    report = evaluated(snapshots, allowed_lag)
     return check_report(report, policy), report
+
+
+def evaluated(snapshots: Sequence[Snapshot], allowed_lag: int, now_ms: int | None = None) -> LagReport:
+    """The window's evaluation (kafkadiag.lag.window), the garbage collector held off meanwhile:
+    it builds a tuple per partition, 10,000s of them and none in a cycle, and each collection
+    walked every object the scan left alive."""
+    from kafkadiag.collect.collections_paused import few_collections
+
+    with few_collections():
+        return evaluate_window(snapshots, allowed_lag, now_ms)
 
 
 def validate_sampling(samples: int, interval_s: float, fetcher_request: FetcherRequest | None) -> None:
@@ -151,7 +161,7 @@ def lag_history(
             )
             for snapshot in snapshots
         ]
-    report = evaluate_window(snapshots[-window:], allowed_lag, at_ms)
+    report = evaluated(snapshots[-window:], allowed_lag, at_ms)
     found = {group.group for group in report.groups}
     missing = tuple(group for group in groups if group not in found)
     return LagHistory(report, tuple(problems), missing)

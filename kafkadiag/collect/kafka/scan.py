@@ -160,6 +160,7 @@ def _find_coordinators(rounds: _Rounds, result: KafkaScan, group_ids: list[str])
     """Each group's coordinator node id, or the reason it is unknown."""
     retry_until = min(rounds.deadline, time.monotonic() + COORDINATOR_RETRY_S)
     by_group: dict[str, int | str] = {}
+    learned: set[int] = set()  # a few coordinators answer for 1,000s of groups
     pending = list(group_ids)
     while True:
         retriable = []
@@ -168,9 +169,11 @@ def _find_coordinators(rounds: _Rounds, result: KafkaScan, group_ids: list[str])
                 retriable.append(coordinator.key)
             if coordinator.error_code:
                 by_group[coordinator.key] = str(error_name(coordinator.error_code))
-            else:
+                continue
+            if coordinator.node_id not in learned:
                 rounds.client.add_broker(Broker(coordinator.node_id, coordinator.host, coordinator.port))
-                by_group[coordinator.key] = coordinator.node_id
+                learned.add(coordinator.node_id)
+            by_group[coordinator.key] = coordinator.node_id
         if not retriable or time.monotonic() + COORDINATOR_RETRY_BACKOFF_S >= retry_until:
             return by_group
         time.sleep(COORDINATOR_RETRY_BACKOFF_S)
