@@ -134,99 +134,128 @@ class Collector:
         target = self.target
         taken_at_ms = int(time.time() * 1000)
         started = time.monotonic()
-        errors: list[str] = []
-        unreachable: list[tuple[str, str]] = []
-        stats: dict[str, int] = defaultdict(int)
-        groups: list[GroupSnapshot] = []
-        topics: list[TopicLayout] = []
-        partitions: list[BrokerPartition] = []
-        zk_brokers: dict[int, str] = {}
+        reading = _Reading()
         wanted_groups = list(target.groups) if target.groups else None
         topic_filter = list(target.topics) or None
-
-        zk_groups: list[GroupSnapshot] = []
-        if target.zookeeper:
-            try:
-                # A new session per snapshot: it is one round trip, and a session kept open
-                # between samples would need pings to stay alive.
-                scan = _zookeeper_scan().scan(
-                    target.zookeeper, wanted_groups, topic_filter, target.timeout_s, target.zookeeper_security
-                )
-            except ZooKeeperUnreachableError as error:
-                # Not raised: the report must still say, per group, what could not be read,
-                # and machine outputs must still be written (with the failure as data).
-                unreachable.append((SOURCE_ZOOKEEPER, error.message))
-                errors.append(f"{error.message}: old-consumer groups were not read")
-            else:
-                zk_groups = scan.groups
-                topics += scan.topics
-                zk_brokers = scan.brokers
-                errors += scan.errors
-                stats["zookeeper_reads"] += scan.reads
-                stats["zookeeper_round_trips"] += scan.round_trips
-                stats["zookeeper_sessions"] += scan.sessions
-
-        # Partitions the old consumer's groups need watermarks for: committed or owned ones,
-        # and every registered partition of a subscribed topic.
-        needed: dict[str, set[int]] = defaultdict(set)
-        layouts = {layout.topic: layout for layout in topics}
-        for group in zk_groups:
-            for offset in group.offsets:
-                needed[offset.topic].add(offset.partition)
-        for topic in _zookeeper_scan().topics_of(zk_groups) if zk_groups else ():
-            if topic_filter is None or topic in topic_filter:
-                layout = layouts.get(topic)
-                needed[topic].update(layout.partitions if layout is not None else ())
-
-        bootstrap = target.bootstrap_servers or ",".join(address for _, address in sorted(zk_brokers.items()))
-        kafka_groups: list[GroupSnapshot] = []
-        if not bootstrap:
-            if needed:
-                errors.append(
-                    "no broker to read high watermarks from: no --bootstrap-server and no broker registered "
-                    "in ZooKeeper /brokers/ids; lags are unknown"
-                )
-        else:
-            try:
-                client = self._kafka(bootstrap)
-                kafka_scan = kafka_collector.scan(
-                    client,
-                    wanted_groups,
-                    topic_filter,
-                    needed,
-                    target.timeout_s,
-                    include_groups=bool(target.bootstrap_servers),
-                )
-            except BrokerUnreachableError as error:
-                unreachable.append((SOURCE_KAFKA, error.message))
-                read = "Kafka-stored groups and watermarks" if target.bootstrap_servers else "watermarks"
-                errors.append(f"{error.message}: {read} were not read; lags are unknown")
-            else:
-                kafka_groups = kafka_scan.groups
-                partitions = kafka_scan.partitions
-                topics += kafka_scan.topics
-                errors += kafka_scan.errors
-                stats["kafka_requests"] += kafka_scan.requests
-                stats["kafka_round_trips"] += kafka_scan.round_trips
-
+        zk_groups = self._read_zookeeper(reading, wanted_groups, topic_filter) if target.zookeeper else []
+        needed = _needed_partitions(zk_groups, reading.topics, topic_filter)
+        kafka_groups = self._read_brokers(reading, wanted_groups, topic_filter, needed)
         if target.zookeeper and zk_groups:
-            partitions = _with_zookeeper_states(target, partitions, needed)
-        groups = _merge_groups(wanted_groups, zk_groups, kafka_groups, _unread_holders(target, unreachable))
+            reading.partitions = _with_zookeeper_states(target, reading.partitions, needed)
+        unread = _unread_holders(target, reading.unreachable)
+        groups = _merge_groups(wanted_groups, zk_groups, kafka_groups, unread)
         for topic in topic_filter or ():
-            known = [layout for layout in topics if layout.topic == topic]
+            known = [layout for layout in reading.topics if layout.topic == topic]
             if known and all(layout.error is not None for layout in known):
-                errors.append(f"topic {topic}: " + "; ".join(sorted({str(layout.error) for layout in known})))
+                reading.errors.append(
+                    f"topic {topic}: " + "; ".join(sorted({str(layout.error) for layout in known}))
+                )
         return Snapshot(
             taken_at_ms=taken_at_ms,
             duration_ms=round((time.monotonic() - started) * 1000, 3),
             sources=target.provenance(),
             groups=tuple(groups),
-            partitions=tuple(partitions),
-            topics=tuple(topics),
-            errors=tuple(errors),
-            unreachable=tuple(unreachable),
-            stats=tuple(sorted(stats.items())),
+            partitions=tuple(reading.partitions),
+            topics=tuple(reading.topics),
+            errors=tuple(reading.errors),
+            unreachable=tuple(reading.unreachable),
+            stats=tuple(sorted(reading.stats.items())),
         )
+
+    def _read_zookeeper(
+        self, reading: _Reading, wanted_groups: list[str] | None, topic_filter: list[str] | None
+    ) -> list[GroupSnapshot]:
+        """The old consumer's groups; the topic layouts and brokers registered go into `reading`."""
+        target = self.target
+        try:
+            # A new session per snapshot: it is one round trip, and a session kept open
+            # between samples would need pings to stay alive.
+            scan = _zookeeper_scan().scan(
+                target.zookeeper, wanted_groups, topic_filter, target.timeout_s, target.zookeeper_security
+            )
+        except ZooKeeperUnreachableError as error:
+            # Not raised: the report must still say, per group, what could not be read,
+            # and machine outputs must still be written (with the failure as data).
+            reading.unreachable.append((SOURCE_ZOOKEEPER, error.message))
+            reading.errors.append(f"{error.message}: old-consumer groups were not read")
+            return []
+        reading.topics += scan.topics
+        reading.zk_brokers = scan.brokers
+        reading.errors += scan.errors
+        reading.stats["zookeeper_reads"] += scan.reads
+        reading.stats["zookeeper_round_trips"] += scan.round_trips
+        reading.stats["zookeeper_sessions"] += scan.sessions
+        return list(scan.groups)
+
+    def _read_brokers(
+        self,
+        reading: _Reading,
+        wanted_groups: list[str] | None,
+        topic_filter: list[str] | None,
+        needed: dict[str, set[int]],
+    ) -> list[GroupSnapshot]:
+        """The Kafka-stored groups (when --bootstrap-server is named) and the watermarks of every
+        partition read; without --bootstrap-server, the brokers ZooKeeper registered are asked."""
+        target = self.target
+        registered = ",".join(address for _, address in sorted(reading.zk_brokers.items()))
+        bootstrap = target.bootstrap_servers or registered
+        if not bootstrap:
+            if needed:
+                reading.errors.append(
+                    "no broker to read high watermarks from: no --bootstrap-server and no broker registered "
+                    "in ZooKeeper /brokers/ids; lags are unknown"
+                )
+            return []
+        try:
+            client = self._kafka(bootstrap)
+            kafka_scan = kafka_collector.scan(
+                client,
+                wanted_groups,
+                topic_filter,
+                needed,
+                target.timeout_s,
+                include_groups=bool(target.bootstrap_servers),
+            )
+        except BrokerUnreachableError as error:
+            reading.unreachable.append((SOURCE_KAFKA, error.message))
+            read = "Kafka-stored groups and watermarks" if target.bootstrap_servers else "watermarks"
+            reading.errors.append(f"{error.message}: {read} were not read; lags are unknown")
+            return []
+        reading.partitions = list(kafka_scan.partitions)
+        reading.topics += kafka_scan.topics
+        reading.errors += kafka_scan.errors
+        reading.stats["kafka_requests"] += kafka_scan.requests
+        reading.stats["kafka_round_trips"] += kafka_scan.round_trips
+        return list(kafka_scan.groups)
+
+
+@dataclass
+class _Reading:
+    """What one snapshot has read so far from either source, besides the groups."""
+
+    errors: list[str] = field(default_factory=list)
+    unreachable: list[tuple[str, str]] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    topics: list[TopicLayout] = field(default_factory=list)
+    partitions: list[BrokerPartition] = field(default_factory=list)
+    zk_brokers: dict[int, str] = field(default_factory=dict)
+
+
+def _needed_partitions(
+    zk_groups: list[GroupSnapshot], topics: list[TopicLayout], topic_filter: list[str] | None
+) -> dict[str, set[int]]:
+    """Partitions the old consumer's groups need watermarks for: committed or owned ones, and
+    every registered partition of a subscribed topic."""
+    needed: dict[str, set[int]] = defaultdict(set)
+    layouts = {layout.topic: layout for layout in topics}
+    for group in zk_groups:
+        for offset in group.offsets:
+            needed[offset.topic].add(offset.partition)
+    for topic in _zookeeper_scan().topics_of(zk_groups) if zk_groups else ():
+        if topic_filter is None or topic in topic_filter:
+            layout = layouts.get(topic)
+            needed[topic].update(layout.partitions if layout is not None else ())
+    return needed
 
 
 # Quoting ZooKeeper's view of leaderless partitions is evidence, not a scan: bounded.
