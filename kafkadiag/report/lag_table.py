@@ -163,32 +163,10 @@ def _render_partitions(
         fetcher_headers = FETCHER_COLUMNS
     headers += fetcher_headers
     headers.append("NOTES")
-    rows = []
-    for partition in group.partitions:
-        row = [
-            partition.topic,
-            str(partition.partition),
-            _number(partition.committed_offset),
-            _number(partition.high_watermark),
-            _number(partition.lag),
-            _number(partition.log_start_offset),
-            partition.owner or NONE,
-        ]
-        if with_clients:
-            row += [partition.owner_host or NONE, partition.owner_client_id or NONE]
-        row.append(duration(partition.since_progress_s, partition.since_progress_at_least))
-        if sampled:
-            row += [
-                partition.status or NONE,
-                rate(partition.consumption_rate),
-                rate(partition.production_rate),
-                duration(partition.time_lag_s),
-                _catch_up(partition.catch_up_s, partition.lag),
-            ]
-        if fetcher_cells is not None:
-            row += fetcher_cells(group, partition)
-        row.append(_partition_notes(partition))
-        rows.append(row)
+    rows = [
+        _partition_row(group, partition, with_clients, sampled, fetcher_cells)
+        for partition in group.partitions
+    ]
     for topic in group.topics:
         if len(group.topics) > 1 or topic.partitions > 1:
             row = [topic.topic, "total", "", "", str(topic.total_lag), "", "", ""]
@@ -208,6 +186,39 @@ def _render_partitions(
         right_aligned=(1, 2, 3, 4, 5),
         stacked=stacked_columns(headers, PARTITION_COLUMNS_LEAST_WANTED),
     )
+
+
+def _partition_row(
+    group: GroupLag,
+    partition: PartitionLag,
+    with_clients: bool,
+    sampled: bool,
+    fetcher_cells: FetcherCells | None,
+) -> list[str]:
+    row = [
+        partition.topic,
+        str(partition.partition),
+        _number(partition.committed_offset),
+        _number(partition.high_watermark),
+        _number(partition.lag),
+        _number(partition.log_start_offset),
+        partition.owner or NONE,
+    ]
+    if with_clients:
+        row += [partition.owner_host or NONE, partition.owner_client_id or NONE]
+    row.append(duration(partition.since_progress_s, partition.since_progress_at_least))
+    if sampled:
+        row += [
+            partition.status or NONE,
+            rate(partition.consumption_rate),
+            rate(partition.production_rate),
+            duration(partition.time_lag_s),
+            _catch_up(partition.catch_up_s, partition.lag),
+        ]
+    if fetcher_cells is not None:
+        row += fetcher_cells(group, partition)
+    row.append(_partition_notes(partition))
+    return row
 
 
 def _partition_notes(partition: PartitionLag) -> str:

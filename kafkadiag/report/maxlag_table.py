@@ -89,61 +89,9 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
     stream.write(f", {client.consumer} consumer, {client.naming} names\n")
     stream.write(f"  {client.summary}\n\n")
     if client.partitions:
-        render_table(
-            stream,
-            f"Partitions of {client.client_id}",
-            [
-                "TOPIC",
-                "PARTITION",
-                "FETCHER-LAG",
-                "CHECKER-LAG",
-                "COMMITTED",
-                "HIGH-WATERMARK",
-                "GAP",
-                "STREAM",
-                "OWNER",
-                "NOTES",
-            ],
-            [
-                [
-                    p.topic,
-                    str(p.partition),
-                    _number(p.fetcher_lag) if p.fetched or p.fetcher_source is None else "never",
-                    _number(p.checker_lag),
-                    _number(p.committed_offset),
-                    _number(p.high_watermark),
-                    _number(p.gap),
-                    p.stream or NONE,
-                    p.owner or NONE,
-                    "; ".join(p.problems),
-                ]
-                for p in client.partitions
-            ],
-            caps=[40, 9, 12, 12, 14, 14, 12, 30, 60, 80],
-            right_aligned=(1, 2, 3, 4, 5, 6),
-            stacked=(9, 8, 7, 4, 5),  # notes, owner, stream, committed, high watermark
-        )
+        _render_partitions(stream, client)
     if client.streams:
-        render_table(
-            stream,
-            f"Streams of {client.client_id} (FetchQueueSize)",
-            ["TOPIC", "THREAD", "QUEUE", "CAPACITY", "STATE", "PARTITIONS", "OWNER"],
-            [
-                [
-                    s.topic,
-                    s.thread_id,
-                    _number(s.queue_size),
-                    _number(s.capacity),
-                    s.state,
-                    ",".join(str(p) for p in s.partitions) or NONE,
-                    s.owner or NONE,
-                ]
-                for s in client.streams
-            ],
-            caps=[40, 8, 8, 8, 8, 30, 60],
-            right_aligned=(2, 3),
-            stacked=(6, 5),  # owner, partitions
-        )
+        _render_streams(stream, client)
     if client.bound is not None:
         stream.write(f"Bound on what {client.client_id} can hold between fetch and commit\n")
         for line in bound_lines(client.bound):
@@ -165,6 +113,66 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
         for note in client.notes:
             stream.write(f"  {note}\n")
         stream.write("\n")
+
+
+def _render_partitions(stream: TextIO, client: ClientComparison) -> None:
+    render_table(
+        stream,
+        f"Partitions of {client.client_id}",
+        [
+            "TOPIC",
+            "PARTITION",
+            "FETCHER-LAG",
+            "CHECKER-LAG",
+            "COMMITTED",
+            "HIGH-WATERMARK",
+            "GAP",
+            "STREAM",
+            "OWNER",
+            "NOTES",
+        ],
+        [
+            [
+                p.topic,
+                str(p.partition),
+                _number(p.fetcher_lag) if p.fetched or p.fetcher_source is None else "never",
+                _number(p.checker_lag),
+                _number(p.committed_offset),
+                _number(p.high_watermark),
+                _number(p.gap),
+                p.stream or NONE,
+                p.owner or NONE,
+                "; ".join(p.problems),
+            ]
+            for p in client.partitions
+        ],
+        caps=[40, 9, 12, 12, 14, 14, 12, 30, 60, 80],
+        right_aligned=(1, 2, 3, 4, 5, 6),
+        stacked=(9, 8, 7, 4, 5),  # notes, owner, stream, committed, high watermark
+    )
+
+
+def _render_streams(stream: TextIO, client: ClientComparison) -> None:
+    render_table(
+        stream,
+        f"Streams of {client.client_id} (FetchQueueSize)",
+        ["TOPIC", "THREAD", "QUEUE", "CAPACITY", "STATE", "PARTITIONS", "OWNER"],
+        [
+            [
+                s.topic,
+                s.thread_id,
+                _number(s.queue_size),
+                _number(s.capacity),
+                s.state,
+                ",".join(str(p) for p in s.partitions) or NONE,
+                s.owner or NONE,
+            ]
+            for s in client.streams
+        ],
+        caps=[40, 8, 8, 8, 8, 30, 60],
+        right_aligned=(2, 3),
+        stacked=(6, 5),  # owner, partitions
+    )
 
 
 def bound_lines(bound: BufferBound) -> list[str]:
