@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -109,6 +110,58 @@ def bare_json_runs(
     print(json.dumps(row), flush=True)
 
 
+def by_turns(address: str, runs: int, servers: list[ServerProcess]) -> None:
+    """kafkadiag and the bare client's JSON run by turns, so that both meet the same load (a
+    shared machine's other processes come and go within a series): their medians, best runs and
+    CPU per run, and kafkadiag's ratios to the bare client's."""
+    settle(servers)
+    commands = {
+        "kafkadiag": [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", address,
+                      "--all-groups", "--format", "json"],
+        "bare": [sys.executable, str(REPO / "bench" / "bare_clients.py"), "kafka", address, "--json"],
+    }  # fmt: skip
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, float] = dict.fromkeys(commands, 0.0)
+    partitions: dict[str, int] = {}
+    load_before = os.getloadavg()[0]
+    for turn in range(runs + 1):  # the first turn warms both up and is not counted
+        for name, command in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            result = subprocess.run(
+                command, capture_output=True, text=True, check=True, cwd=REPO, timeout=300
+            )
+            elapsed = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if turn:
+                times[name].append(elapsed)
+                cpu[name] += (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            document = json.loads(result.stdout)
+            partitions[name] = sum(len(group["partitions"]) for group in document["groups"])
+    if partitions["kafkadiag"] != partitions["bare"]:
+        raise SystemExit(
+            f"by turns: kafkadiag reported {partitions['kafkadiag']} partitions, bare {partitions['bare']}"
+        )
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    bests = {name: min(values) for name, values in times.items()}
+    row = {
+        "scenario": "kafkadiag lag --format json and bare kafka-python's JSON, by turns",
+        "runs": runs,
+        "partitions": partitions["kafkadiag"],
+        "kafkadiag_median_s": round(medians["kafkadiag"], 3),
+        "bare_median_s": round(medians["bare"], 3),
+        "kafkadiag_min_s": round(bests["kafkadiag"], 3),
+        "bare_min_s": round(bests["bare"], 3),
+        "kafkadiag_cpu_s": round(cpu["kafkadiag"] / runs, 3),
+        "bare_cpu_s": round(cpu["bare"] / runs, 3),
+        "median_ratio": round(medians["kafkadiag"] / medians["bare"], 2),
+        "min_ratio": round(bests["kafkadiag"] / bests["bare"], 2),
+        "cpu_ratio": round(cpu["kafkadiag"] / cpu["bare"], 2),
+        "load_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+    }
+    print(json.dumps(row), flush=True)
+
+
 def kafka_scenario(work: Path, runs: int, tool_runs: int) -> None:
     from kafka import KafkaAdminClient, TopicPartition
     from kafka.admin import NewTopic
@@ -143,6 +196,7 @@ def kafka_scenario(work: Path, runs: int, tool_runs: int) -> None:
         bare_library_runs("bare kafka-python (same reads)", ["kafka", kafka.address], runs, servers, ours)
         name = "bare kafka-python (same reads, then the lag of every partition written as JSON)"
         bare_json_runs(name, ["kafka", kafka.address, "--json"], runs, servers, ours)
+        by_turns(kafka.address, runs, servers)
         argv = kafka_servers.java_argv(
             "4.1.1", work, "consumer-groups", TOOLS_GROUP_COMMAND,
             "--bootstrap-server", kafka.address, "--describe", "--all-groups",
