@@ -224,8 +224,15 @@ def dump_pieces(summary: DumpSummary) -> Iterator[str]:
     it is made, never held whole (33 MB for 10,000 threads, copied again to be written)."""
     head = json.dumps(_dump_head(summary), ensure_ascii=False)
     yield f'{head[:-1]}, "threads": ['
+    try:
+        yield from _threads_pieces(summary.dump.threads)
+    finally:
+        _EVENT_TEXTS.clear()  # a cache of one dump's texts
+    yield "]}"
+
+
+def _threads_pieces(threads: tuple[Thread, ...]) -> Iterator[str]:
     stacks: dict[tuple[Frame, ...], str] = {}
-    threads = summary.dump.threads
     for start in range(0, len(threads), THREADS_PER_PIECE):
         parts: list[str] = []
         for thread in threads[start : start + THREADS_PER_PIECE]:
@@ -237,7 +244,6 @@ def dump_pieces(summary: DumpSummary) -> Iterator[str]:
         if start + THREADS_PER_PIECE >= len(threads):
             parts[-1] = "}"  # the last thread: no separator after it
         yield "".join(parts)
-    yield "]}"
 
 
 THREADS_PER_PIECE = 200
@@ -274,7 +280,7 @@ def _thread_head(thread: Thread) -> str:
     """A thread's members up to the opening of its frames."""
     header = thread.header
     match = None if " Id=" in header else _HOTSPOT_HEADER.match(header)
-    if match is None or match[10].startswith(_STATES_WITH_FIELDS):
+    if match is None or match[13].startswith(_STATES_WITH_FIELDS):
         members = _fields_members(thread)
     else:
         members = _hotspot_members(match, thread.carried_virtual_thread)
@@ -288,26 +294,31 @@ def _thread_head(thread: Thread) -> str:
 
 # Reading a header's fields (kafkadiag.threadheader) was half the cost of a dump's JSON when
 # every thread has a header of its own, as in a real JVM's dump. Most headers are HotSpot's,
-# fields in their usual order: this pattern reads them in one match and its groups are written
-# as they are. It takes only what threadheader reads the same way (ASCII digits of bounded
-# length, exactly two quotes, so the name ends where threadheader ends it, a tid= and a nid=,
-# each value ending where threadheader's ends); any other header goes through threadheader.
-# tests/dumps/test_json_writer.py holds the two readers to the same answer on every header.
+# fields in their usual order: this pattern reads them in one match, and a number spelled as
+# json.dumps spells it (no leading zero, no trailing zero in a fraction, tid= as "0x" and its
+# significant digits) is written as it is, without converting it. It takes only what threadheader
+# reads the same way (ASCII digits of bounded length, exactly two quotes, so the name ends where
+# threadheader ends it, a tid= and a nid=, each value ending where threadheader's ends); any
+# other header goes through threadheader. tests/dumps/test_json_writer.py holds the two readers
+# to the same text on every header of the fixtures and the corpus, and on edge cases.
+_DECIMAL = r"(0|-?[1-9][0-9]{0,23})"  # as json.dumps writes an int; prio=-0 is left to threadheader
+# As json.dumps writes the float, then any other fraction threadheader reads (1.20, 0.00).
+_FRACTION = r"(?:((?:0|[1-9][0-9]{0,6})\.[0-9]{0,3}[1-9])|([0-9]{1,24}(?:\.[0-9]{1,24})?))"
 _HOTSPOT_HEADER = re.compile(
     r'"[^"]*"'
-    r"(?: #([0-9]{1,24}))?"  # 1 java_id
+    rf"(?: #{_DECIMAL})?"  # 1 java_id
     r"(?: \[[0-9]+\])?"  # the OS id again, in decimal (JDK 19+): nid= is read instead
     r"( daemon)?"  # 2
     r"( virtual)?"  # 3
-    r"(?: prio=(-?[0-9]{1,24}))?"  # 4
-    r"(?: os_prio=(-?[0-9]{1,24}))?"  # 5
-    r"(?: cpu=([0-9]{1,24}(?:\.[0-9]{1,24})?)ms)?"  # 6
-    r"(?: elapsed=([0-9]{1,24}(?:\.[0-9]{1,24})?)s)?"  # 7
+    rf"(?: prio={_DECIMAL})?"  # 4
+    rf"(?: os_prio={_DECIMAL})?"  # 5
+    rf"(?: cpu={_FRACTION}ms)?"  # 6, 7
+    rf"(?: elapsed={_FRACTION}s)?"  # 8, 9
     r'(?: allocated=[^\s"]+)?'
     r"(?: defined_classes=[0-9]+)?"
-    r" tid=(0x[0-9a-fA-F]+)"  # 8
-    r" nid=(0x[0-9a-fA-F]+|[0-9]{1,24})(?= |\Z)"  # 9
-    r' *([^"]*)\Z'  # 10: the state words and the stack's address
+    r" tid=0x0*([1-9a-f][0-9a-f]*)"  # 10: the pointer's significant digits
+    r" nid=(?:0x([0-9a-fA-F]+)|(0|[1-9][0-9]{0,23}))(?= |\Z)"  # 11 (hex), 12 (decimal)
+    r' *([^"]*)\Z'  # 13: the state words and the stack's address
 )
 # State words after which threadheader reads a field from them (VisualVM's id, IntelliJ's flag).
 _STATES_WITH_FIELDS = ("- Thread t@", "virtual ")
@@ -315,17 +326,30 @@ _STATES_WITH_FIELDS = ("- Thread t@", "virtual ")
 
 def _hotspot_members(match: re.Match[str], carried: int | None) -> str:
     """The members java_id to owns_gil, from a _HOTSPOT_HEADER match."""
-    java_id, daemon, virtual, priority, os_priority, cpu_ms, elapsed_s, tid, nid, _ = match.groups()
+    (
+        java_id,
+        daemon,
+        virtual,
+        priority,
+        os_priority,
+        cpu,
+        cpu_other,
+        elapsed,
+        elapsed_other,
+        tid,
+        nid_hex,
+        nid,
+        _,
+    ) = match.groups()
+    if cpu is None:
+        cpu = "null" if cpu_other is None else _float(float(cpu_other))
+    if elapsed is None:
+        elapsed = "null" if elapsed_other is None else _float(float(elapsed_other))
     return (
-        f'"java_id": {"null" if java_id is None else int(java_id)}, '
-        f'"daemon": {"false" if daemon is None else "true"}, '
-        f'"priority": {"null" if priority is None else int(priority)}, '
-        f'"os_priority": {"null" if os_priority is None else int(os_priority)}, '
-        f'"cpu_ms": {"null" if cpu_ms is None else _float(float(cpu_ms))}, '
-        f'"elapsed_s": {"null" if elapsed_s is None else _float(float(elapsed_s))}, '
-        f'"tid": "0x{int(tid, 16):x}", '
-        f'"nid": {int(nid, 16) if nid[1:2] == "x" else int(nid)}, '
-        f'"virtual": {"false" if virtual is None else "true"}, '
+        f'"java_id": {java_id or "null"}, "daemon": {"false" if daemon is None else "true"}, '
+        f'"priority": {priority or "null"}, "os_priority": {os_priority or "null"}, '
+        f'"cpu_ms": {cpu}, "elapsed_s": {elapsed}, "tid": "0x{tid}", '
+        f'"nid": {nid or int(nid_hex, 16)}, "virtual": {"false" if virtual is None else "true"}, '
         f'"carried_virtual_thread": {"null" if carried is None else carried}, '
         '"active": null, "owns_gil": null, '
     )
@@ -401,13 +425,28 @@ def _frame_text(frame: Frame) -> str:
 
 
 def _lock_event_text(event: LockEvent) -> str:
-    lock_id, lock_class = event.lock_id, event.lock_class
-    lock = "null" if lock_id is None else f'"0x{lock_id:x}"'
-    return (
-        f'{{"kind": {_NAMES[event.kind]}, "lock_id": {lock}, '
-        f'"lock_class": {"null" if lock_class is None else _string(lock_class)}, '
-        f'"frame": {event.frame_index}, "line": {event.line_no}, "text": {_string(event.text)}}}'
+    """An event's text. The threads of a pool print the same lock lines under the same frames, at
+    other line numbers: the text around the line number is made once per dump (cleared with it)."""
+    kind, lock_id, lock_class, frame_index, text = (
+        event.kind,
+        event.lock_id,
+        event.lock_class,
+        event.frame_index,
+        event.text,
     )
+    around = _EVENT_TEXTS.get((kind, lock_id, lock_class, frame_index, text))
+    if around is None:
+        lock = "null" if lock_id is None else f'"0x{lock_id:x}"'
+        around = _EVENT_TEXTS[kind, lock_id, lock_class, frame_index, text] = (
+            f'{{"kind": {_NAMES[kind]}, "lock_id": {lock}, '
+            f'"lock_class": {"null" if lock_class is None else _string(lock_class)}, '
+            f'"frame": {frame_index}, "line": ',
+            f', "text": {_string(text)}}}',
+        )
+    return f"{around[0]}{event.line_no}{around[1]}"
+
+
+_EVENT_TEXTS: dict[tuple[LockEventKind, int | None, str | None, int, str], tuple[str, str]] = {}
 
 
 def _lock_ref_text(lock: LockRef) -> str:
