@@ -68,6 +68,9 @@ def state_line(line: str) -> re.Match[str] | None:
     return None
 
 
+# One loop over the lines, its state in a few locals: a name line and the state line that makes it a
+# thread, lock lines and frames, in the order they are tested; longer than 60 lines, shorter than a
+# reader class.
 def parse_jconsole(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump: DumpCollector | None = None
     thread: OpenThread | None = None

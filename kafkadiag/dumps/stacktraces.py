@@ -61,6 +61,8 @@ NOTE_NO_STATES = (
 )
 
 
+# One loop over the lines, its state in a few locals: warnings, headers, frames and the log lines
+# that end a dump, in the order they are tested; longer than 60 lines, shorter than a reader class.
 def parse_stack_traces(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
     dump: DumpCollector | None = None
     thread: OpenThread | None = None

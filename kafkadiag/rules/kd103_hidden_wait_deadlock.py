@@ -94,27 +94,9 @@ threads listed are the ones being waited for (their stacks show what they were a
         note = _join_note(context, thread, joined, certain) if waited == "Thread.join" else ""
         if exiting is not None:
             evidence.insert(2, context.frame(thread, exiting))
-            message = (
-                f"{name} called System.exit from {thread.frames[exiting + 1].function} while holding "
-                f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
-                f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victim_names)} "
-                f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
-                f"never ends, so the join never returns and the process never exits. {note}"
-            )
-            story = f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
+            message, story = _exit_told(name, thread.frames[exiting + 1].function, locks, victim_names, note)
         else:
-            consequence = (
-                "This is a deadlock the JVM cannot detect."
-                if certain
-                else f"If {'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
-                "this is a deadlock the JVM cannot detect."
-            )
-            message = (
-                f"{name} waits in {waited} while holding {locks}, which "
-                f"{', '.join(victim_names)} {'is' if len(victims) == 1 else 'are'} blocked on. "
-                f"{consequence} {note}"
-            ).rstrip()
-            story = f"Thread {name} waits in {waited} holding a lock that {', '.join(victim_names)} need"
+            message, story = _wait_told(name, waited, locks, victim_names, note, certain)
         for other in joined[:3]:
             if other not in victims:
                 evidence.append(context.header(other))
@@ -242,3 +224,33 @@ def _main_waiting_for_shutdown(thread: Thread) -> bool:
     """main() parked on a latch or join for the life of the process: an application's normal end."""
     application = [frame for frame in thread.frames if not stacks.is_library(frame)]
     return bool(application) and all(frame.function.endswith(".main") for frame in application)
+
+
+def _exit_told(name: str, caller: str, locks: str, victims: list[str], note: str) -> tuple[str, str]:
+    """Message and story of System.exit called with a lock held that a shutdown hook needs."""
+    message = (
+        f"{name} called System.exit from {caller} while holding "
+        f"{locks}; the JVM runs the shutdown hooks in that thread and joins each "
+        f"(ApplicationShutdownHooks.runHooks -> Thread.join), and {', '.join(victims)} "
+        f"{'is' if len(victims) == 1 else 'are'} blocked on that lock. A hook that needs it "
+        f"never ends, so the join never returns and the process never exits. {note}"
+    )
+    return message, f"System.exit in {name} waits for a shutdown hook blocked on a lock {name} holds"
+
+
+def _wait_told(
+    name: str, waited: str, locks: str, victims: list[str], note: str, certain: bool
+) -> tuple[str, str]:
+    """Message and story of a wait the JVM does not see, with a lock held that others wait for."""
+    consequence = (
+        "This is a deadlock the JVM cannot detect."
+        if certain
+        else f"If {'it' if len(victims) == 1 else 'one of them'} is what {name} waits for, "
+        "this is a deadlock the JVM cannot detect."
+    )
+    message = (
+        f"{name} waits in {waited} while holding {locks}, which "
+        f"{', '.join(victims)} {'is' if len(victims) == 1 else 'are'} blocked on. "
+        f"{consequence} {note}"
+    ).rstrip()
+    return message, f"Thread {name} waits in {waited} holding a lock that {', '.join(victims)} need"

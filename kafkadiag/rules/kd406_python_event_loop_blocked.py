@@ -25,6 +25,14 @@ def _where(frame: Frame) -> str:
     return frame.text.strip()  # as the dump printed it: "Class.method (file.py:12)"
 
 
+# What a finding adds when the dump cannot show the blocking call.
+_UNNAMED_CALL = (
+    " Without --native the dump cannot name the call, and a callback that only waits "
+    "for the GIL looks the same for an instant: a dump with --native, or a second dump at "
+    "the same line, tells."
+)
+
+
 class PythonEventLoopBlocked(Rule[AnalysisContext]):
     code = "KD406"
     name = "python-event-loop-blocked"
@@ -111,13 +119,7 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
         # Without library frames or --native the dump cannot show the call; for an instant, a
         # thread waiting for the GIL between two bytecodes of a callback looks the same.
         identified = bool(library or native)
-        unnamed = (
-            ""
-            if identified
-            else " Without --native the dump cannot name the call, and a callback that only waits "
-            "for the GIL looks the same for an instant: a dump with --native, or a second dump at "
-            "the same line, tells."
-        )
+        unnamed = "" if identified else _UNNAMED_CALL
         quoted = {above[0], caller, callback, dispatch}
         quoted |= {native[0]} if native else set()
         quoted |= {library[-1]} if library else set()
