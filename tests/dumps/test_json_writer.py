@@ -87,6 +87,15 @@ EDGE_HEADERS = (
     '"a" prio=5 tid=105002800 nid=0x2 runnable',
     '"a" prio=5 tid=0x1 nid=0x2',
     '"a" #' + "9" * 25 + " prio=5 tid=0x1 nid=0x2",
+    '"a" #007 prio=5 tid=0x1 nid=0x2 runnable',
+    '"a" prio=05 os_prio=-0 tid=0x1 nid=0x2 runnable',
+    '"a" prio=5 tid=0x00007F3A nid=0 runnable',
+    '"a" prio=5 tid=0x0 nid=0x0 runnable',
+    '"a" prio=5 tid=0x1 nid=0012 runnable',
+    '"a" prio=5 cpu=0.00ms elapsed=12345678.5s tid=0x1 nid=0x2 runnable',
+    '"a" prio=5 cpu=0.00001ms elapsed=123456789012345678.25s tid=0x1 nid=0x2 runnable',
+    '"a" prio=5 cpu=10ms elapsed=0.1000s tid=0x1 nid=0x2 runnable',
+    '"a" prio=5 cpu=010.5ms tid=0x1 nid=0x2 runnable',
 )
 
 
