@@ -207,18 +207,30 @@ def _partition_text(partition: PartitionLag) -> str:
      since_progress_s, at_least, problems, status, consumption_rate, production_rate, time_lag_s,
      catch_up_s, complete, commits_without_lag, client_id, host) = partition  # fmt: skip
     partial = "true" if problems and lag is None else "false"  # PartitionLag.partial
+    # 10,000s of partitions: the usual values are told inline (a plain int is its own text, None
+    # is null), the rest by the helpers below; a call per member cost a third of the writing.
     return (
-        f'{{"topic":{_str(topic)},"partition":{_int(number)},'
-        f'"committed_offset":{_int(committed)},"high_watermark":{_int(high_watermark)},'
-        f'"log_start_offset":{_int(log_start)},"lag":{_int(lag)},"owner":{_str(owner)},'
-        f'"leader":{_int(leader)},"last_progress_ms":{_int(last_progress_ms)},'
-        f'"since_progress_s":{_float(since_progress_s)},'
+        f'{{"topic":{_str(topic)},'
+        f'"partition":{number if type(number) is int else _int(number)},'
+        f'"committed_offset":{committed if type(committed) is int else _int(committed)},'
+        f'"high_watermark":{high_watermark if type(high_watermark) is int else _int(high_watermark)},'
+        f'"log_start_offset":{log_start if type(log_start) is int else _int(log_start)},'
+        f'"lag":{lag if type(lag) is int else _int(lag)},'
+        f'"owner":{"null" if owner is None else _str(owner)},'
+        f'"leader":{leader if type(leader) is int else _int(leader)},'
+        f'"last_progress_ms":{"null" if last_progress_ms is None else _int(last_progress_ms)},'
+        f'"since_progress_s":{"null" if since_progress_s is None else _float(since_progress_s)},'
         f'"since_progress_at_least":{_bool(at_least)},'
-        f'"problems":[{",".join(map(_str, problems))}],"status":{_str(status)},'
-        f'"consumption_rate":{_float(consumption_rate)},"production_rate":{_float(production_rate)},'
-        f'"time_lag_s":{_float(time_lag_s)},"catch_up_s":{_float(catch_up_s)},'
-        f'"complete":{_float(complete)},"commits_without_lag":{_int(commits_without_lag)},'
-        f'"owner_client_id":{_str(client_id)},"owner_host":{_str(host)},'
+        f'"problems":[{",".join(map(_str, problems)) if problems else ""}],'
+        f'"status":{"null" if status is None else _str(status)},'
+        f'"consumption_rate":{"null" if consumption_rate is None else _float(consumption_rate)},'
+        f'"production_rate":{"null" if production_rate is None else _float(production_rate)},'
+        f'"time_lag_s":{"null" if time_lag_s is None else _float(time_lag_s)},'
+        f'"catch_up_s":{"null" if catch_up_s is None else _float(catch_up_s)},'
+        f'"complete":{"null" if complete is None else _float(complete)},'
+        f'"commits_without_lag":{_int(commits_without_lag)},'
+        f'"owner_client_id":{"null" if client_id is None else _str(client_id)},'
+        f'"owner_host":{"null" if host is None else _str(host)},'
         f'"partial":{partial},"fetcher":null}}'
     )
 
