@@ -8,7 +8,9 @@ Scenarios (servers on free 127.0.0.1 ports, stopped by PID at the end):
              `kafka-consumer-groups --describe --all-groups` of the same release (the JVM tool,
              start-up included) and against bare kafka-python doing the same reads
              (bench/bare_clients.py), once printing only the count, once writing every
-             partition's lag as JSON as kafkadiag does.
+             partition's lag as JSON as kafkadiag does; then kafkadiag's JSON and that bare
+             JSON by turns, so that both meet the same load on a shared machine (medians, best
+             runs and CPU per run side by side).
   zookeeper  a ZooKeeper-mode Apache Kafka 0.8.2.2 broker and one old-consumer group with 10,000
              offsets in ZooKeeper (100 topics x 100 partitions, all hosted by the broker):
              `kafkadiag lag --zookeeper --bootstrap-server --group` against Kafka's own
