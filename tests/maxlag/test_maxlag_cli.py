@@ -405,10 +405,20 @@ def test_lag_with_a_metrics_source_shows_the_fetcher_beside_the_checker_lag(clus
         ["lag", *deployment.cli_args(), "--pid", str(deployment.pid), "--format", "prometheus"]
     )
     assert code == ExitCode.OK, err
-    labels = f'group="{group}",source="zookeeper",topic="{topic}",partition="0"'
-    assert f"kafkadiag_lag_partition_stream_queue_chunks{{{labels}}} 2" in exposition
-    verdict = 'verdict="streams-not-draining"'
-    assert f'kafkadiag_lag_fetcher_verdict{{client_id="{group}",group="{group}",{verdict}}} 1' in exposition
+    samples = _exposition_samples(exposition)
+    queue = samples["kafkadiag_partition_stream_queue_chunks"]
+    assert queue[(("group", group), ("partition", "0"), ("source", "zookeeper"), ("topic", topic))] == "2"
+    verdicts = samples["kafkadiag_fetcher_verdict"]
+    assert verdicts[(("client_id", group), ("group", group), ("verdict", "streams-not-draining"))] == "1"
+
+
+def _exposition_samples(exposition: str) -> dict[str, dict[tuple[tuple[str, str], ...], str]]:
+    """Prometheus text as name -> {labels without cluster, sorted: value}."""
+    samples: dict[str, dict[tuple[tuple[str, str], ...], str]] = {}
+    for match in re.finditer(r"^(\w+)\{(.*)\} (\S+)$", exposition, re.MULTILINE):
+        labels = tuple(sorted(kv for kv in re.findall(r'(\w+)="([^"]*)"', match[2]) if kv[0] != "cluster"))
+        samples.setdefault(match[1], {})[labels] = match[3]
+    return samples
 
 
 def test_lag_without_a_metrics_source_has_no_fetcher_columns_and_a_dead_source_is_flagged(
