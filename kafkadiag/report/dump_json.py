@@ -208,6 +208,8 @@ def _os_threads(dump: ThreadDump) -> list[dict[str, Any]]:
 # straight from the model: enum values are escaped once, numbers and flags are spelled as
 # json.dumps spells them without a call per value, and each distinct stack is written once per
 # dump (the threads of a pool share their frames, so most stacks of a large dump are repeats).
+# What every thread has of its own, its header, is read with one pattern (_HOTSPOT_HEADER), and
+# the lock lines a pool's threads share are made into text once (_lock_event_text).
 
 _NAMES = {
     member: _string(member.value) for enum in (ThreadState, ThreadStatus, LockEventKind) for member in enum
