@@ -33,7 +33,7 @@ def run_dump_parse(
     ):
         results = summarize_files(files, fmt, progress.update)
         if output_format == "json":
-            from kafkadiag.report.dump_json import JsonDumpWriter
+            from kafkadiag.report.dump_json_text import JsonDumpWriter
 
             writer = JsonDumpWriter(stream)
             writer.begin()

@@ -1,4 +1,4 @@
-"""`dump parse --format json` writes its text straight from the model (report/dump_json.py,
+"""`dump parse --format json` writes its text straight from the model (report/dump_json_text.py,
 `dump_text`) rather than through json.dumps of the documented dicts; the goldens check the dicts.
 
 GIVEN every captured fixture and every file of the shared corpus; WHEN each dump is written by
@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 
 from kafkadiag.dumps.summary import InputFailure, summarize_files
-from kafkadiag.report.dump_json import dump_json, dump_text
+from kafkadiag.report.dump_json import dump_json
+from kafkadiag.report.dump_json_text import dump_text
 
 from ..conftest import CAPTURED
 
@@ -41,7 +42,7 @@ def test_the_text_writer_writes_what_json_dumps_writes(corpus: Path) -> None:
 
 
 def test_special_numbers_and_escapes_are_written_as_json_dumps_writes_them() -> None:
-    from kafkadiag.report.dump_json import _scalar
+    from kafkadiag.report.dump_json_text import _scalar
 
     for value in (
         None,
@@ -103,7 +104,8 @@ def test_the_header_fields_are_written_as_threadheader_reads_them(corpus: Path) 
     """The writer's own reading of HotSpot headers agrees with threadheader's on every header of
     the fixtures and the corpus, and on the edge cases above."""
     from kafkadiag.model import Thread, ThreadState, ThreadStatus
-    from kafkadiag.report.dump_json import _HOTSPOT_HEADER, _thread_head, thread_json
+    from kafkadiag.report.dump_json import thread_json
+    from kafkadiag.report.dump_json_text import _HOTSPOT_HEADER, _thread_head
 
     threads = [
         Thread(name="a", state=ThreadState.RUNNABLE, status=ThreadStatus.RUNNABLE, line_no=1, header=header)

@@ -26,7 +26,7 @@ from kafkadiag.errors import KafkadiagError
 from kafkadiag.model import DumpFormat, ThreadDump
 from kafkadiag.report.analysis_json import write_report
 from kafkadiag.report.analysis_table import render_report
-from kafkadiag.report.dump_json import JsonDumpWriter
+from kafkadiag.report.dump_json_text import JsonDumpWriter
 from kafkadiag.report.dump_table import render_dump
 from kafkadiag.report.safe_text import ControlEscapingStream
 from kafkadiag.rules.engine import analyze
