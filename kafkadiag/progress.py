@@ -33,7 +33,7 @@ def progress_mode() -> str:
     return mode if mode in PROGRESS_MODES else "auto"
 
 
-def _stderr_is_terminal() -> bool:
+def stderr_is_terminal() -> bool:
     try:
         return sys.stderr.isatty()
     except (AttributeError, ValueError, OSError):
@@ -52,8 +52,18 @@ def _shown(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
+def _tree_bytes(path: str) -> int:
+    """A file's size, or the files' under a directory (a `capture` bundle `diagnose --from` reads)."""
+    if not os.path.isdir(path):
+        return _file_size(path) or 0
+    total = 0
+    for folder, _, names in os.walk(path):
+        total += sum(_file_size(os.path.join(folder, name)) or 0 for name in names)
+    return total
+
+
 def _input_bytes(paths: tuple[str, ...]) -> int:
-    return sum(_file_size(path) or 0 for path in paths)
+    return sum(_tree_bytes(path) for path in paths)
 
 
 def _amount(done: int, total: int | None) -> str:
@@ -135,7 +145,7 @@ class AnalysisProgress:
         self._sizes: dict[str, int | None] = {}
         self._doing = "reading"
         mode = progress_mode()
-        if _stderr_is_terminal():
+        if stderr_is_terminal():
             if mode == "always" or (mode == "auto" and _input_bytes(paths) >= PROGRESS_MIN_BYTES):
                 self._display = self._reading_display()
         else:
@@ -215,7 +225,7 @@ class SampleProgress:
         self._lines: StatusLines | None = None
         if samples < 2 or progress_mode() == "never":
             return
-        if _stderr_is_terminal():
+        if stderr_is_terminal():
             self._display = self._sampling_display()
             self._task = self._display.add_task("taking sample 1", total=samples)
         else:

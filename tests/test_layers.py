@@ -33,7 +33,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         "app collect console dumps exporter lag maxlag pipeline progress report rules sandbox".split()
     ),
     "exporter": frozenset("app collect console lag report".split()),
-    "pipeline": frozenset("app collect commands console dumps report rules".split()),
+    "pipeline": frozenset("app collect commands console dumps progress report rules".split()),
     "app": frozenset("collect diagnose dumps lag maxlag rules".split()),
     "collect": frozenset("dumps lag".split()),
     "diagnose": frozenset("lag rules".split()),

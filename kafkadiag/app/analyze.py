@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from kafkadiag.collect.dumpfiles import DumpsRead, Progress, read_dump_files
 from kafkadiag.model import DumpFormat, ThreadDump
@@ -15,6 +16,14 @@ from kafkadiag.rules.engine import Report, analyze
 class DumpAnalysis:
     read: DumpsRead
     report: Report  # over no dump at all when none could be read
+
+
+class DumpWatch(Protocol):
+    """Told how reading and analysing go (kafkadiag.progress.AnalysisProgress shows it)."""
+
+    def update(self, path: str, bytes_read: int) -> None: ...
+
+    def analysing(self, dumps: int) -> None: ...
 
 
 def analyze_dumps(

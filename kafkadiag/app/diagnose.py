@@ -26,6 +26,7 @@ from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Severity
 from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
 
 if TYPE_CHECKING:
+    from kafkadiag.app.analyze import DumpWatch
     from kafkadiag.collect.gather import LagTarget
     from kafkadiag.lag.model import LagReport
     from kafkadiag.model import ThreadDump
@@ -54,11 +55,12 @@ class DiagnoseOptions:
             self.lag_target.validate()
 
 
-def diagnose(options: DiagnoseOptions) -> Diagnosis:
+def diagnose(options: DiagnoseOptions, watch: DumpWatch | None = None) -> Diagnosis:
+    """`watch` is told how the dumps' reading and analysis go (a progress display on stderr)."""
     options.validate()
     sources: list[SourceStatus] = []
     lag, lag_source = _read_lag(options, sources)
-    dumps, dump_report = _analyzed_dumps(options, sources)
+    dumps, dump_report = _analyzed_dumps(options, sources, watch)
     metrics = _read_metrics(options, lag, sources)
     latest = {}
     for dump in dumps:  # per process (source), the last dump read
@@ -108,7 +110,7 @@ def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[La
 
 
 def _analyzed_dumps(
-    options: DiagnoseOptions, sources: list[SourceStatus]
+    options: DiagnoseOptions, sources: list[SourceStatus], watch: DumpWatch | None = None
 ) -> tuple[list[ThreadDump], Report | None]:
     """The dumps of the live processes and of the bundles, and their analysis (None without a
     dump), read as `dump analyze` reads them: what reading repaired is a caveat of the report."""
@@ -117,7 +119,8 @@ def _analyzed_dumps(
     live = _live_dumps(options, sources)
     listed = [(bundle, _bundle_files(bundle, sources)) for bundle in options.bundles]
     files = [path for _, paths in listed for path in paths or ()]
-    analysis = analyze_dumps(files, None, options.select, options.ignore, more_dumps=live)
+    progress, analysing = (watch.update, watch.analysing) if watch is not None else (None, None)
+    analysis = analyze_dumps(files, None, options.select, options.ignore, progress, live, analysing)
     reads = iter(analysis.read.files)
     for bundle, paths in listed:
         if paths is None:

@@ -101,6 +101,5 @@ def batch_command(
     into --out (docs/batch.md). Exit 0, 1 findings at or above --fail-on, 3 nothing readable.
     """
 
-    return run_batch_command(
-        inputs, out_dir, master, conf, fail_on, select, ignore, output_format, sys.stderr.isatty()
-    )
+    # Progress goes to stderr, on a terminal or not (kafkadiag.pipeline.progress decides how).
+    return run_batch_command(inputs, out_dir, master, conf, fail_on, select, ignore, output_format, True)

@@ -20,10 +20,13 @@ if TYPE_CHECKING:
 
 def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | None, fail_on: str) -> int:
     from kafkadiag.app.diagnose import diagnose
+    from kafkadiag.progress import AnalysisProgress
     from kafkadiag.report.output import report_stream
     from kafkadiag.rules.base import Severity
 
-    diagnosis = diagnose(options)
+    # Reading and analysing the dumps of --from is the long part on large logs: said on stderr.
+    with AnalysisProgress(options.bundles) as progress:
+        diagnosis = diagnose(options, progress)
     with report_stream(output, output_format) as stream:
         if output_format == "json":
             from kafkadiag.report.diagnosis_json import write_diagnosis

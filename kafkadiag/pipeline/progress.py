@@ -1,48 +1,72 @@
-"""Progress of a Spark job on stderr: one rich bar per phase, fed from Spark's status tracker."""
+"""Progress of a Spark job on stderr, as kafkadiag.progress shows a local analysis: on a terminal
+a rich bar per phase fed from Spark's status tracker; elsewhere (a log, a CI job) `kafkadiag: ...`
+lines at a low rate; none with KAFKADIAG_PROGRESS=never. Never on stdout."""
 
 from __future__ import annotations
 
 import threading
+import time
 from types import TracebackType
 from typing import Any
 
+from kafkadiag.progress import StatusLines, progress_mode, status_lines, stderr_is_terminal
+
 
 class SparkProgress:
-    """A bar per phase ("analysing 2,000 units") whose completion is the tasks Spark finished."""
+    """A phase ("analysing 2,000 dump inputs") whose completion is the tasks Spark finished.
+    `enabled` False shows nothing whatever KAFKADIAG_PROGRESS says (the library's default)."""
 
     def __init__(self, context: Any, enabled: bool) -> None:
         self._context = context
-        self._enabled = enabled
+        self._enabled = enabled and progress_mode() != "never"
         self._progress: Any = None
+        self._lines: StatusLines | None = None
         self._task: Any = None
+        self._phase = ""
+        self._started = time.monotonic()
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
 
     def __enter__(self) -> SparkProgress:
-        if self._enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            from kafkadiag.console import stderr_console
-
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=stderr_console(),
-                transient=True,
-            )
-            self._progress.start()
-            self._poller = threading.Thread(target=self._poll, name="kafkadiag-spark-progress", daemon=True)
-            self._poller.start()
+        if not self._enabled:
+            return self
+        if stderr_is_terminal():
+            self._progress = self._live_bar()
+        else:
+            self._lines = status_lines()
+        self._poller = threading.Thread(target=self._poll, name="kafkadiag-spark-progress", daemon=True)
+        self._poller.start()
         return self
 
+    @staticmethod
+    def _live_bar() -> Any:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from kafkadiag.console import stderr_console
+
+        bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=stderr_console(),
+            transient=True,
+        )
+        bar.start()
+        return bar
+
     def phase(self, description: str) -> None:
+        self._phase = description
+        if self._lines is not None:
+            self._lines.say(f"{description}, {self._elapsed()}", step=True)
         if self._progress is None:
             return
         if self._task is not None:
             self._progress.remove_task(self._task)
         self._task = self._progress.add_task(description, total=None)
+
+    def _elapsed(self) -> str:
+        return f"{time.monotonic() - self._started:.0f} s so far"
 
     def _poll(self) -> None:
         tracker = self._context.statusTracker()
@@ -53,7 +77,11 @@ class SparkProgress:
                 if stage is not None:
                     done += stage.numCompletedTasks
                     total += stage.numTasks
-            if self._task is not None and total:
+            if not (total and self._phase):
+                continue
+            if self._lines is not None:  # rate-limited by the lines themselves
+                self._lines.say(f"{self._phase}: {done:,} of {total:,} tasks done, {self._elapsed()}")
+            if self._progress is not None and self._task is not None:
                 self._progress.update(self._task, completed=done, total=total)
 
     def __exit__(

@@ -84,6 +84,8 @@ def batch(history: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         capture_output=True,
         text=True,
         timeout=600,
+        # Only Spark's output is judged here (batch's progress: tests/cli/test_progress_diagnose_batch.py).
+        env={**os.environ, "KAFKADIAG_PROGRESS": "never"},
         preexec_fn=lambda: os.umask(0o027),
     )
     assert done.returncode == ExitCode.FINDINGS, done.stderr[-3000:]
