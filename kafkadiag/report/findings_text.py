@@ -7,9 +7,13 @@ Evidence only with --verbose; the JSON report always has it."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from kafkadiag.report.textpage import Page
 from kafkadiag.rules.base import Finding
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 MARKS = {"error": "ERROR", "warning": "WARN", "info": "info"}
 BODY_INDENT = 6
@@ -87,6 +91,16 @@ def render_finding(
         ledger.record(finding.remedy, finding.rule)
     elif earlier != finding.rule:
         page.paragraph(f"what to do: as for {earlier} above", indent=BODY_INDENT)
+
+
+def coded_lead(page: Page, code: str, unhealthy: bool = True, severity: str = "") -> Text:
+    """The lead of a lag, check or maxlag finding: its severity word (`severity`, upper-cased)
+    in the colour dump analyze gives it, then its rule code, red when it names a failure."""
+    code_part = page.styled(code, "bold red" if unhealthy and not severity else "bold")
+    if not severity:
+        return code_part
+    mark = severity.upper()
+    return page.joined(page.styled(mark, _style(MARKS.get(severity.lower(), mark))), code_part)
 
 
 def _style(mark: str) -> str:

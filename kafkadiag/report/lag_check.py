@@ -62,11 +62,16 @@ def write_check_json(stream: TextIO, result: CheckResult, report: LagReport) -> 
 
 
 def write_check_text(stream: TextIO, result: CheckResult, report: LagReport) -> None:
+    from kafkadiag.report.findings_text import coded_lead
+    from kafkadiag.report.textpage import Page
+
+    page = Page(stream)
     for verdict in result.verdicts:
         paint(stream, verdict.verdict.upper(), pad=9)
         stream.write(f" {verdict.group} ({verdict.source})\n")
         for violation in verdict.violations:
-            stream.write(f"    {_label(violation)}: {violation.message}\n")
+            # A failed check, coloured as a finding is: its rule code, or the threshold's name.
+            page.paragraph(violation.message, indent=4, lead=coded_lead(page, f"{_label(violation)}:"))
         for reason in verdict.unchecked[:20]:
             stream.write(f"    not checked: {reason}\n")
         if len(verdict.unchecked) > 20:

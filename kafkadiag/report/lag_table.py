@@ -243,9 +243,16 @@ def _partition_notes(partition: PartitionLag) -> str:
 
 
 def _render_findings(stream: TextIO, group: GroupLag) -> None:
-    stream.write(f"Findings for {group.group}\n")
+    """Each finding as dump analyze prints one: its severity in colour, its code, its message
+    wrapped at the report's width; its evidence under it."""
+    from kafkadiag.report.findings_text import BODY_INDENT, coded_lead
+    from kafkadiag.report.textpage import Page
+
+    page = Page(stream)
+    page.line(f"Findings for {group.group}")
     for finding in group.findings:
-        stream.write(f"  {finding.severity.value.upper()} {finding.rule} {finding.name}: {finding.message}\n")
+        lead = coded_lead(page, finding.rule, severity=finding.severity.value)
+        page.paragraph(f"{finding.name}: {finding.message}", indent=2, lead=lead)
         for line in finding.evidence:
-            stream.write(f"      {line.text}\n")
-    stream.write("\n")
+            page.paragraph(line.text, indent=BODY_INDENT)
+    page.line()

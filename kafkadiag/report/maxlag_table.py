@@ -7,6 +7,8 @@ from typing import TextIO
 
 from kafkadiag.maxlag.columns import FetcherColumns
 from kafkadiag.maxlag.model import BufferBound, ClientComparison, MaxLagReport
+from kafkadiag.report.findings_text import coded_lead
+from kafkadiag.report.textpage import Page
 from kafkadiag.report.texttable import render_table
 
 NONE = "-"
@@ -63,10 +65,6 @@ def _verdict_cell(client: ClientComparison) -> str:
     return f"{client.rule} {client.verdict.upper()}" if client.rule else client.verdict.upper()
 
 
-def _heading(client: ClientComparison) -> str:
-    return f"{client.rule} {client.title}" if client.rule else client.title
-
-
 def _bound_short(bound: BufferBound | None) -> str:
     if bound is None:
         return NONE
@@ -84,10 +82,13 @@ def _queues(client: ClientComparison) -> str:
 
 
 def _render_client(stream: TextIO, client: ClientComparison) -> None:
-    stream.write(f"{_heading(client)} -- client {client.client_id}")
-    stream.write(f" (group {client.group})" if client.group else "")
-    stream.write(f", {client.consumer} consumer, {client.naming} names\n")
-    stream.write(f"  {client.summary}\n\n")
+    page = Page(stream)
+    group = f" (group {client.group})" if client.group else ""
+    kind = f"{client.consumer} consumer, {client.naming} names"
+    about = f"{client.title} -- client {client.client_id}{group}, {kind}"
+    page.paragraph(about, lead=coded_lead(page, client.rule, not client.healthy) if client.rule else "")
+    page.paragraph(client.summary, indent=2)
+    page.line()
     if client.partitions:
         _render_partitions(stream, client)
     if client.streams:
@@ -107,12 +108,13 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
     for line in client.evidence:
         stream.write(f"  {line}\n")
     stream.write("\nWhat to do\n")
-    stream.write(f"  {client.remedy}\n\n")
+    page.paragraph(client.remedy, indent=2)
+    page.line()
     if client.notes:
         stream.write("Notes\n")
         for note in client.notes:
-            stream.write(f"  {note}\n")
-        stream.write("\n")
+            page.paragraph(note, indent=2)
+        page.line()
 
 
 def _render_partitions(stream: TextIO, client: ClientComparison) -> None:
@@ -227,10 +229,13 @@ def render_client_verdicts(stream: TextIO, report: MaxLagReport) -> None:
     stream.write(f"Fetcher metrics from {report.metrics_source}\n")
     if not report.clients:
         stream.write("  no consumer fetcher metrics found\n")
+    page = Page(stream)
     for client in report.clients:
         group = f"group {client.group}" if client.group else "no group matched"
-        stream.write(f"  {_heading(client)} -- client {client.client_id} ({group})\n")
-        stream.write(f"    {client.summary}\n    what to do: {client.remedy}\n")
+        lead = coded_lead(page, client.rule, not client.healthy) if client.rule else ""
+        page.paragraph(f"{client.title} -- client {client.client_id} ({group})", indent=2, lead=lead)
+        page.paragraph(client.summary, indent=4)
+        page.paragraph(f"what to do: {client.remedy}", indent=4)
     for error in report.errors:
         stream.write(f"  problem: {error}\n")
     for note in report.notes:
