@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kafkadiag.findings import Finding, Severity
     from kafkadiag.lag.model import LagReport
-    from kafkadiag.rules.base import Finding, Severity
 
 SOURCE_LAG = "lag"
 SOURCE_DUMP = "dump"

@@ -15,11 +15,11 @@ import kafkadiag
 PACKAGE = Path(kafkadiag.__file__).parent
 
 # Plain data and small helpers every layer may use; they import only one another. The model
-# modules (model, consumer_metrics, diagnosis) may name the pure layers' types for the type checker
+# modules (model, findings, consumer_metrics, diagnosis) may name the pure layers' types for the type checker
 # (under `if TYPE_CHECKING:`), which loads nothing when the program runs.
 BASE = frozenset(
-    "kafkadiag model consumer_metrics diagnosis threadheader digits errors exitcodes readlimits boundedjson "
-    "durations moments lockgraph jvmreport umask".split()
+    "kafkadiag model findings consumer_metrics diagnosis threadheader digits errors exitcodes readlimits "
+    "boundedjson durations moments lockgraph jvmreport umask".split()
 )
 TYPES_NAMED_BY_BASE = frozenset("dumps rules lag maxlag".split())
 

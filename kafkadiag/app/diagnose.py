@@ -22,7 +22,8 @@ from kafkadiag.diagnosis import (
     SourceStatus,
 )
 from kafkadiag.errors import KafkadiagError, UsageError
-from kafkadiag.rules.base import SCOPE_CLUSTER, Evidence, Finding, Severity
+from kafkadiag.findings import Evidence, Finding, Severity
+from kafkadiag.rules.base import SCOPE_CLUSTER
 from kafkadiag.rules.cluster import DiagnosisContext, MetricsRead
 
 if TYPE_CHECKING:

@@ -39,9 +39,9 @@ def run_batch_command(
     output_format: str,
     show_progress: bool,
 ) -> int:
+    from kafkadiag.findings import Severity
     from kafkadiag.pipeline.job import run_batch
     from kafkadiag.report.safe_text import json_printable
-    from kafkadiag.rules.base import Severity
 
     result = run_batch(inputs, out_dir, master, parse_conf(conf), select, ignore, show_progress)
     if output_format == "json":
@@ -49,11 +49,16 @@ def run_batch_command(
             summary = json.dumps(json.load(handle), ensure_ascii=False, indent=1)
             sys.stdout.write(json_printable(summary) + "\n")
     else:
-        print(
-            f"{result.units:,} inputs, {result.dumps:,} dumps, {result.findings:,} findings "
-            f"(worst: {result.worst_severity or 'none'}), {result.lag_rows:,} lag rows, "
-            f"{result.quarantined:,} quarantined; results in {result.out_dir}/ (report.html, summary.json)"
-        )
+        from kafkadiag.report.output import report_stream
+        from kafkadiag.report.textpage import Page
+
+        with report_stream(None, "text") as stream:  # wrapped at the terminal's width, paths whole
+            Page(stream).paragraph(
+                f"{result.units:,} inputs, {result.dumps:,} dumps, {result.findings:,} findings "
+                f"(worst: {result.worst_severity or 'none'}), {result.lag_rows:,} lag rows, "
+                f"{result.quarantined:,} quarantined; "
+                f"results in {result.out_dir}/ (report.html, summary.json)"
+            )
     if result.units == 0 or (result.dumps == 0 and result.lag_rows == 0):
         print("kafkadiag: error: nothing could be read: see quarantine.jsonl for why", file=sys.stderr)
         return int(ExitCode.INPUT_UNREADABLE)

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | None, fail_on: str) -> int:
     from kafkadiag.app.diagnose import diagnose
+    from kafkadiag.findings import Severity
     from kafkadiag.progress import AnalysisProgress
     from kafkadiag.report.output import report_stream
-    from kafkadiag.rules.base import Severity
 
     # Reading and analysing the dumps of --from is the long part on large logs: said on stderr.
     with AnalysisProgress(options.bundles) as progress:

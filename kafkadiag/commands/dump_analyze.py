@@ -35,9 +35,9 @@ def run_dump_analyze(
     junit_path: str | None = None,
 ) -> int:
     from kafkadiag.app.analyze import analyze_dumps
+    from kafkadiag.findings import Severity
     from kafkadiag.progress import AnalysisProgress
     from kafkadiag.report.output import report_stream
-    from kafkadiag.rules.base import Severity
 
     started = time.monotonic()
     fmt = DumpFormat(input_format) if input_format else None

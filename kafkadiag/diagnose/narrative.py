@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from kafkadiag.diagnosis import SourceStatus
+from kafkadiag.findings import Finding, Severity
 from kafkadiag.lag.model import known_sum_text
-from kafkadiag.rules.base import Finding, Severity
 
 
 def compose(

@@ -10,10 +10,10 @@ import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from kafkadiag.findings import Finding, Severity
 from kafkadiag.lag import burrow
 from kafkadiag.lag.evidence import where
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
-from kafkadiag.rules.base import Finding, Severity
 from kafkadiag.rules.groupfacts import finding_topic
 
 # --fail-on-findings: a severity of the catalogue's one scale, or "none".

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from kafkadiag.lag.snapshot import GroupMember
 
 if TYPE_CHECKING:
-    from kafkadiag.rules.base import Finding
+    from kafkadiag.findings import Finding
 
 
 class PartitionLag(NamedTuple):

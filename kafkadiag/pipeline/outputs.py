@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kafkadiag.findings import Severity
 from kafkadiag.pipeline import lag_sql, report_html
-from kafkadiag.rules.base import Severity
 
 SUMMARY_SCHEMA = "kafkadiag.batch.summary"
 SCHEMA_VERSION = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from kafkadiag.rules.base import Finding
+from kafkadiag.findings import Finding
 from kafkadiag.rules.engine import Report
 
 SCHEMA = "kafkadiag.analysis"

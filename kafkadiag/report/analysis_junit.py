@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, TextIO
 
+from kafkadiag.findings import Finding, Severity
 from kafkadiag.report.xml_text import escape, quoteattr
-from kafkadiag.rules.base import SCOPE_DUMP, Finding, Severity
+from kafkadiag.rules.base import SCOPE_DUMP
 from kafkadiag.rules.engine import Report
 from kafkadiag.rules.registry import RULES
 

@@ -10,9 +10,9 @@ from typing import TextIO
 
 from kafkadiag.console import verbose as verbose_wanted
 from kafkadiag.diagnosis import SOURCE_JOINED, Diagnosis
+from kafkadiag.findings import Finding
 from kafkadiag.report.findings_text import RemedyLedger, folded, render_finding
 from kafkadiag.report.textpage import Page
-from kafkadiag.rules.base import Finding
 
 
 def render_diagnosis(out: TextIO, diagnosis: Diagnosis, verbose: bool | None = None) -> None:

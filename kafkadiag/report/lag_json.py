@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii as _string  # the C escaping json.dumps uses
 from typing import TYPE_CHECKING, Any, TextIO
 
+from kafkadiag.findings import Finding
 from kafkadiag.lag.model import GroupLag, LagReport, PartitionLag
 from kafkadiag.lag.snapshot import GroupMember
-from kafkadiag.rules.base import Finding
 from kafkadiag.rules.groupfacts import finding_partitions, finding_topic
 
 if TYPE_CHECKING:

@@ -10,28 +10,11 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
-if TYPE_CHECKING:
-    pass
+from kafkadiag.findings import Evidence, Finding, Severity
 
-
-class Severity(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
-    def at_least(self, other: Severity) -> bool:
-        return self.rank >= other.rank
-
-
-_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
-
+__all__ = ["Evidence", "Finding", "Severity", "Requirement", "Rule", "SCOPE_DUMP", "SCOPE_CLUSTER"]
 
 # Where a rule runs: over thread dumps (`dump analyze`, and `diagnose`'s dumps), or over what
 # `diagnose` reads from the cluster and the consumer's metrics, joined with the dumps' findings.
@@ -55,40 +38,6 @@ class Requirement(str, enum.Enum):
     )
     LAG = "committed offsets and high watermarks (--zookeeper / --bootstrap-server)"
     CONSUMER_METRICS = "the consumer's fetcher metrics (--pid of the JVM, --jmx, --jolokia, --prometheus)"
-
-
-class Evidence(NamedTuple):
-    """One quoted input line: where it is and what it says."""
-
-    source: str
-    line_no: int | None
-    text: str
-
-    def render(self) -> str:
-        where = f"{self.source}:{self.line_no}" if self.line_no else self.source
-        return f"{where}: {self.text.strip()}"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One diagnosis: what is stuck, on what, held by whom, and what to do."""
-
-    rule: str  # code, "KD201"
-    name: str  # kebab-case name
-    severity: Severity
-    title: str
-    message: str
-    threads: tuple[str, ...]  # culprit first
-    evidence: tuple[Evidence, ...]
-    remedy: str
-    story: str = ""  # one sentence for the verdict paragraph
-    dumps: tuple[int, ...] = ()  # indexes (within the series) of the dumps that show it
-    series: str = ""  # the process the dumps came from
-    details: dict[str, object] = field(default_factory=dict)
-
-    def key(self) -> tuple[str, tuple[str, ...], str]:
-        """Identity across dumps of one process: the same rule about the same threads."""
-        return self.rule, self.threads, self.message
 
 
 _CODE = re.compile(r"^KD\d{3}$")
