@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from kafkadiag.findings import Finding
 from kafkadiag.report.textpage import Page
-from kafkadiag.rules.base import Finding
 
 if TYPE_CHECKING:
     from rich.text import Text
