@@ -4,6 +4,7 @@ version-dependent message shapes)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kafkadiag.collect.kafka import internals
@@ -88,107 +89,139 @@ def offset_fetch_request(request: wire.OffsetFetchRequest, version: int) -> Any:
 
 
 def to_answer(request: Any, version: int, response: Any) -> Any:
-    """kafka-python's response as the `kafka_protocol` tuple kafkadiag's own client returns."""
-    if isinstance(request, wire.MetadataRequest):
-        wanted = None if request.all_topics else set(request.topics)
-        return wire.ClusterMetadata(
-            [wire.Broker(b.node_id, b.host, b.port) for b in response.brokers],
+    """kafka-python's response as the `requests` answer for kafkadiag's request."""
+    convert = _ANSWERS.get(type(request))
+    if convert is None:
+        raise TypeError(f"no conversion for {type(request).__name__}")
+    return convert(request, version, response)
+
+
+def _cluster_metadata(request: wire.MetadataRequest, version: int, response: Any) -> wire.ClusterMetadata:
+    wanted = None if request.all_topics else set(request.topics)
+    return wire.ClusterMetadata(
+        [wire.Broker(b.node_id, b.host, b.port) for b in response.brokers],
+        [
+            wire.TopicMetadata(
+                t.name,
+                t.error_code,
+                [wire.PartitionMetadata(p.partition_index, p.leader_id, p.error_code) for p in t.partitions],
+            )
+            for t in response.topics
+            if wanted is None or t.name in wanted
+        ],
+    )
+
+
+def _group_listing(request: wire.ListGroupsRequest, version: int, response: Any) -> wire.GroupListing:
+    return wire.GroupListing(
+        response.error_code,
+        [wire.ListedGroup(g.group_id, g.protocol_type or "") for g in response.groups],
+    )
+
+
+def _coordinators(
+    request: wire.FindCoordinatorRequest, version: int, response: Any
+) -> list[wire.Coordinator]:
+    if version >= request.BATCHED_FROM:
+        return [
+            wire.Coordinator(c.key, c.error_code, c.node_id, c.host, c.port) for c in response.coordinators
+        ]
+    r = response
+    return [wire.Coordinator(request.keys[0], r.error_code, r.node_id, r.host, r.port)]
+
+
+def _described_groups(
+    request: wire.DescribeGroupsRequest, version: int, response: Any
+) -> list[wire.DescribedGroup]:
+    return [
+        wire.DescribedGroup(
+            g.group_id,
+            g.error_code,
+            g.group_state or "",
+            g.protocol_type or "",
+            g.protocol_data or "",
             [
-                wire.TopicMetadata(
-                    t.name,
-                    t.error_code,
+                wire.DescribedMember(
+                    m.member_id,
+                    m.client_id or "",
+                    m.client_host or "",
+                    bytes(m.member_metadata or b""),
+                    bytes(m.member_assignment or b""),
+                )
+                for m in g.members
+            ],
+        )
+        for g in response.groups
+    ]
+
+
+def _consumer_group_descriptions(
+    request: wire.ConsumerGroupDescribeRequest, version: int, response: Any
+) -> list[wire.ConsumerGroupDescription]:
+    return [
+        wire.ConsumerGroupDescription(
+            g.group_id,
+            g.error_code,
+            g.group_state or "",
+            [
+                wire.ConsumerGroupMember(
+                    m.member_id,
+                    m.client_id or "",
+                    m.client_host or "",
+                    list(m.subscribed_topic_names or []),
                     [
-                        wire.PartitionMetadata(p.partition_index, p.leader_id, p.error_code)
+                        (topic.topic_name, partition)
+                        for topic in m.assignment.topic_partitions
+                        for partition in topic.partitions
+                    ],
+                )
+                for m in g.members
+            ],
+        )
+        for g in response.groups
+    ]
+
+
+def _fetched_groups(request: wire.OffsetFetchRequest, version: int, response: Any) -> list[wire.FetchedGroup]:
+    batched = version >= request.BATCHED_FROM
+    groups = response.groups if batched else [response]
+    return [
+        wire.FetchedGroup(
+            group.group_id if batched else request.groups[0],
+            getattr(group, "error_code", 0) or 0,
+            [
+                wire.FetchedTopic(
+                    t.name,
+                    [
+                        wire.FetchedPartition(p.partition_index, p.committed_offset, p.error_code)
                         for p in t.partitions
                     ],
                 )
-                for t in response.topics
-                if wanted is None or t.name in wanted
+                for t in group.topics
             ],
         )
-    if isinstance(request, wire.ListGroupsRequest):
-        return wire.GroupListing(
-            response.error_code,
-            [wire.ListedGroup(g.group_id, g.protocol_type or "") for g in response.groups],
-        )
-    if isinstance(request, wire.FindCoordinatorRequest):
-        if version >= request.BATCHED_FROM:
-            return [
-                wire.Coordinator(c.key, c.error_code, c.node_id, c.host, c.port)
-                for c in response.coordinators
-            ]
-        r = response
-        return [wire.Coordinator(request.keys[0], r.error_code, r.node_id, r.host, r.port)]
-    if isinstance(request, wire.DescribeGroupsRequest):
-        return [
-            wire.DescribedGroup(
-                g.group_id,
-                g.error_code,
-                g.group_state or "",
-                g.protocol_type or "",
-                g.protocol_data or "",
-                [
-                    wire.DescribedMember(
-                        m.member_id,
-                        m.client_id or "",
-                        m.client_host or "",
-                        bytes(m.member_metadata or b""),
-                        bytes(m.member_assignment or b""),
-                    )
-                    for m in g.members
-                ],
-            )
-            for g in response.groups
-        ]
-    if isinstance(request, wire.ConsumerGroupDescribeRequest):
-        return [
-            wire.ConsumerGroupDescription(
-                g.group_id,
-                g.error_code,
-                g.group_state or "",
-                [
-                    wire.ConsumerGroupMember(
-                        m.member_id,
-                        m.client_id or "",
-                        m.client_host or "",
-                        list(m.subscribed_topic_names or []),
-                        [
-                            (topic.topic_name, partition)
-                            for topic in m.assignment.topic_partitions
-                            for partition in topic.partitions
-                        ],
-                    )
-                    for m in g.members
-                ],
-            )
-            for g in response.groups
-        ]
-    if isinstance(request, wire.OffsetFetchRequest):
-        groups = response.groups if version >= request.BATCHED_FROM else [response]
-        return [
-            wire.FetchedGroup(
-                group.group_id if version >= request.BATCHED_FROM else request.groups[0],
-                getattr(group, "error_code", 0) or 0,
-                [
-                    wire.FetchedTopic(
-                        t.name,
-                        [
-                            wire.FetchedPartition(p.partition_index, p.committed_offset, p.error_code)
-                            for p in t.partitions
-                        ],
-                    )
-                    for t in group.topics
-                ],
-            )
-            for group in groups
-        ]
-    if isinstance(request, wire.ListOffsetsRequest):
-        return [
-            wire.ListedOffset(t.name, p.partition_index, p.error_code, _listed_offset(p, version))
-            for t in response.topics
-            for p in t.partitions
-        ]
-    raise TypeError(f"no conversion for {type(request).__name__}")
+        for group in groups
+    ]
+
+
+def _listed_offsets(request: wire.ListOffsetsRequest, version: int, response: Any) -> list[wire.ListedOffset]:
+    return [
+        wire.ListedOffset(t.name, p.partition_index, p.error_code, _listed_offset(p, version))
+        for t in response.topics
+        for p in t.partitions
+    ]
+
+
+# One conversion per request kind, looked up by the request's exact class.
+_ANSWERS: dict[type, Callable[[Any, int, Any], Any]] = {
+    wire.MetadataRequest: _cluster_metadata,
+    wire.ListGroupsRequest: _group_listing,
+    wire.FindCoordinatorRequest: _coordinators,
+    wire.DescribeGroupsRequest: _described_groups,
+    wire.ConsumerGroupDescribeRequest: _consumer_group_descriptions,
+    wire.OffsetFetchRequest: _fetched_groups,
+    wire.ListOffsetsRequest: _listed_offsets,
+}
 
 
 def _listed_offset(partition: Any, version: int) -> int:
