@@ -185,6 +185,7 @@ def _render_partitions(
         caps=[60] * len(headers),
         right_aligned=(1, 2, 3, 4, 5),
         stacked=stacked_columns(headers, PARTITION_COLUMNS_LEAST_WANTED),
+        every_row="all partitions",  # one owner of every partition is said once, not per row
     )
 
 

@@ -119,7 +119,7 @@ class Page:
     """Paragraphs and lines written to one report stream at its width, in its colours."""
 
     def __init__(self, stream: TextIO, width: int | None = None) -> None:
-        self.width = width or getattr(stream, "width", None) or DEFAULT_WIDTH
+        self.width = width or getattr(stream, "width", None) or _shown_width()
         self.colour = bool(getattr(stream, "colour", False))
         self._console = _console(_RawWriter(stream), self.width, self.colour)
 
@@ -159,6 +159,19 @@ class Page:
         from rich.text import Text
 
         self._console.print(Text(fit_words(printable(text), self.width), style="bold"))
+
+
+def _shown_width() -> int:
+    """The width of a buffer shown later on the terminal (`lag --watch`): standard output's, as
+    kafkadiag.report.texttable lays out its tables in such a buffer."""
+    import sys
+
+    from kafkadiag.console import width_of
+
+    try:
+        return width_of(sys.stdout)
+    except (AttributeError, ValueError):  # no standard output at all (a daemon)
+        return DEFAULT_WIDTH
 
 
 def _console(file: Any, width: int, colour: bool) -> Console:

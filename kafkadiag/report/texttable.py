@@ -96,12 +96,14 @@ def render_table(
     caps: Sequence[int] | None = None,
     right_aligned: Sequence[int] = (),
     stacked: Sequence[int] = (),
+    every_row: str = "",
 ) -> None:
     """Write `title`, a header row, a rule and the rows, columns padded to their widest cell.
 
     A cell may hold several lines ("\n"); they are printed under each other in its column.
     `stacked`: the columns (least wanted first) that go under their row when the row is too wide,
-    on one line of "HEADER: cell" pairs.
+    on one line of "HEADER: cell" pairs. `every_row` names the rows ("all partitions"): a stacked
+    column with one value in every row that has one is said once under the title instead.
     """
     caps = list(caps or ()) + [60] * (len(headers) - len(caps or ()))
     cells = [[str(cell) for cell in row] for row in rows]
@@ -124,6 +126,11 @@ def render_table(
     ]
     lines.append(MARGIN + GAP.join("─" * w for w in fitted) + "\n")
     gone = [c for c in range(len(headers)) if c not in kept]
+    once = _same_in_every_row(cells, gone) if every_row else []
+    if once:
+        pairs = [f"{headers[c]}: {next(row[c] for row in cells if row[c])} ({every_row})" for c in once]
+        lines.insert(1, escaped(_stacked_lines(pairs, width)))
+        gone = [c for c in gone if c not in once]
     for row in cells:
         shown = [row[c] for c in kept]
         if "\n" not in "".join(shown):
@@ -141,6 +148,17 @@ def render_table(
         out.write_raw(text)  # type: ignore[attr-defined]  # a ReportStream (kafkadiag.report.output)
     else:
         out.write(text)
+
+
+def _same_in_every_row(cells: Sequence[Sequence[str]], columns: Sequence[int]) -> list[int]:
+    """The `columns` whose non-empty cells, two or more, are all one value other than "-" (an
+    old consumer's one owner of every partition, which stacked would be repeated under each)."""
+    same = []
+    for column in columns:
+        values = [row[column] for row in cells if row[column]]
+        if len(values) > 1 and len(set(values)) == 1 and values[0].strip(" -"):
+            same.append(column)
+    return same
 
 
 def _stacked_lines(pairs: list[str], width: int) -> str:

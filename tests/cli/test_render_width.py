@@ -2,7 +2,8 @@
 of that size): no line wider than the terminal, no thread or group name broken across lines, the
 story of one incident told once and on one screen, colour only on a terminal (never piped, never
 with NO_COLOR, always with --color always), and an exit code that does not depend on whether the
-reader read to the end. The commands that read a live cluster are in test_render_width_live.py."""
+reader read to the end; `batch`'s summary on a local Spark. The commands that read a live cluster
+are in test_render_width_live.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import struct
 import subprocess
 import sys
 import termios
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +193,14 @@ def test_an_analysis_keeps_its_exit_code_when_its_reader_leaves() -> None:
     # THEN the exit code is still the analysis's (1: an error found), without a traceback
     assert process.returncode == ExitCode.FINDINGS, process.stderr.decode()
     assert b"Traceback" not in process.stderr and b"Broken pipe" not in process.stderr
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_batch_fits_the_width(width: int, tmp_path: Path) -> None:
+    # GIVEN a captured deadlock's dumps WHEN a local Spark job analyses them in a pipe of `width`
+    out_dir = tmp_path / "deadlock-results"
+    code, out, err = render(["batch", str(CAPTURED / "deadlock"), "--out", str(out_dir)], width)
+    # THEN its summary fits, with the results' directory whole to be copied
+    assert code == ExitCode.FINDINGS, out + err
+    assert_fits(out, width, (f"{out_dir}/",))
+    assert " findings (worst: error)" in " ".join(out.split()) and not SGR.search(out), out

@@ -1,7 +1,7 @@
 """The reports of the commands that read a live cluster and live JVMs, at 80 and 120 columns:
-`lag` (with the OWNER column of an old consumer's group), `lag --samples`, `check`, `maxlag`,
-`diagnose` of the live sources, and `ps`. No line is wider than the terminal and no group, topic,
-owner or thread name is broken across lines.
+`lag` (with the OWNER column of an old consumer's group), `lag --samples`, `lag --watch`, `check`,
+`maxlag`, `diagnose` of the live sources, and `ps`. No line is wider than the terminal and no
+group, topic, owner or thread name is broken across lines.
 
 What is real: ZooKeeper and the Kafka broker (tests.infra.fixtures), the maxlag reproducer JVM
 (the old consumer's fetcher and stream threads over bounded queues, read by PID through the JDK's
@@ -10,7 +10,11 @@ agent), a JVM with kafka-clients on its classpath for `ps`."""
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
+import sys
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +23,9 @@ import pytest
 
 from kafkadiag.exitcodes import ExitCode
 from tests.cli.render_checks import WIDTHS, assert_fits, render
+from tests.infra.cli import run_json
 from tests.infra.servers import ServerProcess
-from tests.infra.workload import Cluster
+from tests.infra.workload import Cluster, commit_offsets_without_joining, create_topic, produce, unique
 from tests.maxlag.reproducer import Reproducer, compile_reproducer, start_reproducer
 from tests.maxlag.scenario import Deployment, deploy
 from tests.maxlag.test_maxlag_cli import SETTINGS, drive_to_stall
@@ -140,3 +145,112 @@ def test_ps_fits_the_width(consumer_jvm: subprocess.Popen[str], width: int) -> N
     assert code == ExitCode.OK, err
     assert_fits(out, width, ("render-width-billing-reconciliation-service", "billing-7"))
     assert any(line.lstrip().startswith(str(consumer_jvm.pid)) for line in out.splitlines()), out
+
+
+def test_lag_and_check_findings_in_colour_as_dump_analyze_prints_them(
+    zookeeper: ServerProcess, broker: ServerProcess
+) -> None:
+    # GIVEN an old consumer's group with a partition that no thread owns
+    cluster = Cluster(zookeeper.address, broker.address)
+    try:
+        topic = cluster.topic(2, {0: 5, 1: 5}, prefix="render-width-colour")
+        group = cluster.old_group("render-width-colour")
+        owner = f"{group.join({topic: 1})}-0"
+        group.own({(topic, 0): owner})
+        group.commit({(topic, 0): 2, (topic, 1): 2})
+        args = ["--zookeeper", cluster.zookeeper, "--group", group.group, "--samples", "2"]
+        args += ["--interval", "1s"]
+        # WHEN its lag and its check are shown with --color always, and lag without colour
+        _, lag, lag_err = render(["--color", "always", "lag", *args], 100)
+        _, check, check_err = render(["--color", "always", "check", *args], 100)
+        _, plain, plain_err = render(["lag", *args], 100)
+    finally:
+        cluster.close()
+    # THEN each finding leads with its severity word in its colour and its rule code in bold (lag),
+    # or with its rule code in red (a failed check)
+    severity = r"\x1b\[(1;31|33|36)m(ERROR|WARNING|INFO)\x1b\[0m"
+    assert re.search(severity + r" \x1b\[1mKD6\d\d\x1b\[0m ", lag), lag + lag_err
+    assert re.search(r"\x1b\[1;31mKD6\d\d [a-z-]+:\x1b\[0m ", check), check + check_err
+    # ... and without colour the same words are plain text
+    assert re.search(r"^  (ERROR|WARNING|INFO) KD6\d\d [a-z-]+: ", plain, re.MULTILINE), plain + plain_err
+    assert "\x1b[" not in plain
+
+
+def test_maxlag_verdict_code_in_colour(stalled: Deployment) -> None:
+    code, out, err = render(
+        ["--color", "always", "maxlag", "--pid", str(stalled.pid), *stalled.cli_args()], 100
+    )
+    assert code == ExitCode.FINDINGS, out + err
+    # the unhealthy client's verdict leads with its rule code in bold red, then its title
+    assert re.search(r"\x1b\[1;31mKD70\d\x1b\[0m [A-Z]", out), out
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_owner_of_every_partition_is_said_once_for_the_group(
+    zookeeper: ServerProcess, broker: ServerProcess, width: int
+) -> None:
+    # GIVEN an old consumer whose one stream thread owns all four partitions of its topic
+    cluster = Cluster(zookeeper.address, broker.address)
+    try:
+        topic = cluster.topic(4, {partition: 5 for partition in range(4)}, prefix="render-width-ledger")
+        group = cluster.old_group("render-width-one")
+        owner = f"{group.join({topic: 1})}-0"
+        group.own({(topic, partition): owner for partition in range(4)})
+        group.commit({(topic, partition): 2 for partition in range(4)})
+        args = ["lag", "--zookeeper", cluster.zookeeper, "--group", group.group]
+        # WHEN its lag is shown
+        code, out, err = render(args, width)
+        document = run_json(args)
+    finally:
+        cluster.close()
+    assert code == ExitCode.OK, out + err
+    assert_fits(out, width, (group.group, topic, owner))
+    if width == 80:
+        # THEN at 80 columns, where the owner leaves the row, it is said once for the group
+        flat = " ".join(out.split())
+        assert out.count(owner) == 1 and f"OWNER: {owner} (all partitions)" in flat, out
+    # ... and the JSON report still names it for every partition
+    (reported,) = document["groups"]
+    assert [partition["owner"] for partition in reported["partitions"]] == [owner] * 4
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_lag_watch_fits_the_width(broker: ServerProcess, width: int) -> None:
+    # GIVEN a group with lag on the real broker, under names long enough to need wrapping
+    topic, group = unique("render-width-watch-payments-settlement"), unique("render-width-watch-group")
+    create_topic(broker.address, topic, 3)
+    produce(broker.address, topic, {0: 4, 1: 4, 2: 4})
+    commit_offsets_without_joining(broker.address, group, {(topic, p): 1 for p in range(3)})
+    # WHEN `lag --watch` runs in a pipe of `width` columns, stopped after its first refresh
+    env = {**os.environ, "KAFKADIAG_WIDTH": "", "COLUMNS": str(width)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", broker.address, "--group", group,
+         "--watch", "--interval", "0.5"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    shown: list[bytes] = []
+    refreshed = threading.Event()
+
+    def read_views() -> None:
+        assert process.stdout is not None
+        for line in iter(process.stdout.readline, b""):
+            shown.append(line)
+            if b"".join(shown).count(b"kafkadiag lag --watch") >= 2:
+                refreshed.set()
+
+    reader = threading.Thread(target=read_views, daemon=True)
+    reader.start()
+    try:
+        assert refreshed.wait(60), b"".join(shown)
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+        reader.join(10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    # THEN every view fits and keeps the group and topic whole
+    assert process.returncode == ExitCode.OK, process.stderr.read() if process.stderr else ""
+    text = b"".join(shown).decode()
+    assert text.count(f"Group {group}") >= 2, text
+    assert_fits(text, width, (group, topic))
