@@ -171,8 +171,8 @@ def recognised_format(lines: Sequence[str]) -> DumpFormat | None:
     return _detect(lines)
 
 
-def _detect(lines: Sequence[str]) -> DumpFormat | None:
-    sample = lines[:SNIFF_LINES]
+def _json_format(sample: Sequence[str]) -> DumpFormat | None:
+    """The JSON dump a sample starting with `[` or `{` holds, if any."""
     first = next((line.strip() for line in sample if line.strip()), "")
     if first[:1] in ("[", "{") and any('"thread_name"' in line for line in sample[:2000]):
         return DumpFormat.PYSPY_JSON
@@ -180,6 +180,14 @@ def _detect(lines: Sequence[str]) -> DumpFormat | None:
         return DumpFormat.JCMD_JSON
     if first[:1] == "{" and looks_like_actuator_json(sample):
         return DumpFormat.ACTUATOR_JSON
+    return None
+
+
+def _detect(lines: Sequence[str]) -> DumpFormat | None:
+    sample = lines[:SNIFF_LINES]
+    json_format = _json_format(sample)
+    if json_format is not None:
+        return json_format
     hotspot = False
     stacks_printed = False
     stack_traces = False
