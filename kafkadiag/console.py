@@ -4,8 +4,9 @@ and with colour only where a person reads it.
 markup=False and highlight=False everywhere: thread names such as "[main]" or
 "pool-1-thread-[3]" are data, not rich markup, and must print exactly as they are.
 
-Width: a terminal's own width, kept within 40..200 columns (past 200 a line is no longer read
-in one sweep of the eye); when piped, COLUMNS if set, else 100. KAFKADIAG_WIDTH overrides both.
+Width: a terminal's own width, or COLUMNS when piped (else 100), kept within 40..200 columns
+(past 200 a line is no longer read in one sweep of the eye, and below 40 a table has no room).
+KAFKADIAG_WIDTH is the explicit override and is taken as it is.
 Colour: `--color always|auto|never`; auto colours a terminal unless NO_COLOR is set
 (https://no-color.org), and never a pipe or a file.
 """
@@ -77,8 +78,9 @@ def width_of(stream: TextIO) -> int:
             columns = os.get_terminal_size(stream.fileno()).columns
         except (OSError, ValueError, AttributeError):
             columns = shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
-        return min(max(columns, MIN_WIDTH), MAX_WIDTH)
-    return _env_width("COLUMNS") or PIPED_WIDTH
+    else:
+        columns = _env_width("COLUMNS") or PIPED_WIDTH
+    return min(max(columns, MIN_WIDTH), MAX_WIDTH)
 
 
 def colour_on(stream: TextIO) -> bool:

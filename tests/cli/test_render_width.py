@@ -74,6 +74,18 @@ def test_the_tables_use_the_room_they_are_given() -> None:
     assert_fits(wide, 160)
 
 
+def test_columns_is_kept_within_40_to_200() -> None:
+    # GIVEN the deadlock dump, whose report has lines that would run to 300 columns and more
+    dump = str(CAPTURED / "deadlock" / "jstack-l.txt")
+    _, wide, _ = render(["dump", "analyze", dump], 500)
+    _, narrow, _ = render(["dump", "analyze", dump], 10)
+    # THEN COLUMNS=500 lays it out at 200 columns, COLUMNS=10 at 40
+    assert_fits(wide, 200)
+    assert max(len(line) for line in wide.splitlines()) > 120, wide
+    assert_fits(narrow, 40)
+    assert max(len(line) for line in narrow.splitlines()) > 20, narrow
+
+
 def test_one_incident_tells_its_story_once_on_one_screen() -> None:
     # GIVEN one jstack -l of the real Kafka 0.8.2.2 stall WHEN diagnosed at 120 columns
     code, out, err = render(["diagnose", "--from", str(STALL_DUMP)], 120)
