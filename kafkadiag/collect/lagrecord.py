@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from kafkadiag import boundedjson
 from kafkadiag.collect.errors import SnapshotReadError
+from kafkadiag.collect.lagrecord_read import read_records
 from kafkadiag.errors import InputUnreadableError
-from kafkadiag.lag.snapshot import Snapshot, from_json, to_json
+from kafkadiag.lag.snapshot import Snapshot, to_json
 
 if TYPE_CHECKING:
     from kafkadiag.collect.retention import Keep
@@ -45,21 +46,18 @@ def record_snapshot(record_dir: str, snapshot: Snapshot, keep: Keep | None = Non
 def read_recorded(record_dir: str) -> tuple[list[Snapshot], list[str]]:
     """Snapshots recorded in record_dir (oldest first) and problems with lines that were skipped."""
     path = os.path.join(record_dir, RECORD_FILE) if os.path.isdir(record_dir) else record_dir
-    snapshots: list[Snapshot] = []
-    problems: list[str] = []
     try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    snapshots.append(from_json(boundedjson.loads(line)))
-                except (ValueError, KeyError, TypeError) as error:
-                    problems.append(f"{path}:{number}: skipped, not a recorded snapshot ({error})")
+        with open(path, "rb") as handle:
+            snapshots, problems = read_records(path, handle)
     except OSError as error:
         raise SnapshotReadError(f"cannot read {path}: {error.strerror or error}") from None
     if not snapshots:
-        raise SnapshotReadError(f"no recorded snapshot in {path}")
+        raise SnapshotReadError(
+            f"no usable recorded snapshot in {path}"
+            + (f" ({len(problems)} line(s) skipped; first: {problems[0]})" if problems else ""),
+            help_text="Record snapshots into it with `kafkadiag lag --record DIR`, "
+            "or point at a record that `lag --record` wrote.",
+        )
     snapshots.sort(key=lambda snapshot: snapshot.taken_at_ms)
     return snapshots, problems
 

@@ -1,0 +1,92 @@
+"""`lag history` reads a damaged record without a traceback: each bad line is skipped with a note
+naming file:line and what is wrong, and a record with nothing usable left exits 3."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.collect.lagrecord import RECORD_FILE, record_snapshot
+from kafkadiag.collect.lagrecord_read import read_lines
+from kafkadiag.lag.snapshot import CommittedOffset, GroupSnapshot, Snapshot
+from tests.infra.cli import run
+
+GOOD = Snapshot(
+    taken_at_ms=1_700_000_000_000,
+    sources=(("kafka", "127.0.0.1:9092"),),
+    groups=(GroupSnapshot("orders", "kafka", offsets=(CommittedOffset("t", 0, 5),)),),
+)
+
+
+def good_line() -> dict:
+    return json.loads((Path(record_with_good()) / RECORD_FILE).read_text())
+
+
+def record_with_good(tmp: Path | None = None) -> str:
+    import tempfile
+
+    directory = tmp or Path(tempfile.mkdtemp())
+    record_snapshot(str(directory), GOOD)
+    return str(directory)
+
+
+def damaged(**changes: object) -> bytes:
+    document = good_line()
+    document.update(changes)
+    return json.dumps(document).encode() + b"\n"
+
+
+VARIANTS = {
+    "binary bytes": b"\xff\xfe\n",
+    "a list": b"[1,2]\n",
+    "taken_at_ms a string": damaged(taken_at_ms="soon"),
+    "taken_at_ms null": damaged(taken_at_ms=None),
+    "taken_at_ms a list": damaged(taken_at_ms=[1]),
+    "sources a string": damaged(sources="zk"),
+    "stats a string": damaged(stats="many"),
+    "unreachable a string": damaged(unreachable="broker"),
+    "errors of numbers": damaged(errors=[1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_damaged_line_is_skipped_with_its_place_named(name: str, tmp_path: Path) -> None:
+    record_snapshot(str(tmp_path), GOOD)
+    with open(tmp_path / RECORD_FILE, "ab") as handle:
+        handle.write(VARIANTS[name])
+    code, out, err = run(["lag", "history", str(tmp_path), "--format", "json"])
+    assert code != 4, (code, err)
+    assert "Traceback" not in err
+    assert f"{RECORD_FILE}:2: skipped" in err + out
+    assert json.loads(out)["groups"][0]["group"] == "orders"
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_nothing_usable_left_exits_3(name: str, tmp_path: Path) -> None:
+    (tmp_path / RECORD_FILE).write_bytes(VARIANTS[name])
+    code, out, err = run(["lag", "history", str(tmp_path)])
+    assert code == 3, (code, err)
+    assert "Traceback" not in err
+    assert f"{RECORD_FILE}:1: skipped" in err
+    assert "lag --record" in err
+
+
+def test_a_huge_line_is_passed_over_without_being_held(tmp_path: Path) -> None:
+    path = tmp_path / RECORD_FILE
+    with open(path, "wb") as handle:
+        for _ in range(200):
+            handle.write(b"x" * (1 << 20))
+        handle.write(b"\n" + damaged())
+    bound = 4 << 20
+    with open(path, "rb") as handle:
+        lines = list(read_lines(handle, bound))
+    assert [number for number, _ in lines] == [1, 2]
+    assert lines[0][1] is None
+    assert lines[1][1] is not None and json.loads(lines[1][1])["taken_at_ms"] == GOOD.taken_at_ms
+    code, out, err = run(
+        ["lag", "history", str(tmp_path), "--format", "json"],
+        env={"KAFKADIAG_MAX_JSON_SIZE": "4MiB"},
+    )
+    assert f"{RECORD_FILE}:1: skipped, a line longer than 4 MiB" in err + out, err
