@@ -46,7 +46,8 @@ def is_bundle(directory: str) -> bool:
 
 
 def read_bundle(directory: str) -> Bundle:
-    """The bundle in `directory`: the dumps its manifest lists, else the dump-like files in it."""
+    """The bundle in `directory`: the dumps its manifest lists, else the dump-like files in it
+    (a directory without a manifest is read so: `dump analyze`, `diagnose --from` and batch alike)."""
     refused: list[str] = []
     manifest = _manifest(directory, refused)
     listed = _listed_names(directory, manifest, refused)
@@ -110,8 +111,12 @@ def _listed_names(directory: str, manifest: dict[str, Any], refused: list[str]) 
 
 
 def _dump_like_names(directory: str) -> Iterator[str]:
+    """The dump-like names of the directory's entries, its subdirectories left out: a bundle may
+    keep other captures beside its dumps (`group/` with kafka-consumer-groups' output), and a
+    subdirectory is not a dump that failed to read. A symlink is kept, for _confined to judge."""
     try:
-        names = os.listdir(directory)
+        with os.scandir(directory) as entries:
+            names = [entry.name for entry in entries if not entry.is_dir(follow_symlinks=False)]
     except OSError:
         return iter(())
     return iter(dump_like_names(names))
@@ -175,12 +180,13 @@ def _json_kind(value: object) -> str:
 
 
 def expand_bundles(paths: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Each capture bundle among `paths` replaced by its dump files, other paths unchanged; and
-    the caveats of what the bundles refused."""
+    """Each directory among `paths` replaced by its dump files, other paths unchanged; and the
+    caveats of what the bundles refused. A directory without a manifest is read by the same rule
+    as one whose manifest lists nothing (its dump-like file names), as `diagnose --from` reads it."""
     expanded: list[str] = []
     refused: list[str] = []
     for path in paths:
-        if not (os.path.isdir(path) and is_bundle(path)):
+        if not os.path.isdir(path):
             expanded.append(path)
             continue
         bundle = read_bundle(path)
