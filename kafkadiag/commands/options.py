@@ -28,6 +28,19 @@ if TYPE_CHECKING:
 INPUT_FORMATS = ("auto", *(dump_format.value for dump_format in DumpFormat))
 
 
+def _input_format_help(line_width: int = 40) -> str:
+    """--input-format's help: the formats in lines of their own, kept as they are (click's `\b`),
+    since click would wrap them at their hyphens ("py-" / "spy")."""
+    lines = ["Dump format (see docs/inputs.md); auto detects it from the first lines.", "", "\b"]
+    line = ""
+    for name in INPUT_FORMATS:
+        if line and len(line) + len(name) + 2 > line_width:
+            lines.append(line + ",")
+            line = ""
+        line = f"{line}, {name}" if line else name
+    return "\n".join([*lines, line])
+
+
 # Every command that writes a report takes it the same way.
 output_option = click.option(
     "--output",
@@ -55,9 +68,12 @@ def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any
         command = click.option(
             "--input-format",
             type=click.Choice(INPUT_FORMATS),
+            # A metavar, not the list of choices: the formats are too many for one line of
+            # --help, and the help text (which click wraps) names them.
+            metavar="FORMAT",
             default="auto",
             show_default=True,
-            help="Dump format; auto detects it from the first lines.",
+            help=_input_format_help(),
         )(command)
         return click.argument("files", nargs=-1, required=True, shell_complete=complete_paths)(command)
 

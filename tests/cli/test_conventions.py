@@ -119,3 +119,36 @@ def test_every_command_has_a_short_help_of_its_own() -> None:
     for path, command in every_command():
         assert command.short_help, f"{' '.join(path)} has no short_help: --help would cut its docstring"
         assert len(command.short_help) <= 60, (path, command.short_help)
+
+
+def test_every_help_fits_80_columns() -> None:
+    from click.testing import CliRunner
+
+    # GIVEN every command's --help, laid out by click at COLUMNS=80 (in this process: click reads
+    # the width from COLUMNS, as it does in a shell)
+    runner = CliRunner(env={"COLUMNS": "80"})
+    commands = [(), *(path for path, _ in every_command())]
+    for path in commands:
+        result = runner.invoke(cli, [*path, "--help"])
+        assert result.exit_code == 0, (path, result.output)
+        # THEN no line is wider than the terminal
+        wide = [line for line in result.output.splitlines() if len(line) > 80]
+        assert not wide, (path, wide)
+    assert ("dump", "analyze") in commands and len(commands) >= 14, commands
+
+
+def test_input_format_names_its_formats_in_help_and_completes_them() -> None:
+    from click.shell_completion import CompletionItem
+
+    result = kafkadiag("dump", "analyze", "--help")
+    assert "--input-format FORMAT" in result.stdout, result.stdout
+    # The formats are named whole (not cut at a hyphen), and the shell still completes them
+    assert "py-spy-json" in result.stdout and "guru-meditation" in result.stdout, result.stdout
+    analyze = cli.commands["dump"].commands["analyze"]  # type: ignore[attr-defined]
+    param = next(param for param in analyze.params if param.name == "input_format")
+    completed = param.shell_complete(click.Context(analyze), "py-")
+    assert [item.value for item in completed if isinstance(item, CompletionItem)] == [
+        "py-spy",
+        "py-spy-json",
+        "py-traceback",
+    ]
