@@ -1,7 +1,8 @@
 """What the fuzzer runs on each input, and the regression test replays: one input, one reader.
 
 An input is a target byte and a body. The target byte picks a format to parse the body as (each
-of DumpFormat, or detection), or the capture-bundle manifest reader. A body read as a dump goes
+of DumpFormat, or detection), the capture-bundle manifest reader, or the lag record reader (the
+body as DIR/lag-snapshots.jsonl, read by `lag history`). A body read as a dump goes
 the whole way a user's file goes: read_dumps, the rule engine, the JSON and table reports. Any
 exception that is not a KafkadiagError (a named input error, exit 3) is a bug and fails the
 input, and so are the failures kafkadiag turns into caveats so that a user still gets a report:
@@ -32,10 +33,12 @@ from kafkadiag.report.safe_text import ControlEscapingStream
 from kafkadiag.rules.engine import analyze
 
 MANIFEST = "manifest"
+LAG_RECORD = "lag-record"
 # How read_dumps names a parser that stopped on a line it did not foresee (dumps.guarded).
 _PARSER_FAILED = " parser failed ("
-# The target byte, modulo their count, picks one: each format, detection (None), the manifest.
-TARGETS: tuple[DumpFormat | str | None, ...] = (*DumpFormat, None, MANIFEST)
+# The target byte, modulo their count, picks one: each format, detection (None), the manifest,
+# the lag record.
+TARGETS: tuple[DumpFormat | str | None, ...] = (*DumpFormat, None, MANIFEST, LAG_RECORD)
 # A small real dump, the file a fuzzed manifest lists among others (it may also list ../, /etc ...).
 _BUNDLE_DUMP = (
     b'"main" #1 prio=5 os_prio=0 tid=0x1 nid=0x2 runnable [0x3]\n   java.lang.Thread.State: RUNNABLE\n'
@@ -51,7 +54,13 @@ def import_everything() -> None:
     rules are otherwise imported lazily, after instrumentation)."""
     for module in pkgutil.walk_packages(kafkadiag.__path__, "kafkadiag."):
         if module.name.startswith(
-            ("kafkadiag.dumps", "kafkadiag.rules", "kafkadiag.report", "kafkadiag.collect.bundle")
+            (
+                "kafkadiag.dumps",
+                "kafkadiag.rules",
+                "kafkadiag.report",
+                "kafkadiag.collect.bundle",
+                "kafkadiag.collect.lagrecord",
+            )
         ):
             importlib.import_module(module.name)
 
@@ -78,6 +87,8 @@ def exercise(data: bytes, workdir: Path) -> None:
 def read_as(target: DumpFormat | str | None, body: bytes, workdir: Path) -> None:
     if target == MANIFEST:
         _read_manifest(body, workdir)
+    elif target == LAG_RECORD:
+        _read_lag_record(body, workdir)
     else:
         _read_dump(body, target if isinstance(target, DumpFormat) else None, workdir)
 
@@ -138,6 +149,22 @@ def _read_manifest(body: bytes, workdir: Path) -> None:
     json.dumps(list(read.refused), ensure_ascii=False).encode("utf-8")
 
 
+def _read_lag_record(body: bytes, workdir: Path) -> None:
+    """As `lag history` reads and evaluates a record: a damaged line is a skipped line, and a
+    record with none usable a named input error."""
+    from kafkadiag.app.lag import lag_history
+    from kafkadiag.collect.lagrecord import RECORD_FILE
+
+    record = workdir / "record"
+    record.mkdir(exist_ok=True)
+    (record / RECORD_FILE).write_bytes(body)
+    try:
+        history = lag_history(str(record))
+    except KafkadiagError:
+        return
+    json.dumps(list(history.problems), ensure_ascii=False).encode("utf-8")
+
+
 # The seeds: the start of every captured fixture, under the target of the format it holds and
 # under detection; the public and wild dumps for the formats nobody here captured.
 SEED_SOURCES = ("fixtures/captured", "tests/dumps/public", "tests/wild/dumps")
@@ -146,6 +173,16 @@ _MANIFEST_SEEDS = (
     {"pid": 4242, "host": "consumer-1", "dumps": [{"file": "jstack-1.txt"}, {"file": "jstack-2.txt"}]},
     {"dumps": ["jstack-1.txt", "../outside.txt", "/etc/passwd", None, 7]},
     [{"file": "jstack-1.txt"}],
+)
+
+# A recorded snapshot as `lag --record` writes it, whole and with a field of the wrong type.
+_LAG_RECORD_SEEDS = (
+    b'{"schema":"kafkadiag.lag.snapshot","version":1,"taken_at_ms":1700000000000,"duration_ms":1.5,'
+    b'"sources":[["kafka","127.0.0.1:9092"]],"groups":[{"group":"g","source":"kafka","state":"Stable",'
+    b'"members":[{"member_id":"m","subscription":[["t",1]],"assignment":[["t",0]]}],'
+    b'"offsets":[{"topic":"t","partition":0,"offset":5}],"errors":[],"exists":true}],'
+    b'"partitions":[],"topics":[],"errors":[],"unreachable":[],"stats":[["kafka_requests",3]]}\n',
+    b'{"schema":"kafkadiag.lag.snapshot","version":1,"taken_at_ms":"soon","sources":"zk"}\n',
 )
 
 
@@ -163,6 +200,9 @@ def write_seeds(repo: Path, directory: Path) -> int:
             for target in (fmt, None):
                 (directory / f"seed-{count}").write_bytes(bytes([TARGETS.index(target)]) + head)
                 count += 1
+    for record in _LAG_RECORD_SEEDS:
+        (directory / f"seed-{count}").write_bytes(bytes([TARGETS.index(LAG_RECORD)]) + record)
+        count += 1
     for manifest in _MANIFEST_SEEDS:
         (directory / f"seed-{count}").write_bytes(
             bytes([TARGETS.index(MANIFEST)]) + json.dumps(manifest).encode()
