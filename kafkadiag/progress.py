@@ -48,6 +48,25 @@ def _file_size(path: str) -> int | None:
         return None
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _is_gzip(path: str) -> bool:
+    """Whether `path` is a gzip file (read as such by kafkadiag.dumps.lines, whatever its name)."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
+def _reading_total(path: str) -> int | None:
+    """The bytes reading `path` will count up to: its size; None for stdin and for a gzip file,
+    whose expanded bytes are counted, not the file's (6 MB read of a 1 MB file would say nothing)."""
+    size = _file_size(path)
+    return None if size is None or _is_gzip(path) else size
+
+
 def _shown(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
@@ -170,7 +189,7 @@ class AnalysisProgress:
         """`bytes_read` of `path` have been read (and parsed)."""
         first = path not in self._sizes
         if first:
-            self._sizes[path] = _file_size(path)
+            self._sizes[path] = _reading_total(path)
         if self._lines is not None:
             amount = _amount(bytes_read, self._sizes[path])
             self._lines.say(f"reading {_shown(path)}: {amount}, {self._elapsed()}", first)

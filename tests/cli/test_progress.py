@@ -101,6 +101,20 @@ def test_analyze_says_it_reads_then_analyses_on_stderr_only(dump_log: Path) -> N
     assert quiet.stderr == ""
 
 
+def test_a_gzip_file_counts_its_expanded_bytes_without_the_file_size(dump_log: Path, tmp_path: Path) -> None:
+    # GIVEN the 2.2 MB log gzipped (to far less than that), under a name that does not say so
+    packed = tmp_path / "dumps.log"
+    packed.write_bytes(gzip.compress(dump_log.read_bytes()))
+    # WHEN it is analysed with progress
+    shown = kafkadiag("dump", "analyze", str(packed), progress="always")
+    # THEN reading counts the text read with no total: the file's size is not the text's
+    assert shown.returncode == ExitCode.FINDINGS, shown.stderr
+    said = f"kafkadiag: reading {packed}: "
+    reading = [line for line in shown.stderr.splitlines() if line.startswith(said)]
+    assert reading, shown.stderr
+    assert not [line for line in reading if " of " in line], reading
+
+
 def test_short_work_in_a_log_stays_silent_by_default(dump_log: Path) -> None:
     # The default off a terminal: a line only once work has run LINE_EVERY_S (10 s).
     result = kafkadiag("dump", "analyze", str(dump_log), progress="auto")
