@@ -14,7 +14,13 @@ from typing import Any, BinaryIO
 
 from kafkadiag import boundedjson
 from kafkadiag.lag.snapshot import Snapshot, from_json
-from kafkadiag.readlimits import ReadLimits, format_size
+from kafkadiag.readlimits import (
+    ENV_MAX_INPUT_SIZE,
+    InputTooLargeError,
+    MemoryWatch,
+    ReadLimits,
+    format_size,
+)
 
 _CHUNK = 1 << 20
 
@@ -51,11 +57,17 @@ def parse_record(line: bytes) -> Snapshot:
 
 
 def read_records(path: str, handle: BinaryIO) -> tuple[list[Snapshot], list[str]]:
-    """The snapshots a record holds, in file order, and a note for each line skipped."""
-    limit = ReadLimits.from_environment().max_json_chars
+    """The snapshots a record holds, in file order, and a note for each line skipped; within
+    --max-input-size and --max-memory for the whole record, as any input."""
+    limits = ReadLimits.from_environment()
+    limit = limits.max_json_chars
+    watch = MemoryWatch(path, limits.max_memory_bytes)
     snapshots: list[Snapshot] = []
     problems: list[str] = []
     for number, line in read_lines(handle, limit):
+        watch.check()
+        if handle.tell() > limits.max_input_bytes:
+            raise _record_too_large(path, limits.max_input_bytes)
         if line is None:
             problems.append(
                 f"{path}:{number}: skipped, a line longer than {format_size(limit)} "
@@ -69,6 +81,15 @@ def read_records(path: str, handle: BinaryIO) -> tuple[list[Snapshot], list[str]
         except ValueError as error:
             problems.append(f"{path}:{number}: skipped, {error}")
     return snapshots, problems
+
+
+def _record_too_large(path: str, max_bytes: int) -> InputTooLargeError:
+    return InputTooLargeError(
+        f"{path}: a lag record of more than {format_size(max_bytes)}, the bound on one input",
+        "--max-input-size",
+        ENV_MAX_INPUT_SIZE,
+        format_size(max_bytes * 4).replace(" ", ""),
+    )
 
 
 def check_record(document: Any) -> None:

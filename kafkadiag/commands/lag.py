@@ -18,6 +18,7 @@ import click
 
 from kafkadiag.commands.completion import complete_directories
 from kafkadiag.commands.formats import FormatChoice
+from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import (
     LAG_FORMATS,
     allowed_lag_option,
@@ -322,6 +323,7 @@ def _serve(
 @allowed_lag_option
 @click.option("--format", "output_format", type=FormatChoice(LAG_FORMATS), default="table", show_default=True)
 @output_option
+@input_bound_options
 def lag_history_command(
     record_dir: str,
     groups: tuple[str, ...],

@@ -85,8 +85,16 @@ def test_a_huge_line_is_passed_over_without_being_held(tmp_path: Path) -> None:
     assert [number for number, _ in lines] == [1, 2]
     assert lines[0][1] is None
     assert lines[1][1] is not None and json.loads(lines[1][1])["taken_at_ms"] == GOOD.taken_at_ms
-    code, out, err = run(
-        ["lag", "history", str(tmp_path), "--format", "json"],
-        env={"KAFKADIAG_MAX_JSON_SIZE": "4MiB"},
-    )
-    assert f"{RECORD_FILE}:1: skipped, a line longer than 4 MiB" in err + out, err
+    code, out, err = run(["lag", "history", str(tmp_path), "--format", "json", "--max-json-size", "4MiB"])
+    assert code != 4, err
+    assert f"{RECORD_FILE}:1: skipped, a line longer than 4 MiB" in err, err
+    assert json.loads(out)["groups"][0]["group"] == "orders"
+
+
+def test_a_record_past_the_input_bound_is_refused_naming_the_option(tmp_path: Path) -> None:
+    for _ in range(40):
+        record_snapshot(str(tmp_path), GOOD)
+    code, _, err = run(["lag", "history", str(tmp_path), "--max-input-size", "4K"])
+    assert code == 3, err
+    assert "--max-input-size" in err
+    assert "Traceback" not in err
