@@ -9,10 +9,14 @@ sees the old file or the new one) to one in many appends instead of one per appe
 
 from __future__ import annotations
 
-import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
+
+from kafkadiag import boundedjson
+from kafkadiag.readlimits import DEFAULT_MAX_JSON_CHARS
 
 _AGE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _SIZE_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
@@ -51,18 +55,37 @@ def prune(path: str, keep: Keep, now_ms: int) -> int:
         cutoff_ms = now_ms - keep.max_age_s * 1000
         slack_ms = max(keep.max_age_s * 50, 60_000)  # a twentieth, in ms
         with open(path, "rb") as handle:
-            first = _taken_at_ms(handle.readline())
+            first = next((_taken_at_ms(line) for line, _ in _lines(handle)), None)
         if first is not None and first < cutoff_ms - slack_ms:
             return _rewrite_from(path, _first_at_or_after(path, cutoff_ms))
     return 0
 
 
-def _taken_at_ms(line: bytes) -> int | None:
+def _lines(handle: BinaryIO) -> Iterator[tuple[bytes | None, int]]:
+    """Each line and its length in bytes; a line longer than any record (a damaged file) is
+    passed over in bounded pieces and given as None, never held whole."""
+    while line := handle.readline(_MAX_LINE_BYTES):
+        length = len(line)
+        if line.endswith(b"\n") or length < _MAX_LINE_BYTES:
+            yield line, length
+            continue
+        while (rest := handle.readline(_MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+            length += len(rest)
+        yield None, length + len(rest)
+
+
+_MAX_LINE_BYTES = DEFAULT_MAX_JSON_CHARS  # a snapshot line is one JSON document
+
+
+def _taken_at_ms(line: bytes | None) -> int | None:
+    if line is None:
+        return None
     try:
-        value = json.loads(line).get("taken_at_ms")
-    except (ValueError, AttributeError):
+        record = boundedjson.loads(line.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and the bounds' errors are ValueErrors
         return None  # a torn or foreign line: `lag history` skips it and says so; so does pruning
-    return value if isinstance(value, int) else None
+    value = record.get("taken_at_ms") if isinstance(record, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _first_at_or_after(path: str, cutoff_ms: float) -> int:
@@ -70,11 +93,11 @@ def _first_at_or_after(path: str, cutoff_ms: float) -> int:
     only the dropped ones are parsed)."""
     offset = 0
     with open(path, "rb") as handle:
-        for line in handle:
+        for line, length in _lines(handle):
             taken = _taken_at_ms(line)
             if taken is not None and taken >= cutoff_ms:
                 break
-            offset += len(line)
+            offset += length
     return offset
 
 
@@ -82,10 +105,10 @@ def _newest_within(path: str, budget: int, size: int) -> int:
     """Byte offset of the first whole line of the newest `budget` bytes."""
     offset = 0
     with open(path, "rb") as handle:
-        for line in handle:
+        for _, length in _lines(handle):
             if size - offset <= budget:
                 break
-            offset += len(line)
+            offset += length
     return offset
 
 
@@ -95,7 +118,10 @@ def _rewrite_from(path: str, offset: int) -> int:
     temporary = f"{path}.pruning"
     dropped = 0
     with open(path, "rb") as source, open(temporary, "wb") as target:
-        dropped = source.read(offset).count(b"\n")
+        remaining = offset
+        while remaining > 0 and (chunk := source.read(min(remaining, 1 << 20))):
+            dropped += chunk.count(b"\n")
+            remaining -= len(chunk)
         while chunk := source.read(1 << 20):
             target.write(chunk)
     os.chmod(temporary, os.stat(path).st_mode & 0o777)

@@ -137,3 +137,22 @@ def test_an_age_prunes_only_past_its_slack(tmp_path: Path) -> None:
     kept = path.read_text().splitlines()
     assert json.loads(kept[0])["taken_at_ms"] == now_ms - 3_600_000
     assert kept[-1] == '{"taken_at_ms": 12'
+
+
+def test_damaged_lines_are_passed_over_in_bounded_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a recording with binary bytes, a line that is not an object, a string timestamp and a
+    # line longer than any record may be (the bound lowered to 1 kB for the test)
+    monkeypatch.setattr("kafkadiag.collect.retention._MAX_LINE_BYTES", 1024)
+    path = tmp_path / "lag-snapshots.jsonl"
+    now_ms = 100 * 3_600_000
+    old = [json.dumps({"taken_at_ms": now_ms - minutes * 60_000}) + "\n" for minutes in (90, 80)]
+    damaged = [b"\xff\xfe\n", b"[1, 2]\n", b'{"taken_at_ms": "soon"}\n', b"x" * 5000 + b"\n"]
+    new = [json.dumps({"taken_at_ms": now_ms - minutes * 60_000}) + "\n" for minutes in (30, 0)]
+    path.write_bytes("".join(old).encode() + b"".join(damaged) + "".join(new).encode())
+    # WHEN kept for an hour
+    dropped = prune(str(path), Keep(max_age_s=3600), now_ms)
+    # THEN the old lines and the damaged ones before the first kept snapshot go, nothing crashes
+    assert dropped == 6
+    assert _taken_at(path) == [now_ms - 30 * 60_000, now_ms]
