@@ -37,9 +37,6 @@ SERVER_MAIN_CLASSES = re.compile(
 PYTHON_MARKERS = (
     (re.compile(r"librdkafka|confluent_kafka|confluent-kafka"), "confluent-kafka"),
     (re.compile(r"aiokafka"), "aiokafka"),
-    # kafka-python is pure Python and leaves no library mapped: its name, or a broker address
-    # option, on the command line is the trace it leaves.
-    (re.compile(r"kafka(?!diag)|bootstrap[._-]?servers?"), "kafka-python"),
 )
 # kafkadiag itself (this command, and any other kafkadiag command running) is not a consumer.
 _KAFKADIAG_COMMAND = re.compile(r"(^|/)kafkadiag(\s|$)|-m kafkadiag(\s|$)")
@@ -87,7 +84,7 @@ def find_consumers() -> list[ConsumerProcess]:
         if runtime == "jvm":
             kind, evidence = _jvm_kind(info["pid"], command)
         else:
-            kind, evidence = _python_kind(info["pid"], command)
+            kind, evidence = _python_kind(info["pid"], cmdline)
         if kind is None:
             continue
         groups, clients = _ids(command, cmdline)
@@ -175,17 +172,31 @@ def _thread_names(pid: int) -> Iterator[str]:
             continue
 
 
-def _python_kind(pid: int, command: str) -> tuple[str | None, list[str]]:
+def _python_kind(pid: int, cmdline: list[str]) -> tuple[str | None, list[str]]:
+    """confluent-kafka and aiokafka by the libraries they mapped; kafka-python, which maps none,
+    by the program the interpreter runs (kafkadiag.collect.pyprogram)."""
+    from kafkadiag.collect.pyprogram import is_test_runner, kafka_python_trace, program_of
+
     libraries = _mapped_libraries(pid)
     for pattern, kind in PYTHON_MARKERS:
         for library in libraries:
             if pattern.search(library):
                 return kind, [f"mapped: {library}"]
-    for pattern, kind in PYTHON_MARKERS:
-        match = pattern.search(command.lower())
-        if match:
-            return kind, [f"command line: {match.group(0)}"]
-    return None, []
+    command = " ".join(cmdline).lower()
+    if not is_test_runner(program_of(cmdline)):
+        for pattern, kind in PYTHON_MARKERS:
+            match = pattern.search(command)
+            if match:
+                return kind, [f"command line: {match.group(0)}"]
+    trace = kafka_python_trace(cmdline, _cwd(pid))
+    return ("kafka-python", [trace]) if trace else (None, [])
+
+
+def _cwd(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return ""
 
 
 def _mapped_libraries(pid: int) -> set[str]:

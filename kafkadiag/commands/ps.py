@@ -69,6 +69,12 @@ def ps_command(output_format: str) -> int:
     new consumers, Kafka Streams, Spring Kafka, Flink, Storm; a fat jar is recognised by its
     threads' names) and Python processes using kafka-python, confluent-kafka or aiokafka; with
     the group and client ids their command lines and config files name. Brokers and ZooKeeper
-    servers are not listed. Reads /proc only: the processes are not touched."""
+    servers are not listed. Reads /proc only: the processes are not touched.
+
+    A Python process is recognised by the libraries it mapped (confluent-kafka's librdkafka,
+    aiokafka's extensions) or, for kafka-python, which maps none, by the program it runs: -c
+    code or a script whose source imports kafka, a module or script named after Kafka, or a
+    --bootstrap-server option. Another argument that mentions Kafka is not enough, and a test
+    runner (pytest, unittest, tox, nox) is not listed for its command line."""
 
     return run_ps(output_format)
