@@ -42,6 +42,43 @@ CLIENT_IO_THREAD_NAMES = (PRODUCER_IO_THREAD_NAME, ADMIN_IO_THREAD_NAME)
 CLIENT_IO_THREAD_RUNS = (PRODUCER_IO_RUN, ADMIN_IO_RUN)
 
 
+# A broker's and ZooKeeper's own code. Their threads carry "kafka" in their names
+# ("kafka-log-cleaner-thread-0", "kafka-request-handler-3") and wait on latches when idle (the
+# log cleaner pauses in ShutdownableThread.pause, a CountDownLatch, on a real 4.1.1 broker): none
+# is a consumer's poll thread. The old consumer's fetchers run kafka.server's AbstractFetcherThread
+# under kafka.consumer code, so they stay clients.
+SERVER_PACKAGES = (
+    "kafka.Kafka",
+    "kafka.server.",
+    "kafka.log.",
+    "kafka.network.",
+    "kafka.controller.",
+    "kafka.coordinator.",
+    "kafka.cluster.",
+    "kafka.raft.",
+    "kafka.zk.",
+    "org.apache.kafka.server.",
+    "org.apache.kafka.storage.",
+    "org.apache.kafka.raft.",
+    "org.apache.kafka.controller.",
+    "org.apache.kafka.coordinator.",
+    "org.apache.kafka.metadata.",
+    "org.apache.kafka.image.",
+    "org.apache.kafka.queue.",
+    "org.apache.kafka.snapshot.",
+    "org.apache.zookeeper.server.",
+)
+OLD_CONSUMER_PACKAGE = "kafka.consumer."
+
+
+def runs_server_code(thread: Thread) -> bool:
+    """A broker's or ZooKeeper's internal thread, by the code in its stack."""
+    functions = [frame.function for frame in thread.frames]
+    if any(function.startswith(OLD_CONSUMER_PACKAGE) for function in functions):
+        return False
+    return any(function.startswith(SERVER_PACKAGES) for function in functions)
+
+
 # ConsumerNetworkClient's lock (a fair ReentrantLock) is held only inside ConsumerNetworkClient's
 # own methods, for a network poll bounded by the heartbeat interval at most, and never while
 # application code runs (completion handlers fire outside it): a heartbeat thread parked on it
@@ -104,6 +141,8 @@ def looks_like_poll_thread(thread: Thread, polled: frozenset[tuple[str, int | No
         return False
     if thread.identity in polled or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
         return True
+    if runs_server_code(thread):
+        return False
     if POLL_THREAD_NAME.search(thread.name):
         return True
     return any(
