@@ -96,18 +96,33 @@ def _read_lag(options: DiagnoseOptions, sources: list[SourceStatus]) -> tuple[La
     except KafkadiagError as error:
         sources.append(SourceStatus(SOURCE_LAG, named, False, error.message, error.help_text))
         return None, named
-    partitions = sum(len(group.partitions) for group in report.groups)
-    detail = f"{len(report.groups)} group(s), {partitions} partition(s)"
-    problems = [*report.errors, *(e for g in report.groups for e in g.errors)]
-    missing = [g.group for g in report.groups if not g.exists]
+    sources.append(_lag_status(report, named))
+    return report, named
+
+
+def _lag_status(report: LagReport, named: str) -> SourceStatus:
+    """What the lag read showed, each cause said once: an unreachable store is named with its
+    cause and what to check, and the groups it may hold are "not read", neither counted nor
+    called missing (their own errors only repeat the store's)."""
+    from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
+    from kafkadiag.lag.snapshot import SOURCE_ZOOKEEPER
+
+    read = [group for group in report.groups if group.exists is not None]
+    unread = [group.group for group in report.groups if group.exists is None]
+    missing = [group.group for group in report.groups if group.exists is False]
+    problems = [*report.errors, *(error for group in read if group.exists for error in group.errors)]
+    if unread:
+        problems.append(f"group(s) not read: {', '.join(unread)}")
     if missing:
         problems.append(f"no such group: {', '.join(missing)}")
-    sources.append(
-        SourceStatus(
-            SOURCE_LAG, named, not report.partial, detail + ("; " + "; ".join(problems) if problems else "")
-        )
-    )
-    return report, named
+    if read:
+        partitions = sum(len(group.partitions) for group in read)
+        problems.insert(0, f"{len(read)} group(s), {partitions} partition(s)")
+    helps = [
+        (ZooKeeperUnreachableError if source == SOURCE_ZOOKEEPER else BrokerUnreachableError).HELP_TEXT
+        for source in dict(report.unreachable)
+    ]
+    return SourceStatus(SOURCE_LAG, named, not report.partial, "; ".join(problems), " ".join(helps))
 
 
 def _analyzed_dumps(

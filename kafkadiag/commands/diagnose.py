@@ -16,6 +16,7 @@ from kafkadiag.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from kafkadiag.app.diagnose import DiagnoseOptions
+    from kafkadiag.diagnosis import Diagnosis
 
 
 def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | None, fail_on: str) -> int:
@@ -27,6 +28,7 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
     # Reading and analysing the dumps of --from is the long part on large logs: said on stderr.
     with AnalysisProgress(options.bundles) as progress:
         diagnosis = diagnose(options, progress)
+    _warn_unread(diagnosis)
     with report_stream(output, output_format) as stream:
         if output_format == "json":
             from kafkadiag.report.diagnosis_json import write_diagnosis
@@ -46,6 +48,15 @@ def run_diagnose(options: DiagnoseOptions, output_format: str, output: str | Non
     if not diagnosis.complete:
         return int(ExitCode.INPUT_UNREADABLE)
     return int(ExitCode.OK)
+
+
+def _warn_unread(diagnosis: Diagnosis) -> None:
+    """Say on stderr, as lag does, each source that could not be read; the report shows it too."""
+    from kafkadiag.console import warn
+
+    for status in diagnosis.sources:
+        if not status.ok:
+            warn(f"{status.target} not read: {status.detail}")
 
 
 @click.command("diagnose", short_help="Join offsets, metrics and dumps into one diagnosis.")

@@ -52,7 +52,7 @@ def _lag_lines(lag: Any) -> list[str]:
     lines = []
     for group in lag.groups:
         if group.exists is None:
-            lines.append(f"Group {group.group}: not read ({'; '.join(group.errors)}).")
+            lines.append(f"Group {group.group}: not read ({_unreached(lag)}).")
             continue
         if not group.exists:
             lines.append(f"Group {group.group}: not found ({group.source}).")
@@ -64,13 +64,30 @@ def _lag_lines(lag: Any) -> list[str]:
     return lines
 
 
+def _unreached(lag: Any) -> str:
+    """Why a group is unknown: a store that could hold it was not reached. Its cause is said
+    once, with the source not read, not again for every group."""
+    from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
+
+    names = {SOURCE_ZOOKEEPER: "ZooKeeper", SOURCE_KAFKA: "the brokers"}
+    stores = [names.get(source, source) for source, _ in lag.unreachable]
+    return f"{' and '.join(stores)} could not be reached" if stores else "its store could not be read"
+
+
 def _metrics_lines(metrics: Sequence[Any]) -> list[str]:
     return [
-        f"Consumer {client.client_id} ({read.source}): {client.title}; MaxLag {client.max_lag}, "
-        f"checker lag {client.checker_lag_total}."
+        f"Consumer {client.client_id} ({read.source}): {client.title}; {_lag_words(client)}."
         for read in metrics
         for client in read.report.clients
     ]
+
+
+def _lag_words(client: Any) -> str:
+    """MaxLag and the checker lag, each as read or said not read (never a bare None)."""
+    max_lag = "MaxLag not in the metrics" if client.max_lag is None else f"MaxLag {client.max_lag}"
+    checker = client.checker_lag_total
+    group = f" of group {client.group}" if client.group else ""
+    return f"{max_lag}, checker lag{group} {'not read' if checker is None else checker}"
 
 
 def _healthy_summary(lag: Any, dump_report: Any, metrics: Sequence[Any]) -> str:

@@ -152,8 +152,12 @@ def _matching(metrics: ClientMetrics, group: GroupLag | None) -> _Matching:
     fetcher = {(p.topic, p.partition): p for p in metrics.partitions}
     queue_topics = {queue.topic for queue in metrics.queues}
 
+    # A client with no fetcher metrics at all names none of its partitions: the group read for it
+    # is still its, and its checker lag is stated beside the verdict that the metrics are absent.
+    nothing_fetched = not (fetcher or queue_topics or consumer_ids) and metrics.max_lag is None
+
     def is_mine(key: tuple[str, int], lag: PartitionLag) -> bool:
-        if key in fetcher:
+        if key in fetcher or nothing_fetched:
             return True
         if consumer_ids and lag.owner is not None:
             return consumer_of_owner(lag.owner) in consumer_ids
@@ -274,7 +278,7 @@ def compare_client(
     gap_total = _sum([p.gap for p in partitions if p.gap is not None])
     bound = buffer_bound(metrics, settings, len(metrics.queues), len(metrics.fetcher_threads) or 1)
     notes: list[str] = list(settings.problems)
-    if not metrics.fetcher_threads and metrics.consumer != NEW_CONSUMER:
+    if not metrics.fetcher_threads and metrics.consumer != NEW_CONSUMER and metrics.has_fetcher_metrics:
         notes.append("fetcher threads not read: the bound assumes 1 fetcher")
     complete, checker_notes = _checker_notes(metrics.client_id, group, partitions, checker_requested)
     facts = ClientFacts(

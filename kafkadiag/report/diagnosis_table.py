@@ -113,8 +113,9 @@ def _render_sources(page: Page, diagnosis: Diagnosis) -> None:
     page.heading("Sources")
     for status in diagnosis.sources:
         state = page.styled("read", "green") if status.ok else page.styled("NOT READ")
-        page.paragraph(
-            f"{status.target}: {status.detail}", indent=2, lead=page.joined(f"{status.kind}:", state)
-        )
+        # A source not read is told in the story above with its cause: named here, not retold.
+        told = f"Not read: {status.target}: {status.detail}." in diagnosis.narrative
+        detail = " (the cause is above)" if told else f": {status.detail}"
+        page.paragraph(f"{status.target}{detail}", indent=2, lead=page.joined(f"{status.kind}:", state))
         if not status.ok and status.help_text:
             page.paragraph("what to do: " + status.help_text, indent=6)

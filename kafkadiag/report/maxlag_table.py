@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from kafkadiag.maxlag.columns import FetcherColumns
-from kafkadiag.maxlag.model import BufferBound, ClientComparison, MaxLagReport
+from kafkadiag.maxlag.model import VERDICT_FETCHER_ABSENT, BufferBound, ClientComparison, MaxLagReport
 from kafkadiag.report.findings_text import coded_lead
 from kafkadiag.report.textpage import Page
 from kafkadiag.report.texttable import render_table
@@ -19,7 +19,8 @@ def _number(value: int | None) -> str:
 
 
 def render_maxlag(stream: TextIO, report: MaxLagReport) -> None:
-    lag_from = ", ".join(f"{kind} {address}" for kind, address in report.lag_sources) or "not read"
+    lag_from = ", ".join(f"{kind} {address}" for kind, address in report.lag_sources)
+    checker = f"checker lag from {lag_from}" if lag_from else "checker lag not read"
     rows = []
     for client in report.clients:
         rows.append(
@@ -31,13 +32,13 @@ def render_maxlag(stream: TextIO, report: MaxLagReport) -> None:
                 _number(client.fetcher_lag_total),
                 _number(client.checker_lag_total),
                 _number(client.gap_total),
-                _bound_short(client.bound),
+                NONE if client.verdict == VERDICT_FETCHER_ABSENT else _bound_short(client.bound),
                 _queues(client),
             ]
         )
     render_table(
         stream,
-        f"MaxLag against checker lag: metrics from {report.metrics_source}, checker lag from {lag_from}",
+        f"MaxLag against checker lag: metrics from {report.metrics_source}, {checker}",
         ["CLIENT", "GROUP", "VERDICT", "MAX-LAG", "FETCHER-LAG", "CHECKER-LAG", "GAP", "BOUND", "QUEUES"],
         rows,
         caps=[40, 40, 30, 12, 12, 12, 12, 24, 40],
@@ -52,7 +53,7 @@ def render_maxlag(stream: TextIO, report: MaxLagReport) -> None:
             stream.write(f"  {error}\n")
         stream.write("\n")
     if report.notes:
-        stream.write("Notes\n")
+        stream.write(f"Notes on the metrics read from {report.metrics_source}\n")
         for note in report.notes:
             stream.write(f"  {note}\n")
         stream.write("\n")
@@ -84,8 +85,10 @@ def _queues(client: ClientComparison) -> str:
 def _render_client(stream: TextIO, client: ClientComparison) -> None:
     page = Page(stream)
     group = f" (group {client.group})" if client.group else ""
-    kind = f"{client.consumer} consumer, {client.naming} names"
-    about = f"{client.title} -- client {client.client_id}{group}, {kind}"
+    # Without fetcher metrics the consumer's kind is not known: not said, and there is no bound.
+    absent = client.verdict == VERDICT_FETCHER_ABSENT
+    kind = "" if absent else f", {client.consumer} consumer, {client.naming} names"
+    about = f"{client.title} -- client {client.client_id}{group}{kind}"
     page.paragraph(about, lead=coded_lead(page, client.rule, not client.healthy) if client.rule else "")
     page.paragraph(client.summary, indent=2)
     page.line()
@@ -93,7 +96,7 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
         _render_partitions(stream, client)
     if client.streams:
         _render_streams(stream, client)
-    if client.bound is not None:
+    if client.bound is not None and not absent:
         stream.write(f"Bound on what {client.client_id} can hold between fetch and commit\n")
         for line in bound_lines(client.bound):
             stream.write(f"  {line}\n")
@@ -111,7 +114,7 @@ def _render_client(stream: TextIO, client: ClientComparison) -> None:
     page.paragraph(client.remedy, indent=2)
     page.line()
     if client.notes:
-        stream.write("Notes\n")
+        stream.write(f"Notes on client {client.client_id}\n")
         for note in client.notes:
             page.paragraph(note, indent=2)
         page.line()

@@ -18,14 +18,14 @@ DUMPS = ["jcmd-thread-print-l.txt", "jstack-l.txt", "jstack.txt"]
 
 
 def _inputs_of_analyze(directory: Path) -> list[str]:
-    report = run_json(["dump", "analyze", "--format", "json", str(directory)])
+    report = run_json(["dump", "analyze", str(directory)])
     return [os.path.basename(entry["source"]) for entry in report["inputs"]]
 
 
 def test_dump_analyze_reads_a_directory_without_a_manifest_as_diagnose_does() -> None:
     assert not (HEALTHY / "manifest.json").exists() and (HEALTHY / "group").is_dir()
     assert _inputs_of_analyze(HEALTHY) == DUMPS
-    diagnosis = run_json(["diagnose", "--format", "json", "--from", str(HEALTHY)])
+    diagnosis = run_json(["diagnose", "--from", str(HEALTHY)])
     assert diagnosis["sources"] == [
         {"kind": "dump", "target": f"bundle {HEALTHY}", "ok": True, "detail": "3 dump(s)", "help": None}
     ]
