@@ -31,8 +31,8 @@ from kafkadiag.dumps.jvmthreads import (
     OpenThread,
     attach_synchronizers,
     lock_event,
-    numbered_lines,
 )
+from kafkadiag.dumps.linefeed import feed_lines, numbered_lines
 from kafkadiag.model import DumpFormat, Frame, LockEventKind, LockRef, ThreadDump, ThreadState
 
 HEADER = re.compile(r'^"(?P<name>.*)"(?: daemon)? prio=\d+(?: tid=(?P<tid>\d+))?(?: (?P<state>[A-Za-z_]+))?')
@@ -104,14 +104,7 @@ def android_state(word: str | None) -> tuple[ThreadState, str]:
 
 
 def parse_android_anr(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    reader = _AnrReader(source)
-    for line_no, line in numbered_lines(batches):
-        finished = reader.feed(line_no, line)
-        if finished is not None:
-            yield finished
-    last = reader.finish()
-    if last is not None:
-        yield last
+    return feed_lines(_AnrReader(source), numbered_lines(batches))
 
 
 class _AnrReader:

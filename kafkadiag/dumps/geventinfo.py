@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.detect import GEVENT_TREE_FRAME
 from kafkadiag.dumps.excerpts import headerless_name
+from kafkadiag.dumps.linefeed import feed_lines, numbered_lines
 from kafkadiag.dumps.pythreads import PythonDump
 from kafkadiag.dumps.pytraceback import StackReader
 from kafkadiag.model import DumpFormat, ThreadDump, ThreadState, ThreadStatus, UnparsedLine
@@ -80,19 +81,9 @@ def _greenlet_name(text: str) -> str | None:
 
 
 def parse_gevent_run_info(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    reader = _RunInfoReader(source)
-    line_no = 0
-    for batch in batches:
-        for line in batch:
-            line_no += 1
-            if not line.strip() or RULE.match(line):
-                continue
-            finished = reader.feed(line_no, line)
-            if finished is not None:
-                yield finished
-    last = reader.finish()
-    if last is not None:
-        yield last
+    # Blank lines and the report's rules say nothing; they keep their numbers all the same.
+    lines = ((n, line) for n, line in numbered_lines(batches) if line.strip() and not RULE.match(line))
+    return feed_lines(_RunInfoReader(source), lines)
 
 
 class _RunInfoReader:

@@ -26,7 +26,8 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.dumps.javaframes import parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, build_thread, numbered_lines
+from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, build_thread
+from kafkadiag.dumps.linefeed import numbered_lines
 from kafkadiag.model import (
     DumpFormat,
     LockEvent,

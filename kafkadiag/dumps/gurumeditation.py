@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kafkadiag.digits import decimal
+from kafkadiag.dumps.linefeed import feed_lines, numbered_lines
 from kafkadiag.dumps.pythreads import PythonDump, python_frame, python_thread
 from kafkadiag.model import DumpFormat, Frame, ThreadDump
 
@@ -50,17 +51,7 @@ NOTE_GREEN_NAMES = (
 
 
 def parse_guru_meditation(batches: Iterable[list[str]], source: str) -> Iterator[ThreadDump]:
-    reader = _ReportReader(source)
-    line_no = 0
-    for batch in batches:
-        for line in batch:
-            line_no += 1
-            finished = reader.feed(line_no, line)
-            if finished is not None:
-                yield finished
-    last = reader.finish()
-    if last is not None:
-        yield last
+    return feed_lines(_ReportReader(source), numbered_lines(batches))
 
 
 class _ReportReader:

@@ -26,7 +26,8 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.digits import decimal
 from kafkadiag.dumps.javaframes import parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
+from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event
+from kafkadiag.dumps.linefeed import numbered_lines
 from kafkadiag.dumps.marks import is_block_markup
 from kafkadiag.dumps.states import parse_state_line
 from kafkadiag.model import DumpFormat, Frame, LockEventKind, ThreadDump, ThreadState

@@ -31,8 +31,8 @@ from kafkadiag.dumps.jvmthreads import (
     OpenThread,
     attach_synchronizers,
     lock_event,
-    numbered_lines,
 )
+from kafkadiag.dumps.linefeed import numbered_lines
 from kafkadiag.dumps.rewrap import rejoined_note
 from kafkadiag.model import (
     DeadlockLink,

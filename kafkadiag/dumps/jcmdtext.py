@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator
 
 from kafkadiag.digits import decimal
 from kafkadiag.dumps.javaframes import BARE_FRAME, parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event, numbered_lines
+from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, lock_event
+from kafkadiag.dumps.linefeed import numbered_lines
 from kafkadiag.dumps.states import state_from_top_frames
 from kafkadiag.model import DumpFormat, LockEventKind, ThreadDump, ThreadState
 

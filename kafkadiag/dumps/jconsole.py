@@ -33,9 +33,9 @@ from kafkadiag.dumps.jvmthreads import (
     DumpCollector,
     OpenThread,
     attach_synchronizers,
-    numbered_lines,
     owned_by_name,
 )
+from kafkadiag.dumps.linefeed import numbered_lines
 from kafkadiag.dumps.marks import is_block_markup
 from kafkadiag.dumps.states import parse_state_line, stated_wait, stated_wait_kind
 from kafkadiag.model import DumpFormat, LockEvent, LockEventKind, LockRef, ThreadDump, ThreadState

@@ -8,8 +8,6 @@ parsers translate each line into the model's terms and hand the pieces to `build
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from kafkadiag.dumps.states import reconcile
 from kafkadiag.model import (
     DeadlockLink,
@@ -27,14 +25,6 @@ from kafkadiag.model import (
 
 MAX_UNPARSED_KEPT = 200
 _WAITING_TO_LOCK = (LockEventKind.WAITING_TO_LOCK, LockEventKind.WAITING_TO_RELOCK)
-
-
-def numbered_lines(batches: Iterable[list[str]]) -> Iterator[tuple[int, str]]:
-    line_no = 0
-    for batch in batches:
-        for line in batch:
-            line_no += 1
-            yield line_no, line
 
 
 class OpenThread:

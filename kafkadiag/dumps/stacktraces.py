@@ -43,7 +43,8 @@ from kafkadiag.dumps.blockedwarnings import EXCEPTION as WARNING_EXCEPTION
 from kafkadiag.dumps.blockedwarnings import NOTES as WARNING_NOTES
 from kafkadiag.dumps.blockedwarnings import PRODUCER as WARNING_PRODUCER
 from kafkadiag.dumps.javaframes import bare_frame_text, parse_java_frame
-from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread, numbered_lines
+from kafkadiag.dumps.jvmthreads import DumpCollector, OpenThread
+from kafkadiag.dumps.linefeed import numbered_lines
 from kafkadiag.dumps.states import state_from_top_frames
 from kafkadiag.model import DumpFormat, ThreadDump, ThreadState
 
