@@ -44,14 +44,6 @@ def _comparable(scan: collector.KafkaScan) -> tuple[Any, ...]:
     return (scan.groups, scan.partitions, scan.topics, scan.errors)
 
 
-def _scan(client: Any, groups: list[str], topics: list[str] | None = None) -> collector.KafkaScan:
-    return collector.scan(client, groups, topics, {}, timeout_s=10)
-
-
-def _comparable(scan: collector.KafkaScan) -> tuple[Any, ...]:
-    return (scan.groups, scan.partitions, scan.topics, scan.errors)
-
-
 def test_the_scan_reads_what_kafka_pythons_public_admin_api_reads(
     broker: ServerProcess, groups_on_broker: Any
 ) -> None:
