@@ -48,12 +48,15 @@ def parse_record(line: bytes) -> Snapshot:
         text = line.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"not UTF-8 text (byte {error.start})") from None
-    document = boundedjson.loads(text)
+    try:
+        document = boundedjson.loads(text)
+    except ValueError as error:
+        raise ValueError(f"not JSON ({error})") from None
     check_record(document)
     try:
         return from_json(document)
     except (KeyError, TypeError, AttributeError, IndexError) as error:
-        raise ValueError(f"not a recorded snapshot ({type(error).__name__}: {error})") from None
+        raise ValueError(f"{type(error).__name__}: {error}") from None
 
 
 def read_records(path: str, handle: BinaryIO) -> tuple[list[Snapshot], list[str]]:
@@ -70,7 +73,8 @@ def read_records(path: str, handle: BinaryIO) -> tuple[list[Snapshot], list[str]
             raise _record_too_large(path, limits.max_input_bytes)
         if line is None:
             problems.append(
-                f"{path}:{number}: skipped, a line longer than {format_size(limit)} "
+                f"{path}:{number}: skipped, not a recorded snapshot: a line longer than "
+                f"{format_size(limit)} "
                 "(--max-json-size raises the bound)"
             )
             continue
@@ -79,7 +83,7 @@ def read_records(path: str, handle: BinaryIO) -> tuple[list[Snapshot], list[str]
         try:
             snapshots.append(parse_record(line))
         except ValueError as error:
-            problems.append(f"{path}:{number}: skipped, {error}")
+            problems.append(f"{path}:{number}: skipped, not a recorded snapshot: {error}")
     return snapshots, problems
 
 

@@ -87,7 +87,7 @@ def test_a_huge_line_is_passed_over_without_being_held(tmp_path: Path) -> None:
     assert lines[1][1] is not None and json.loads(lines[1][1])["taken_at_ms"] == GOOD.taken_at_ms
     code, out, err = run(["lag", "history", str(tmp_path), "--format", "json", "--max-json-size", "4MiB"])
     assert code != 4, err
-    assert f"{RECORD_FILE}:1: skipped, a line longer than 4 MiB" in err, err
+    assert f"{RECORD_FILE}:1: skipped, not a recorded snapshot: a line longer than 4 MiB" in err, err
     assert json.loads(out)["groups"][0]["group"] == "orders"
 
 
