@@ -44,6 +44,7 @@ WITH good AS (
              p -> STRUCT(CONCAT(p.topic, '/', CAST(p.`partition` AS STRING)), p.high_watermark))) AS marks
   FROM snapshots
   WHERE _corrupt_record IS NULL AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION}
+        AND taken_at_ms IS NOT NULL
 ),
 offsets AS (
   SELECT file_path, taken_at_ms, marks, g.`group`, g.source, o.topic, o.`partition`,
@@ -86,11 +87,12 @@ def read_rows(session: Any, units: Sequence[Unit]) -> tuple[Any, list[dict[str, 
     bad = session.sql(
         f"""SELECT file_path, COALESCE(SUBSTRING(_corrupt_record, 1, 120),
                     CONCAT('schema ', COALESCE(`schema`, 'missing'),
-                           ' version ', COALESCE(version, 'missing'))) AS what,
+                           ' version ', COALESCE(version, 'missing'),
+                           ' taken_at_ms ', COALESCE(CAST(taken_at_ms AS STRING), 'missing'))) AS what,
                   ROW_NUMBER() OVER (PARTITION BY file_path ORDER BY taken_at_ms) AS n
            FROM snapshots
            WHERE _corrupt_record IS NOT NULL OR `schema` IS DISTINCT FROM '{SNAPSHOT_SCHEMA_NAME}'
-                 OR version IS DISTINCT FROM {SNAPSHOT_VERSION}"""
+                 OR version IS DISTINCT FROM {SNAPSHOT_VERSION} OR taken_at_ms IS NULL"""
     ).where(f"n <= {QUARANTINED_LINES_PER_FILE}")
     for row in bad.orderBy("file_path", "n").collect():
         unit = unit_of(row.file_path)
@@ -100,7 +102,8 @@ def read_rows(session: Any, units: Sequence[Unit]) -> tuple[Any, list[dict[str, 
         row.file_path
         for row in session.sql(
             f"SELECT DISTINCT file_path FROM snapshots WHERE _corrupt_record IS NULL "
-            f"AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION}"
+            f"AND `schema` = '{SNAPSHOT_SCHEMA_NAME}' AND version = {SNAPSHOT_VERSION} "
+            "AND taken_at_ms IS NOT NULL"
         ).collect()
     }
     readable = {id(unit_of(uri)) for uri in with_snapshots}
