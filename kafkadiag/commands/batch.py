@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import click
 
 from kafkadiag.commands.completion import complete_directories, complete_paths
-from kafkadiag.commands.formats import FormatChoice
+from kafkadiag.commands.formats import format_option
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import rule_options
 from kafkadiag.errors import UsageError
@@ -80,14 +80,7 @@ def run_batch_command(
 @input_bound_options
 @click.option("--conf", multiple=True, help="A Spark setting KEY=VALUE (repeatable).")
 @rule_options(fail_on="error", example_prefix="KD2")
-@click.option(
-    "--format",
-    "output_format",
-    type=FormatChoice(("table", "json")),
-    default="table",
-    show_default=True,
-    help="What to print on stdout: one line, or summary.json.",
-)
+@format_option(("table", "json"), "What to print on stdout: one line, or summary.json.")
 def batch_command(
     inputs: tuple[str, ...],
     out_dir: str,

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from kafkadiag.commands.formats import FormatChoice
+from kafkadiag.commands.formats import format_option
 from kafkadiag.exitcodes import ExitCode
 
 
@@ -160,14 +160,7 @@ def _keep_running(steps: DemoSteps, sandbox: Any) -> None:
     "hangs; python: a kafka-python consumer whose workers hang.",
 )
 @click.option("--keep", is_flag=True, help="Leave the sandbox running after the diagnosis (Ctrl-C stops it).")
-@click.option(
-    "--format",
-    "output_format",
-    type=FormatChoice(("table", "json")),
-    default="table",
-    show_default=True,
-    help="The diagnosis as `kafkadiag diagnose` prints it.",
-)
+@format_option(("table", "json"), "The diagnosis as `kafkadiag diagnose` prints it.")
 def demo_command(scenario: str, keep: bool, output_format: str) -> int:
     """Reproduce a consumer stall on real Apache Kafka and diagnose it.
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from kafkadiag.commands.completion import complete_paths
-from kafkadiag.commands.formats import FormatChoice
+from kafkadiag.commands.formats import format_option
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import connection_options, output_option, rule_options, verbose_option
 from kafkadiag.commands.targets import lag_target
@@ -74,13 +74,9 @@ def _warn_unread(diagnosis: Diagnosis) -> None:
     help="A capture bundle (kafkadiag capture) or dump file (repeatable).",
 )
 @rule_options(fail_on="warning", example_prefix="KD8")
-@click.option(
-    "--format",
-    "output_format",
-    type=FormatChoice(("table", "json", "prometheus")),
-    default="table",
-    show_default=True,
-    help="table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md), "
+@format_option(
+    ("table", "json", "prometheus"),
+    "table for people, json for machines (schema kafkadiag.diagnosis, docs/diagnose.md), "
     "prometheus (docs/prometheus.md).",
 )
 @output_option

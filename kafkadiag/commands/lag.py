@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from kafkadiag.commands.completion import complete_directories
-from kafkadiag.commands.formats import FormatChoice
+from kafkadiag.commands.formats import FormatChoice, format_option
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.commands.options import (
     LAG_FORMATS,
@@ -192,14 +192,7 @@ def run_history(
     "lag", invoke_without_command=True, short_help="Show committed offsets, lag, owners and progress."
 )
 @connection_options
-@click.option(
-    "--format",
-    "output_format",
-    type=FormatChoice(LAG_FORMATS),
-    default="table",
-    show_default=True,
-    help="table for people, json (schema kafkadiag.lag), prometheus (textfile collector).",
-)
+@format_option(LAG_FORMATS, "table for people, json (schema kafkadiag.lag), prometheus (textfile collector).")
 @output_option
 @click.option(
     "--samples",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from kafkadiag.commands.formats import FormatChoice
+from kafkadiag.commands.formats import format_option
 from kafkadiag.commands.options import (
     connection_options,
     metrics_source,
@@ -95,13 +95,9 @@ def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -
 @metrics_source_options
 @connection_options
 @click.option("--client-id", "client_ids", multiple=True, help="Only these clients (repeatable).")
-@click.option(
-    "--format",
-    "output_format",
-    type=FormatChoice(("table", "json", "prometheus")),
-    default="table",
-    show_default=True,
-    help="table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md), "
+@format_option(
+    ("table", "json", "prometheus"),
+    "table for people, json for machines (schema kafkadiag.maxlag, see docs/maxlag.md), "
     "prometheus (docs/prometheus.md).",
 )
 @output_option

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kafkadiag.commands.completion import complete_groups, complete_paths, complete_rules
-from kafkadiag.commands.formats import FormatChoice
+from kafkadiag.commands.formats import format_option
 from kafkadiag.commands.input_bounds import input_bound_options
 from kafkadiag.console import set_verbose
 from kafkadiag.durations import DURATION
@@ -57,13 +57,8 @@ def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         command = input_bound_options(command)
         command = output_option(command)
-        command = click.option(
-            "--format",
-            "output_format",
-            type=FormatChoice(("table", "json")),
-            default="table",
-            show_default=True,
-            help=f"table for people, json for machines (schema {schema}, see README).",
+        command = format_option(
+            ("table", "json"), f"table for people, json for machines (schema {schema}, see README)."
         )(command)
         command = click.option(
             "--input-format",
@@ -78,6 +73,13 @@ def dump_inputs(schema: str) -> Callable[[Callable[..., Any]], Callable[..., Any
         return click.argument("files", nargs=-1, required=True, shell_complete=complete_paths)(command)
 
     return decorate
+
+
+def stacked(command: Callable[..., Any], options: list[Callable[..., Any]]) -> Callable[..., Any]:
+    """`command` with `options` applied, listed in --help in the order they are written."""
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 def bundles_expanded(files: tuple[str, ...]) -> tuple[str, ...]:
@@ -160,9 +162,7 @@ def rule_options(fail_on: str, example_prefix: str) -> Callable[[Callable[..., A
                 help="Do not run these rules (code, code prefix or name).",
             ),
         ]
-        for option in reversed(options):
-            command = option(command)
-        return command
+        return stacked(command, options)
 
     return decorate
 
@@ -264,9 +264,7 @@ def connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "Env: KAFKADIAG_ZK_JAAS_FILE; digest identity: KAFKADIAG_ZK_DIGEST=user:password.",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return stacked(command, options)
 
 
 # The consumer's own metrics, for `maxlag` and for the fetcher columns of `lag`. Full
@@ -309,9 +307,7 @@ def metrics_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "[default: what one fetch brings per partition].",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return stacked(command, options)
 
 
 def metrics_source(options: dict[str, Any], timeout: float) -> MetricsSource | None:

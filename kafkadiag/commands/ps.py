@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from kafkadiag.commands.formats import format_option
 from kafkadiag.exitcodes import ExitCode
 
 SCHEMA = "kafkadiag.ps"
@@ -56,14 +57,7 @@ def run_ps(output_format: str) -> int:
 
 
 @click.command("ps", short_help="List the Kafka consumer processes on this host.")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(("table", "json")),
-    default="table",
-    show_default=True,
-    help="table for people, json for machines (schema kafkadiag.ps).",
-)
+@format_option(("table", "json"), "table for people, json for machines (schema kafkadiag.ps).")
 def ps_command(output_format: str) -> int:
     """The Kafka consumer processes on this host: JVMs with Kafka client classes or jars (old and
     new consumers, Kafka Streams, Spring Kafka, Flink, Storm; a fat jar is recognised by its

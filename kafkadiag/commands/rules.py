@@ -5,18 +5,12 @@ from __future__ import annotations
 import click
 
 from kafkadiag.commands.completion import complete_rules
+from kafkadiag.commands.formats import format_option
 from kafkadiag.exitcodes import ExitCode
 
 
 @click.command("rules", short_help="List the rule catalogue.")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(("table", "markdown")),
-    default="table",
-    show_default=True,
-    help="markdown prints docs/rules.md.",
-)
+@format_option(("table", "markdown"), "markdown prints docs/rules.md.")
 def rules_command(output_format: str) -> int:
     """List the rule catalogue: code, name, severity, title."""
     from kafkadiag.rules.registry import RULES
