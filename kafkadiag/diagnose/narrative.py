@@ -10,6 +10,13 @@ from kafkadiag.diagnosis import SourceStatus
 from kafkadiag.findings import Finding, Severity
 from kafkadiag.lag.model import known_sum_text
 
+# A group with members and lag, read once, may be consuming or stopped: `check` refuses to judge
+# it from one sample, and a healthy diagnosis says what it rests on.
+ONE_READING = (
+    "the verdict rests on one reading of the lag, which cannot tell a consumer that moves from one "
+    "that stopped (kafkadiag check --samples 2 can)"
+)
+
 
 def compose(
     joined: Sequence[Finding],
@@ -95,6 +102,8 @@ def _healthy_summary(lag: Any, dump_report: Any, metrics: Sequence[Any]) -> str:
     if lag is not None:
         totals = [group.total_lag for group in lag.groups]
         parts.append(f"{len(lag.groups)} group(s), {known_sum_text('total lag', totals, 'groups')}")
+        if lag.samples <= 1 and any(group.members for group in lag.groups):
+            parts.append(ONE_READING)
     if dump_report is not None:
         threads = sum(series.threads for series in dump_report.series)
         parts.append(f"no stall in the thread dumps ({threads} threads)")

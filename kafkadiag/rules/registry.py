@@ -130,6 +130,7 @@ FAMILIES: tuple[Family, ...] = (
             ("kd609_idle_threads", "IdleThreads"),
             ("kd610_subscription_mismatch", "SubscriptionMismatch"),
             ("kd611_owned_without_offset", "OwnedWithoutOffset"),
+            ("kd612_lag_without_active_member", "LagWithoutActiveMember"),
         ),
     ),
     Family(

@@ -44,7 +44,8 @@ def test_lag_totals_and_retention_overtaking_the_consumer() -> None:
     assert lags == {0: 15, 1: -2, 2: None}
     assert result.total_lag == 15 and result.max_lag == 15
     # and each finding is its catalogue rule's, in code order, quoting the offsets it rests on
-    assert [finding.rule for finding in result.findings] == ["KD601", "KD602", "KD604"]
+    # (and the group is Empty with lag: nobody consumes it)
+    assert [finding.rule for finding in result.findings] == ["KD601", "KD602", "KD604", "KD612"]
     codes = {finding.name: finding for finding in result.findings}
     assert "5 record(s)" in codes["offset-below-log-start"].message
     (evidence,) = codes["offset-below-log-start"].evidence
