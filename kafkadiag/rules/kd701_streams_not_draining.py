@@ -12,14 +12,15 @@ from kafkadiag.rules.cluster import MetricsVerdictRule
 class StreamsNotDraining(MetricsVerdictRule):
     code = "KD701"
     name = "streams-not-draining"
-    title = "A full stream queue blocks the fetcher (MaxLag small, checker lag past the buffers)"
+    title = "A full stream queue blocks the fetcher, whose MaxLag then stays small"
     severity = Severity.ERROR
     verdict = VERDICT_STREAMS_NOT_DRAINING
     explanation = """
-A stream's FetchQueueSize reached queued.max.message.chunks while the committed lag is more than
-the consumer's buffers explain: its thread is not taking from the queue as fast as the fetcher
-fills it. The fetcher blocks in put() on that queue, so MaxLag stays small while the committed
-offsets fall behind, and every other stream the fetcher serves waits. One reading cannot tell a
+A stream's FetchQueueSize reached queued.max.message.chunks: its thread is not taking from the
+queue as fast as the fetcher fills it. The fetcher's next put() on that queue blocks until the
+thread takes a chunk, so MaxLag stays small while the committed offsets fall behind, and every
+other stream the fetcher serves waits. Whether the committed lag is past what the buffers hold is
+stated with the comparison (KD801 weighs it), not assumed here. One reading cannot tell a
 stream that stopped from one that only drains slower than it is fed (a consumer working through a
 backlog fills its queues too): the thread dump (KD203) or a second reading tells which.
 """
