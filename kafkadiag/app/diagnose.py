@@ -147,7 +147,8 @@ def _analyzed_dumps(
             if read.error is not None:
                 error = read.error
                 sources.append(SourceStatus(SOURCE_DUMP, read.path, False, error.message, error.help_text))
-        sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", bool(counted), f"{counted} dump(s)"))
+        named = "file" if os.path.isfile(bundle) else "bundle"  # --from takes a dump file as well
+        sources.append(SourceStatus(SOURCE_DUMP, f"{named} {bundle}", bool(counted), f"{counted} dump(s)"))
     dumps = [*live, *analysis.read.dumps]
     return dumps, analysis.report if dumps else None
 
