@@ -87,6 +87,10 @@ def test_a_parse_leaves_nothing_frozen_and_a_callers_freeze_as_it_was() -> None:
     try:
         frozen = gc.get_freeze_count()
         assert list(read_dumps(str(ONE_DUMP)))
-        assert gc.get_freeze_count() == frozen
+        # Nothing of the parse joined the frozen objects, and they were not given back (an
+        # unfreeze puts the count at 0). A frozen object may still die meanwhile: a memo of the
+        # first parse, alive when the caller froze, that this parse replaces.
+        after = gc.get_freeze_count()
+        assert frozen * 0.99 < after <= frozen, (frozen, after)
     finally:
         gc.unfreeze()
