@@ -13,8 +13,7 @@ settings (see BufferBound), so:
 - otherwise                                       -> healthy
 
 Each unhealthy verdict is a catalogue rule (KD701-KD705, kafkadiag.rules.metricsfamily) that
-quotes the metrics (MBean names and values), settings (with their source) and offsets it rests on.
-No I/O.
+quotes the metrics (MBean names and values), settings (with their source) and offsets it rests on. No I/O.
 """
 
 from __future__ import annotations
