@@ -104,8 +104,12 @@ def _lag_status(report: LagReport, named: str) -> SourceStatus:
     """What the lag read showed, each cause said once: an unreachable store is named with its
     cause and what to check, and the groups it may hold are "not read", neither counted nor
     called missing (their own errors only repeat the store's)."""
-    from kafkadiag.collect.errors import BrokerUnreachableError, ZooKeeperUnreachableError
-    from kafkadiag.lag.snapshot import SOURCE_ZOOKEEPER
+    from kafkadiag.collect.errors import (
+        BrokerRefusedCredentialsError,
+        BrokerUnreachableError,
+        ZooKeeperUnreachableError,
+    )
+    from kafkadiag.lag.snapshot import REFUSED_CREDENTIALS, SOURCE_ZOOKEEPER
 
     read = [group for group in report.groups if group.exists is not None]
     unread = [group.group for group in report.groups if group.exists is None]
@@ -119,8 +123,14 @@ def _lag_status(report: LagReport, named: str) -> SourceStatus:
         partitions = sum(len(group.partitions) for group in read)
         problems.insert(0, f"{len(read)} group(s), {partitions} partition(s)")
     helps = [
-        (ZooKeeperUnreachableError if source == SOURCE_ZOOKEEPER else BrokerUnreachableError).HELP_TEXT
-        for source in dict(report.unreachable)
+        (
+            ZooKeeperUnreachableError
+            if source == SOURCE_ZOOKEEPER
+            else BrokerRefusedCredentialsError
+            if REFUSED_CREDENTIALS in error
+            else BrokerUnreachableError
+        ).HELP_TEXT
+        for source, error in dict(report.unreachable).items()
     ]
     return SourceStatus(SOURCE_LAG, named, not report.partial, "; ".join(problems), " ".join(helps))
 

@@ -21,6 +21,16 @@ class BrokerUnreachableError(InputUnreadableError):
     )
 
 
+class BrokerRefusedCredentialsError(BrokerUnreachableError):
+    """The broker answered and refused the SASL credentials: reached, but not read."""
+
+    HELP_TEXT = (
+        "Check the user and password in sasl.jaas.config and sasl.mechanism in --command-config "
+        "against the broker's listener (kafka-consumer-groups --command-config with the same file "
+        "fails the same way)."
+    )
+
+
 class GroupNotFoundError(InputUnreadableError):
     HELP_TEXT = (
         "Check the group name (list them with --all-groups); old (ZooKeeper-based) consumers need "

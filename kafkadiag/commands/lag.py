@@ -83,7 +83,7 @@ def explain_partial(report: LagReport) -> None:
     unread = [group.group for group in report.groups if group.exists is None]
     unknown = sum(1 for group in report.groups for partition in group.partitions if partition.partial)
     source_names, source_help = _source_words()
-    parts = [f"{source_names[source]} unreachable" for source, _ in report.unreachable]
+    parts = [f"{source_names[source]} {_unread_words(error)}" for source, error in report.unreachable]
     if unread:
         parts.append(f"group(s) not read: {', '.join(unread)}")
     if missing:
@@ -98,12 +98,26 @@ def explain_partial(report: LagReport) -> None:
     if report.errors and not parts:
         parts.append("some data could not be read")
     if parts:
-        advice = [source_help[source] for source in dict(report.unreachable)] or [
+        advice = [_unread_help(error, source_help[source]) for source, error in report.unreachable] or [
             "Check that the groups and topics exist, that ZooKeeper and the brokers are "
             "reachable (see the warnings above) and that the principal of --command-config may "
             "describe them (ACLs); raise --timeout on slow networks."
         ]
         report_error(InputUnreadableError("results are partial: " + "; ".join(parts), " ".join(advice)))
+
+
+def _unread_words(error: str) -> str:
+    """Why a source was not read: a broker that refused the credentials was reached."""
+    from kafkadiag.lag.snapshot import REFUSED_CREDENTIALS
+
+    return REFUSED_CREDENTIALS if REFUSED_CREDENTIALS in error else "unreachable"
+
+
+def _unread_help(error: str, reaching: str) -> str:
+    from kafkadiag.collect.errors import BrokerRefusedCredentialsError
+    from kafkadiag.lag.snapshot import REFUSED_CREDENTIALS
+
+    return BrokerRefusedCredentialsError.HELP_TEXT if REFUSED_CREDENTIALS in error else reaching
 
 
 def _source_words() -> tuple[dict[str, str], dict[str, str]]:

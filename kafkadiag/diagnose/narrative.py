@@ -32,7 +32,7 @@ def compose(
         if dump_report is not None and worst is not None:
             lines.append(dump_report.verdict)
         lines.extend(_lag_lines(lag))
-        lines.extend(_metrics_lines(metrics))
+        lines.extend(_metrics_lines(metrics, findings))
     unread = [source for source in sources if not source.ok]
     for source in unread:
         lines.append(f"Not read: {source.target}: {source.detail}.")
@@ -74,19 +74,28 @@ def _lag_lines(lag: Any) -> list[str]:
 def _unreached(lag: Any) -> str:
     """Why a group is unknown: a store that could hold it was not reached. Its cause is said
     once, with the source not read, not again for every group."""
-    from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER
+    from kafkadiag.lag.snapshot import SOURCE_KAFKA, SOURCE_ZOOKEEPER, unread_cause
 
     names = {SOURCE_ZOOKEEPER: "ZooKeeper", SOURCE_KAFKA: "the brokers"}
-    stores = [names.get(source, source) for source, _ in lag.unreachable]
-    return f"{' and '.join(stores)} could not be reached" if stores else "its store could not be read"
+    causes = [f"{names.get(source, source)} {unread_cause(error)}" for source, error in lag.unreachable]
+    return " and ".join(causes) if causes else "its store could not be read"
 
 
-def _metrics_lines(metrics: Sequence[Any]) -> list[str]:
-    return [
-        f"Consumer {client.client_id} ({read.source}): {client.title}; {_lag_words(client)}."
-        for read in metrics
-        for client in read.report.clients
-    ]
+def _metrics_lines(metrics: Sequence[Any], findings: Sequence[tuple[str, Finding]]) -> list[str]:
+    """A line per client: its verdict's title, MaxLag and the checker lag, and how the verdict
+    was weighed against the thread dump where that changed its severity (KD701)."""
+    weighed = {
+        (finding.rule, finding.details.get("client_id")): finding.details.get("weighed")
+        for _, finding in findings
+        if finding.rule.startswith("KD7")
+    }
+    lines = []
+    for read in metrics:
+        for client in read.report.clients:
+            line = f"Consumer {client.client_id} ({read.source}): {client.title}; {_lag_words(client)}."
+            why = weighed.get((client.rule, client.client_id))
+            lines.append(f"{line} {why}." if why else line)
+    return lines
 
 
 def _lag_words(client: Any) -> str:

@@ -21,6 +21,15 @@ SNAPSHOT_VERSION = 1
 SOURCE_ZOOKEEPER = "zookeeper"
 SOURCE_KAFKA = "kafka"
 
+# How a source that was reached but refused kafkadiag's SASL credentials is named in its
+# `unreachable` entry: not read, as an unreachable one, but for a cause of its own.
+REFUSED_CREDENTIALS = "refused the credentials"
+
+
+def unread_cause(error: str) -> str:
+    """Why a source in `unreachable` was not read, in a few words."""
+    return REFUSED_CREDENTIALS if REFUSED_CREDENTIALS in error else "could not be reached"
+
 
 @dataclass(frozen=True)
 class BrokerPartition:

@@ -70,10 +70,27 @@ class DiagnosisContext:
             for client in read.report.clients:
                 yield read, client
 
+    def fetchers_dumped(self, client: ClientComparison) -> list[str]:
+        """The old consumer's fetcher threads of this client found in the thread dumps: named in
+        its metrics, or named after the consumer id its streams' owners start with."""
+        return [name for name in self.thread_names if runs_fetcher(client, name)]
+
     def dump_findings(self, code: str) -> list[Finding]:
         if self.dumps is None:
             return []
         return [finding for finding in self.dumps.findings if finding.rule == code]
+
+
+def runs_fetcher(client: ClientComparison, fetcher: str) -> bool:
+    """Whether the fetcher thread of this name belongs to the client: its metrics name it, or
+    the consumer id in its name (ConsumerFetcherThread-<consumer id>-<n>-<broker>) starts the
+    owner of one of the client's streams."""
+    from kafkadiag.maxlag.facts import consumer_id_of_fetcher
+
+    if fetcher in (name for name, _ in client.fetcher_threads):
+        return True
+    consumer_id = consumer_id_of_fetcher(fetcher)
+    return consumer_id is not None and any((s.owner or "").startswith(consumer_id) for s in client.streams)
 
 
 # Kafka's Java client (0.10.1+) and kafka-python 2.x: "kafka-coordinator-heartbeat-thread | <group>";
@@ -184,14 +201,23 @@ class MetricsVerdictRule(ClusterRule):
 
         return Verdict(self.verdict, summary, evidence, remedy, rule=self.code, title=self.title)
 
+    def weigh(self, context: DiagnosisContext, client: ClientComparison) -> tuple[Severity, str]:
+        """How much this verdict weighs beside what else `diagnose` read, and the sentence that
+        says why when it is not the rule's own severity ("" otherwise). Most verdicts stand on
+        the metrics alone."""
+        return self.severity, ""
+
     def check(self, context: DiagnosisContext) -> Iterator[Finding]:
         for read, client in context.clients():
             if client.verdict != self.verdict:
                 continue
+            severity, weighed = self.weigh(context, client)
+            message = f"client {client.client_id} (group {client.group or 'unknown'}): {client.summary}"
             yield self.finding(
-                f"client {client.client_id} (group {client.group or 'unknown'}): {client.summary}",
+                f"{message}. {weighed}" if weighed else message,
                 [name for name, _ in client.fetcher_threads],
                 [Evidence(f"metrics {read.source}", None, line) for line in client.evidence],
+                severity=severity,
                 remedy=client.remedy,
                 details={
                     "client_id": client.client_id,
@@ -201,6 +227,7 @@ class MetricsVerdictRule(ClusterRule):
                     "checker_lag_total": client.checker_lag_total,
                     "gap_total": client.gap_total,
                     "buffer_bound_records": client.bound.records if client.bound else None,
+                    "weighed": weighed or None,
                     "streams": [
                         {"topic": s.topic, "thread_id": s.thread_id, "queue_size": s.queue_size,
                          "capacity": s.capacity, "state": s.state, "partitions": list(s.partitions),

@@ -2,32 +2,68 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kafkadiag.lag.evidence import ranges
 from kafkadiag.maxlag.facts import ClientFacts, Verdict, describe_setting, limited
 from kafkadiag.maxlag.model import STREAM_EMPTY, STREAM_FULL, VERDICT_STREAMS_NOT_DRAINING, StreamComparison
 from kafkadiag.rules.base import Severity
-from kafkadiag.rules.cluster import MetricsVerdictRule
+from kafkadiag.rules.cluster import DiagnosisContext, MetricsVerdictRule, runs_fetcher
+
+if TYPE_CHECKING:
+    from kafkadiag.maxlag.model import ClientComparison
 
 
 class StreamsNotDraining(MetricsVerdictRule):
     code = "KD701"
     name = "streams-not-draining"
     title = "A full stream queue blocks the fetcher, whose MaxLag then stays small"
-    severity = Severity.ERROR
+    severity = Severity.WARNING
     verdict = VERDICT_STREAMS_NOT_DRAINING
     explanation = """
 A stream's FetchQueueSize reached queued.max.message.chunks: its thread is not taking from the
 queue as fast as the fetcher fills it. The fetcher's next put() on that queue blocks until the
 thread takes a chunk, so MaxLag stays small while the committed offsets fall behind, and every
 other stream the fetcher serves waits. Whether the committed lag is past what the buffers hold is
-stated with the comparison (KD801 weighs it), not assumed here. One reading cannot tell a
-stream that stopped from one that only drains slower than it is fed (a consumer working through a
-backlog fills its queues too): the thread dump (KD203) or a second reading tells which.
+stated with the comparison (KD801 weighs it), not assumed here.
+
+One reading cannot tell a stream that stopped from one that only drains slower than it is fed (a
+consumer working through a backlog fills its queues too), so the finding weighs what else was
+read: an error when a thread dump of the same consumer shows its fetcher stalled (blocked in
+put(), KD201, or held up by a stream thread that stopped, KD203); a note when the dump shows
+that fetcher not blocked, the queue having been full only at the moment it was read; a warning,
+saying so, when no dump of that consumer was read.
 """
     remedy = """
 Take a thread dump of the consumer and look at the thread iterating the full stream (`kafkadiag
 diagnose --pid` does both): fix what it is stuck in, or move processing to a worker pool.
 """
+
+    def weigh(self, context: DiagnosisContext, client: ClientComparison) -> tuple[Severity, str]:
+        # A stall the dump shows on this client's fetcher: blocked in put() (KD201, or KD302 where
+        # the stack is not kafka.consumer's own), or held up by the stream thread that stopped
+        # (KD203 names the fetcher it holds up).
+        confirming = [
+            finding
+            for finding in (context.dumps.findings if context.dumps is not None else ())
+            if finding.severity is Severity.ERROR and any(runs_fetcher(client, t) for t in finding.threads)
+        ]
+        if confirming:
+            first = confirming[0]
+            said = first.message.split(". ")[0].rstrip(".")
+            return Severity.ERROR, f"The thread dump confirms it ({first.rule}: {said})"
+        dumped = context.fetchers_dumped(client)
+        if dumped:
+            return Severity.INFO, (
+                f"The thread dump read with these metrics shows {', '.join(dumped)} not blocked in "
+                "put(): the queue was full at the moment it was read, as a stream that drains slower "
+                "than it is fed fills it, and no stall is shown"
+            )
+        return Severity.WARNING, (
+            "Read once, with no thread dump of this consumer: a stream that stopped and one that "
+            "drains slower than it is fed both fill their queue; a thread dump "
+            "(`kafkadiag diagnose --pid`) tells which"
+        )
 
     def judge(self, facts: ClientFacts) -> Verdict | None:
         full = [s for s in facts.streams if s.state == STREAM_FULL]

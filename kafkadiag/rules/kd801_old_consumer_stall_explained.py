@@ -10,7 +10,7 @@ from kafkadiag.lag.model import known_sum_text
 from kafkadiag.maxlag.facts import consumer_id_of_fetcher
 from kafkadiag.maxlag.model import VERDICT_STREAMS_NOT_DRAINING
 from kafkadiag.rules.base import Evidence, Finding, Requirement, Severity
-from kafkadiag.rules.cluster import ClusterRule, DiagnosisContext, MetricsRead
+from kafkadiag.rules.cluster import ClusterRule, DiagnosisContext, MetricsRead, runs_fetcher
 
 if TYPE_CHECKING:
     from kafkadiag.lag.model import GroupLag
@@ -53,7 +53,7 @@ consumer releases the stall only until that stream's queue fills again.
             broker = fetcher.rsplit("-", 1)[1] if consumer_id else None
             stopped = next((f for f in context.dump_findings("KD203") if fetcher in f.threads), None)
             starving = next(iter(context.dump_findings("KD202")), None)
-            client = self._client(context, fetcher, consumer_id)
+            client = self._client(context, fetcher)
             group = self._group_lag(context, consumer_id, client)
             facts = self._facts(fetcher, consumer_id, broker, stopped, starving, client, group)
             evidence = [*blocked.evidence[:2]]
@@ -77,11 +77,9 @@ consumer releases the stall only until that stream's queue fills again.
             )
 
     @staticmethod
-    def _client(context: DiagnosisContext, fetcher: str, consumer_id: str | None) -> ClientRead | None:
+    def _client(context: DiagnosisContext, fetcher: str) -> ClientRead | None:
         for read, client in context.clients():
-            names = [name for name, _ in client.fetcher_threads]
-            owners = [stream.owner or "" for stream in client.streams]
-            if fetcher in names or (consumer_id and any(owner.startswith(consumer_id) for owner in owners)):
+            if runs_fetcher(client, fetcher):
                 return read, client
         return None
 

@@ -150,3 +150,31 @@ def test_connections_closed_while_idle_are_opened_afresh(tls_broker) -> None:
         assert relay.handshakes == opened + 1
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("delay_s", [0.04, 0.1, 0.2])
+def test_a_slow_tls_link_is_not_taken_for_a_broker_before_the_version_probe(
+    tls_broker, tmp_path: Path, delay_s: float
+) -> None:
+    # GIVEN the TLS listener behind a long link, so that the handshake takes whole round trips and
+    # the version answer comes after kafkadiag's first look (0.25 s) would have ended
+    from tests.infra.latency import LatencyRelay
+
+    relay, _, cafile = tls_broker
+    topic, group = workload.unique("slow-tls"), workload.unique("slow-tls-group")
+    _write_group(relay, cafile, topic, group)
+    config = tmp_path / "client.properties"
+    config.write_text(f"security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location={cafile}\n")
+    host, port = relay.address.rsplit(":", 1)
+    with LatencyRelay((host, int(port)), delay_s) as slow:
+        # WHEN kafkadiag bootstraps through it
+        code, out, err = run(
+            ["lag", "--bootstrap-server", slow.address, "--command-config", str(config), "--group", group,
+             "--timeout", "20", "--format", "json"]
+        )  # fmt: skip
+    # THEN it spoke to the broker as the current broker it is (a broker taken for 0.9 is spoken to
+    # with old versions and read wrongly or not at all), and the numbers are the broker's
+    assert code == ExitCode.FINDINGS or code == ExitCode.OK, (code, err)
+    rows = partitions_of(json.loads(out), group)
+    assert (rows[(topic, 0)]["lag"], rows[(topic, 1)]["lag"]) == (5, 0), rows
+    assert slow.connections >= 1

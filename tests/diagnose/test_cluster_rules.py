@@ -10,9 +10,9 @@ from kafkadiag.consumer_metrics import ConsumerSettings
 from kafkadiag.lag.model import GroupLag, LagReport
 from kafkadiag.lag.snapshot import GroupMember, GroupSnapshot
 from kafkadiag.maxlag.model import ClientComparison, MaxLagReport
-from kafkadiag.rules.base import Finding
+from kafkadiag.rules.base import Evidence, Finding, Severity
 from kafkadiag.rules.cluster import DiagnosisContext, LagFindingRule, MetricsRead
-from kafkadiag.rules.engine import selected_rules
+from kafkadiag.rules.engine import Report, selected_rules
 from kafkadiag.rules.groupfacts import GroupFacts
 from kafkadiag.rules.registry import rule_by_code
 
@@ -114,3 +114,70 @@ def test_heartbeat_threads_are_tied_to_groups_by_name_or_by_a_member_client_id()
     assert DiagnosisContext(None, "", (), None, names).heartbeat_groups() == {
         "orders": "kafka-coordinator-heartbeat-thread | orders"
     }
+
+
+FETCHER = "ConsumerFetcherThread-orders_host-1700000000000-0a1b2c3d-0-0"
+
+
+def stalled_client() -> ClientComparison:
+    """An old consumer whose payments stream queue was read full once (2 of 2 chunks)."""
+    from dataclasses import replace
+
+    from kafkadiag.maxlag.model import StreamComparison
+
+    owner = "orders_host-1700000000000-0a1b2c3d-0"
+    full = StreamComparison("payments", "0", 2, 2, "full", (0, 1), owner, "jmx")
+    stalled = client("streams-not-draining")
+    return replace(stalled, consumer="old", streams=(full,), summary="stream queue full")
+
+
+def dump_report(*findings: Finding) -> Report:
+    return Report("verdict", findings, (), (), ())
+
+
+def dump_finding(code: str, message: str, *threads: str) -> Finding:
+    rule = rule_by_code(code)
+    assert rule is not None
+    return rule().finding(message, threads, [Evidence("jstack", 3, "at LinkedBlockingQueue.put")])
+
+
+def metrics_context(dumps: Report | None, names: tuple[str, ...]) -> DiagnosisContext:
+    report = MaxLagReport(0, "pid", "pid 1", (stalled_client(),))
+    return DiagnosisContext(None, "", (MetricsRead("pid 1", report),), dumps, names)
+
+
+def test_a_full_stream_queue_is_an_error_only_when_the_dump_shows_the_fetcher_blocked() -> None:
+    # GIVEN a full queue read once, and a dump of the same consumer whose fetcher is parked in put()
+    blocked = dump_finding("KD201", f"{FETCHER} is parked in put under enqueue. The lock ...", FETCHER)
+    (finding,) = run("KD701", metrics_context(dump_report(blocked), (FETCHER, "main")))
+    # THEN the stall is stated, quoting the dump's finding
+    assert finding.severity is Severity.ERROR
+    said = f"KD201: {FETCHER} is parked in put under enqueue"
+    assert finding.details["weighed"] == f"The thread dump confirms it ({said})"
+    # and KD203 (the stream thread that stopped, naming the fetcher it holds up) confirms it too
+    stopped = dump_finding("KD203", "worker-1 is not waiting for data", "worker-1", FETCHER)
+    (finding,) = run("KD701", metrics_context(dump_report(stopped), (FETCHER, "worker-1")))
+    assert finding.severity is Severity.ERROR
+    # but a note on the fetcher's thread is no stall
+    busy = dump_finding("KD503", "hot", FETCHER)
+    assert busy.severity is not Severity.ERROR
+    (finding,) = run("KD701", metrics_context(dump_report(busy), (FETCHER,)))
+    assert finding.severity is Severity.INFO
+
+
+def test_a_full_stream_queue_beside_a_dump_of_its_unblocked_fetcher_is_a_note() -> None:
+    # GIVEN the same reading, and a dump of that consumer in which no rule finds its fetcher blocked
+    other_fetcher = "ConsumerFetcherThread-other_h-1-0a1b2c3d-0-0"
+    other = dump_finding("KD201", "another consumer's fetcher", other_fetcher)
+    (finding,) = run("KD701", metrics_context(dump_report(other), (FETCHER, "main")))
+    # THEN it is a note that says what the dump shows, and not a stall
+    assert finding.severity is Severity.INFO
+    assert f"shows {FETCHER} not blocked in put()" in finding.message
+    assert "no stall is shown" in finding.details["weighed"]
+
+
+def test_a_full_stream_queue_without_a_dump_of_that_consumer_is_a_warning_that_says_so() -> None:
+    for dumps, names in ((None, ()), (dump_report(), ("ConsumerFetcherThread-other_h-1-0a1b2c3d-0-0",))):
+        (finding,) = run("KD701", metrics_context(dumps, names))
+        assert finding.severity is Severity.WARNING
+        assert "no thread dump of this consumer" in finding.message

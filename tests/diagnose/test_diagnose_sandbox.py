@@ -63,7 +63,10 @@ def test_old_consumer_healthy_then_the_stall_explained_from_every_source(tmp_pat
         # GIVEN the healthy order service on Kafka 0.8.2.2's old consumer: no warning from any source
         sandbox.wait_until_consuming()
         healthy = diagnose_json(sandbox.diagnose_arguments(), ExitCode.OK)
-        assert healthy["verdict"].startswith("Healthy") and healthy["findings"] == []
+        assert healthy["verdict"].startswith("Healthy"), healthy["verdict"]
+        # a stream queue read full at one moment, beside a dump whose fetcher is not blocked, is a note
+        notes = [f for f in healthy["findings"] if f["severity"] != "info" or f["rule"] != "KD701"]
+        assert notes == [], notes
         assert all(source["ok"] for source in healthy["sources"])
         assert {source["kind"] for source in healthy["sources"]} == {"lag", "dump", "metrics"}
 

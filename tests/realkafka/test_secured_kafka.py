@@ -197,3 +197,32 @@ def test_a_wrong_password_is_a_clear_failure(secured_kafka: SecuredKafka) -> Non
     # THEN it says authentication failed, exit 3
     assert code == ExitCode.INPUT_UNREADABLE, (code, out, err)
     assert "authentication" in (out + err).lower(), (out, err)
+
+
+@pytest.mark.parametrize("delay_s", [0.05, 0.12, 0.3])
+def test_over_a_slow_link_credentials_are_judged_and_not_the_link(
+    secured_kafka: SecuredKafka, delay_s: float
+) -> None:
+    # GIVEN the broker behind a long link: each byte arrives delay_s late, both ways, so the TLS
+    # handshake alone outlasts kafkadiag's first look for a version answer
+    from tests.infra.latency import LatencyRelay
+
+    host, port = secured_kafka.address.rsplit(":", 1)
+    with LatencyRelay((host, int(port)), delay_s) as relay:
+        # WHEN kafkadiag bootstraps through it with a wrong password
+        wrong = secured_kafka.properties("reader", password="not-the-password")
+        code, out, err = run(
+            ["lag", "--bootstrap-server", relay.address, "--command-config", str(wrong), "--all-groups",
+             "--timeout", "20"]
+        )  # fmt: skip
+        # THEN the broker's refusal is what it reports, not an unreachable broker or an old one
+        assert code == ExitCode.INPUT_UNREADABLE, (code, out, err)
+        assert "authentication" in err.lower(), err
+        assert "cannot reach" not in err and "0.9" not in err, err
+        # and with the right one it reads, over the same link
+        code, out, err = run(
+            ["lag", "--bootstrap-server", relay.address, "--command-config",
+             str(secured_kafka.properties("admin")), "--all-groups", "--timeout", "20"]
+        )  # fmt: skip
+        assert code in (ExitCode.OK, ExitCode.FINDINGS), (code, out, err)
+        assert relay.connections >= 1

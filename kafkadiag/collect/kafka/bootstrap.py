@@ -14,14 +14,20 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import kafka.errors
 from kafka import KafkaAdminClient
 from kafka.net.compat import KafkaNetClient
 
-from kafkadiag.collect.errors import BrokerUnreachableError
+from kafkadiag.collect.errors import BrokerRefusedCredentialsError, BrokerUnreachableError
 from kafkadiag.collect.kafka import internals
 from kafkadiag.digits import decimal
+from kafkadiag.lag.snapshot import REFUSED_CREDENTIALS
 
 NO_ANSWER = "no answer within --timeout"
+CLOSED_ON_CREDENTIALS = (
+    "the broker closed the connection on receiving the SASL credentials, as Kafka does when it "
+    "fails authentication"
+)
 # The largest answer accepted from a broker. kafkadiag's answers are small (a describe of
 # thousands of groups is a few MB); anything near this is not a Kafka answer.
 MAX_ANSWER_BYTES = 100 * 1024 * 1024
@@ -69,6 +75,10 @@ def first_bootstrapped_admin(
         try:
             return _negotiated_admin(server_text(address), config, max(share, 0.05))
         except _BootstrapFailed as failure:
+            if failure.credentials:
+                raise BrokerRefusedCredentialsError(
+                    f"the Kafka broker at {server_text(address)} {REFUSED_CREDENTIALS} ({failure.reason})"
+                ) from None
             failures.append(f"{server_text(address)}: {failure.reason}")
             refused += failure.refused
             if failure.final:
@@ -89,11 +99,16 @@ def first_bootstrapped_admin(
     )
 
 
-# How long a broker gets to answer the version probe (ApiVersions, Kafka 0.10+) before it is
-# taken for a broker that predates it. Brokers before 0.10 never answer it: 0.8.2 closes the
-# connection, 0.9 logs an ArrayIndexOutOfBoundsException and keeps the connection open.
-VERSION_PROBE_S = 1.5
-FIRST_PROBE_S = 0.25
+# How long a broker gets to answer the version probe (ApiVersions, Kafka 0.10+), counted from
+# the moment its transport is up (TCP connected, TLS handshake done), before it is taken for a
+# broker that predates it. Brokers before 0.10 never answer it: 0.8.2 closes the connection, 0.9
+# logs an ArrayIndexOutOfBoundsException and keeps the connection open. A short first look, then
+# a longer one for a broker that was only slow.
+PROBE_SPANS_S = (0.25, 1.5)
+# SASL mechanisms that need a broker that answers the probe: PLAIN came with 0.10.0, SCRAM with
+# 0.10.2, OAUTHBEARER with 2.0 (0.9 had GSSAPI alone). With one of these, a silent broker is slow,
+# never old, and gets the whole --timeout.
+MECHANISMS_AFTER_PROBE = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
 # Pinned versions for brokers without ApiVersions: 0.9 added the group APIs (ListGroups,
 # DescribeGroups, FindCoordinator for Kafka-stored groups); 0.8.2 has OffsetFetch v1 and
 # ConsumerMetadata (FindCoordinator v0).
@@ -108,28 +123,40 @@ def _negotiated_admin(server: str, config: dict[str, Any], timeout_s: float) -> 
     """An admin client speaking the versions the broker understands, within timeout_s.
 
     A pinned `api_version` (api.version in --command-config) is used as given. Otherwise the
-    broker's ApiVersions answer decides; a broker that accepts the connection and never answers
-    it predates 0.10, and is spoken to as 0.9, or as 0.8.2 when it does not know ListGroups.
+    broker's ApiVersions answer decides; a broker that lets its transport come up and then never
+    answers it, for a whole probe span, predates 0.10, and is spoken to as 0.9, or as 0.8.2 when
+    it does not know ListGroups. A slow link (a TLS handshake over a long round trip) is not
+    taken for an old broker: each span is counted from when the transport was up.
     """
     started = time.monotonic()
     deadline = started + timeout_s
     if config.get("api_version") is not None:
         return _admin_unless_refused(server, config, started, deadline)
-    # A short first look: a broker that drops the connection at the probe is old for certain;
-    # one that only stays silent may be slow, and gets the rest of VERSION_PROBE_S.
-    for window in (FIRST_PROBE_S, VERSION_PROBE_S):
+    if str(config.get("sasl_mechanism") or "").upper() in MECHANISMS_AFTER_PROBE:
+        return _admin_unless_refused(server, config, started, deadline)
+    spans = list(PROBE_SPANS_S)
+    transport_s = 0.0  # how long the last attempt took to bring its transport up
+    slow_retries = len(spans)
+    while spans:
+        span = spans[0]
         try:
-            return _bootstrapped_admin(server, config, min(deadline, started + window) - time.monotonic())
+            window = min(deadline, time.monotonic() + transport_s + span) - time.monotonic()
+            return _bootstrapped_admin(server, config, window)
         except _BootstrapFailed as failure:
             left = deadline - time.monotonic()
             if failure.final or left <= 0.05:
                 raise
             if failure.refused:
                 return _admin_unless_refused(server, config, started, deadline)
-            if failure.probe_dropped:
-                break
             if not failure.probe_unanswered:
                 return _bootstrapped_admin(server, config, left)
+            if failure.probe_dropped:
+                break
+            transport_s = failure.transport_s or 0.0
+            if (failure.unanswered_s or 0.0) < span * 0.9 and slow_retries > 0:
+                slow_retries -= 1  # the transport came up late: the broker had no whole span
+                continue
+            spans.pop(0)
     newest_old, oldest = BEFORE_VERSION_PROBE
     admin = _bootstrapped_admin(server, {**config, "api_version": newest_old}, deadline - time.monotonic())
     if _answers_list_groups(admin, deadline):
@@ -183,12 +210,21 @@ class _BootstrapFailed(Exception):
         probe_unanswered: bool = False,
         probe_dropped: bool = False,
         refused: bool = False,
+        credentials: bool = False,
+        transport_s: float | None = None,
+        unanswered_s: float | None = None,
     ) -> None:
         super().__init__(reason)
+        # How long the transport took to come up, and how long the broker then left the version
+        # probe unanswered before the attempt ended (None: the transport never came up).
+        self.transport_s = transport_s
+        self.unanswered_s = unanswered_s
         self.reason = reason
         self.final = final
         # Every attempt's connection was refused: nothing listens at the address.
         self.refused = refused
+        # The broker refused the SASL credentials: every server would.
+        self.credentials = credentials
         # The connection was made and the broker then dropped or ignored the version probe.
         self.probe_unanswered = probe_unanswered
         # ... and dropped it: no broker that knows ApiVersions does that.
@@ -200,10 +236,15 @@ class _BootstrapLog(logging.Handler):
     its bootstrap error itself only says that it gave up."""
 
     def __init__(self) -> None:
-        super().__init__(logging.INFO)
+        super().__init__(logging.DEBUG)  # DEBUG reaches it from kafka.net.connection alone
         self.causes: list[str] = []
+        # A SaslAuthenticate request sent and not answered: a connection lost then was closed by
+        # the broker on receiving the credentials.
+        self.credentials_unanswered = False
         self.transport_connected = False
         self.versions_answered = False
+        self.started = time.monotonic()
+        self.transport_up_at: float | None = None  # the last connection's, TLS handshake done
 
     @property
     def probe_unanswered(self) -> bool:
@@ -230,19 +271,35 @@ class _BootstrapLog(logging.Handler):
 
     @property
     def refused_credentials(self) -> str | None:
-        """The broker's refusal of the credentials, when it said so on any attempt: later attempts
-        may only see the connection dropped after the broker's authentication delay."""
-        return next((cause for cause in self.causes if "Authentication" in cause), None)
+        """The broker's refusal of the credentials, when it said so on any attempt, or the
+        connection it closed on receiving them.
+
+        A broker that refuses credentials sends its error and closes the connection in one go
+        (after connection.failed.authentication.delay.ms). When both reach kafka-python in one
+        read (a loaded host, a long link), kafka-python 3.0.12 reports the closed connection and
+        drops the error with it, so the close itself is the evidence."""
+        said = next((cause for cause in self.causes if "Authentication" in cause), None)
+        return said or next((cause for cause in self.causes if cause == CLOSED_ON_CREDENTIALS), None)
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
-        if ": connected to " in message:
+        if ": connected to " in message:  # logged once TLS, where used, has done its handshake
             self.transport_connected = True
+            self.transport_up_at = time.monotonic()
         elif "Broker version identified" in message or message.endswith(">: Connected"):
             self.versions_answered = True
+        if " Request " in message and ": SaslAuthenticateRequest(" in message:
+            self.credentials_unanswered = True
+        elif ": SaslAuthenticateResponse(" in message:
+            self.credentials_unanswered = False
+        if record.levelno < logging.INFO:
+            return
         # "Connection failed: <cause>", "Bootstrap connection to X failed: <cause> (backoff ...)"
         if "failed: " in message and not message.startswith("Bootstrap failed"):
-            self.causes.append(message.split("failed: ", 1)[1].split(" (backoff")[0])
+            cause = message.split("failed: ", 1)[1].split(" (backoff")[0]
+            if self.credentials_unanswered and "socket disconnected" in cause:  # closed by the broker
+                cause, self.credentials_unanswered = CLOSED_ON_CREDENTIALS, False
+            self.causes.append(cause)
 
 
 def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -> Any:
@@ -272,6 +329,9 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
     kafka_log.addHandler(log)
     kafka_log.setLevel(logging.INFO)
     kafka_log.propagate = False
+    # The requests a connection sends (a few while bootstrapping), to know when it was lost
+    connection_log = logging.getLogger("kafka.net.connection")
+    connection_log.setLevel(logging.DEBUG)
     try:
         return KafkaAdminClient(**settings)
     except Exception as error:  # noqa: BLE001 - every bootstrap failure is reported the same way
@@ -279,20 +339,26 @@ def _bootstrapped_admin(server: str, config: dict[str, Any], timeout_s: float) -
             internals.stop_unfinished_client(client)
         reason = describe_error(error)
         refused = log.refused_credentials
+        if refused is None and isinstance(error, kafka.errors.SaslAuthenticationFailedError):
+            refused = reason
         if refused is not None:
-            raise _BootstrapFailed(refused, final=True) from None
+            raise _BootstrapFailed(refused, final=True, credentials=True) from None
         if type(error).__name__ == "KafkaTimeoutError":
             reason = log.causes[-1] if log.causes else f"no answer within {timeout_s:.3g}s"
         if log.refused:
             reason = f"connection refused for {REFUSED_RETRY_S:g}s"
+        up_at = log.transport_up_at
         raise _BootstrapFailed(
             reason,
             final=_is_final(error),
             probe_unanswered=log.probe_unanswered,
             probe_dropped=log.probe_dropped,
             refused=log.refused,
+            transport_s=None if up_at is None else up_at - log.started,
+            unanswered_s=None if up_at is None else time.monotonic() - up_at,
         ) from None
     finally:
+        connection_log.setLevel(logging.NOTSET)
         kafka_log.removeHandler(log)
         # kafka-python logs every later failed request too: kafkadiag reports each one itself.
         kafka_log.setLevel(logging.CRITICAL)
@@ -307,8 +373,6 @@ def _is_drop_or_timeout(cause: str) -> bool:
 
 def _is_final(error: Exception) -> bool:
     """Failures that the next bootstrap server would meet too (settings, credentials)."""
-    import kafka.errors
-
     return isinstance(
         error,
         (
