@@ -33,6 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkadiag.collect.jmx.names081 import consumer_lag_name, stream_queue_name
 from kafkadiag.consumer_metrics import (
     NAMING_081,
     NAMING_082,
@@ -47,10 +48,6 @@ from kafkadiag.consumer_metrics import (
 )
 from kafkadiag.digits import decimal, is_decimal
 
-_LAG_081 = re.compile(
-    r"^(?P<client>.*)-host_(?P<host>.*)-port_(?P<port>\d+)-(?P<topic>.+)-(?P<partition>\d+)-ConsumerLag$"
-)
-_QUEUE_081 = re.compile(r"^(?P<group>.+?)-(?P<topic>.+)-(?P=group)_(?P<ident>.+)-(?P<thread>\d+)$")
 _RECORDS_LAG_010 = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)\.records-lag$")
 
 
@@ -152,6 +149,19 @@ def extract_clients(reading: MetricsReading) -> list[ClientMetrics]:
     return [_finish(entry, reading, old_clients) for _, entry in sorted(clients.items())]
 
 
+def _longest_known_prefix(name: str, known: set[str], lengths: set[int]) -> str | None:
+    """The longest client id in `known` that the name starts with, followed by a dash. Only the
+    dashes at the length of a known id are looked up: many clients and many beans do not cost
+    their product."""
+    found = None
+    at = name.find("-")
+    while at >= 0:
+        if at in lengths and name[:at] in known:
+            found = name[:at]
+        at = name.find("-", at + 1)
+    return found
+
+
 def _kafka_081_beans(beans: list[MBeanReading], clients: dict[str, _Client], client: Any) -> None:
     """Kafka 0.8.0/0.8.1 names: the client id is a prefix of the name, known from MaxLag first."""
     for bean in beans:
@@ -165,31 +175,33 @@ def _kafka_081_beans(beans: list[MBeanReading], clients: dict[str, _Client], cli
             entry = client(name[: -len("-MinFetchRate")], NAMING_081)
             entry.min_fetch_rate = _number(bean.attribute("Value"))
             entry.sources.append(bean.name)
-    known = sorted(clients, key=len, reverse=True)
+    known = set(clients)
+    lengths = {len(client_id) for client_id in known}
     for bean in beans:
         name = bean.property("name") or ""
         kind = bean.property("type")
-        owner = next((client_id for client_id in known if name.startswith(client_id + "-")), None)
+        owner = _longest_known_prefix(name, known, lengths)
         if kind == "FetcherLagMetrics" and name.endswith("-ConsumerLag"):
-            match = _LAG_081.match(name)
-            if match is None:
-                continue
-            client_id = owner if owner is not None and name.startswith(owner + "-host_") else match["client"]
-            rest = _LAG_081.match(name[len(client_id) :]) if owner is not None else match
-            if rest is None:
+            if owner is not None and name.startswith(owner + "-host_"):
+                lag_name = consumer_lag_name(name[len(owner) :])
+                client_id = owner
+            else:
+                lag_name = consumer_lag_name(name)
+                client_id = lag_name.client if lag_name is not None else ""
+            if lag_name is None:
                 continue
             entry = client(client_id, NAMING_081)
-            key = (rest["topic"], int(rest["partition"]))
+            key = (lag_name.topic, lag_name.partition)
             entry.partitions[key] = _partition_lag(key[0], key[1], bean.attribute("Value"), bean.name)
             entry.sources.append(bean.name)
         elif kind == "ZookeeperConsumerConnector" and name.endswith("-FetchQueueSize") and owner is not None:
-            match = _QUEUE_081.match(name[len(owner) + 1 : -len("-FetchQueueSize")])
-            if match is None:
+            queue = stream_queue_name(name[len(owner) + 1 : -len("-FetchQueueSize")])
+            if queue is None:
                 continue
             entry = client(owner, NAMING_081)
-            consumer_id = f"{match['group']}_{match['ident']}"
-            entry.queues[(match["topic"], match["thread"])] = StreamQueue(
-                match["topic"], match["thread"], _integer(bean.attribute("Value")), bean.name, consumer_id
+            consumer_id = f"{queue.group}_{queue.ident}"
+            entry.queues[(queue.topic, queue.thread)] = StreamQueue(
+                queue.topic, queue.thread, _integer(bean.attribute("Value")), bean.name, consumer_id
             )
             entry.sources.append(bean.name)
         elif kind == "ConsumerTopicMetrics" and owner is not None:
