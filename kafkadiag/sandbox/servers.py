@@ -244,7 +244,11 @@ def zookeeper_classpath() -> str:
     return os.pathsep.join(kafka_jars(ZOOKEEPER_JAR_PATTERNS))
 
 
-def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProcess:
+def start_zookeeper(
+    workdir: Path, ready_timeout_s: float = 30.0, jvm_options: tuple[str, ...] = ()
+) -> ServerProcess:
+    """A real ZooKeeper on a free 127.0.0.1 port (`jvm_options` come after the defaults: an
+    -Xmx there wins)."""
     java = java_tool("java")
     workdir.mkdir(parents=True, exist_ok=True)
     data_dir = workdir / "data"
@@ -265,6 +269,7 @@ def start_zookeeper(workdir: Path, ready_timeout_s: float = 30.0) -> ServerProce
         java,
         "-Xmx256m",
         "-XX:+UseSerialGC",
+        *jvm_options,
         "-cp",
         zookeeper_classpath(),
         "org.apache.zookeeper.server.ZooKeeperServerMain",

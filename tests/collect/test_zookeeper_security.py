@@ -173,3 +173,36 @@ def test_security_settings_are_read_the_way_kafkas_tools_write_them(tmp_path: Pa
     with pytest.raises(ZooKeeperSecurityError, match="user:password"):
         read_security(None, None, environ={"KAFKADIAG_ZK_DIGEST": "nocolon"})
     assert read_security(None, None, environ={"KAFKADIAG_ZK_DIGEST": "a:b:c"}).digest == ("a", "b:c")
+
+
+def test_jute_maxbuffer_alone_raises_the_reply_bound_and_keeps_the_port_plaintext(tmp_path: Path) -> None:
+    alone = tmp_path / "zk-client.properties"
+    alone.write_text("jute.maxbuffer=104857600\n")
+    security = read_security(str(alone), None, environ={})
+    assert security.jute_maxbuffer == 104857600 and not security.use_tls
+    with_tls = tmp_path / "zk-tls.properties"
+    with_tls.write_text("zookeeper.ssl.truststore.location=/ca.pem\njute.maxbuffer=4194304\n")
+    security = read_security(str(with_tls), None, environ={})
+    assert security.use_tls and security.jute_maxbuffer == 4194304
+    with_tls.write_text("jute.maxbuffer=lots\n")
+    with pytest.raises(ZooKeeperSecurityError, match="jute.maxbuffer=lots is not a number of bytes"):
+        read_security(str(with_tls), None, environ={})
+
+
+def test_a_jaas_file_of_openings_without_a_close_is_read_in_linear_time(tmp_path: Path) -> None:
+    from kafkadiag.collect.zookeeper.security import _sasl_from_jaas
+    from tests.dumps.adversarial import RATIO_LIMIT, measure
+
+    paths = {}
+    for factor in (1, 4):
+        paths[factor] = tmp_path / f"jaas-{factor}x.conf"
+        paths[factor].write_text("Client { " * (8_000 * factor))
+
+    def read(factor: int) -> float:
+        started = time.process_time()
+        with pytest.raises(ZooKeeperSecurityError, match="no Client"):
+            _sasl_from_jaas(str(paths[factor]))
+        return time.process_time() - started
+
+    scaling = measure(read)
+    assert scaling.ratio <= RATIO_LIMIT, (scaling.small, scaling.large)

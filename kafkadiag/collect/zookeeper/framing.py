@@ -38,7 +38,10 @@ class ProtocolGuard:
     """Installed on a KazooClient before it starts; calls `on_violation(message)` once a server
     is seen not to speak ZooKeeper's protocol, and drops that connection."""
 
-    def __init__(self, client: Any, on_violation: Callable[[str], None]) -> None:
+    def __init__(
+        self, client: Any, on_violation: Callable[[str], None], max_frame_bytes: int = MAX_FRAME_BYTES
+    ) -> None:
+        self._max_frame_bytes = max_frame_bytes
         self._connection = client._connection
         self._timeout_error = client.handler.timeout_exception
         self._on_violation = on_violation
@@ -74,8 +77,15 @@ class ProtocolGuard:
             self._connecting = False
 
     def read(self, length: int, timeout: float) -> bytes:
-        if length < 0 or length > MAX_FRAME_BYTES:
-            raise self.violation(f"it announced a reply of {length:,} bytes{self._speaks()}")
+        if length < 0 or length > self._max_frame_bytes:
+            speaks = self._speaks()
+            if length > 0 and not speaks:
+                speaks = (
+                    f", past the {self._max_frame_bytes:,} bytes read from ZooKeeper: an ensemble whose "
+                    "jute.maxbuffer is larger needs it set as large in a --zk-tls-config-file "
+                    "(a file of `jute.maxbuffer=BYTES` alone keeps a plaintext port plaintext)"
+                )
+            raise self.violation(f"it announced a reply of {length:,} bytes{speaks}")
         try:
             data: bytes = self._read(length, timeout)
         except ConnectionDropped:

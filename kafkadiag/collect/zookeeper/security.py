@@ -4,7 +4,9 @@
   (as `kafka-configs.sh --zk-tls-config-file` reads): `zookeeper.ssl.client.enable`,
   `zookeeper.ssl.truststore.location` / `.type`, `zookeeper.ssl.keystore.location` / `.type` /
   `.password`, `zookeeper.ssl.endpoint.identification.enable`. Python's ssl module reads PEM
-  files only: JKS and PKCS12 stores are refused with the command that converts them.
+  files only: JKS and PKCS12 stores are refused with the command that converts them. The same
+  file may set `jute.maxbuffer` (ZooKeeper's own client property) to read replies larger than
+  kafkadiag's bound of 64 MiB, from an ensemble whose jute.maxbuffer is larger.
 - Credentials never come from the command line (it is visible in `ps`):
   `KAFKADIAG_ZK_DIGEST=user:password` adds a digest identity (as `addauth digest` does), and a
   JAAS file (`--zk-jaas-file FILE`, or `KAFKADIAG_ZK_JAAS_FILE`, or the
@@ -21,11 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from kafkadiag.collect.config import jaas_options, parse_properties
+from kafkadiag.digits import decimal
 from kafkadiag.errors import UsageError
 
 DIGEST_ENV = "KAFKADIAG_ZK_DIGEST"
 JAAS_ENV = "KAFKADIAG_ZK_JAAS_FILE"
-_JAAS_SECTION = re.compile(r"\bClient\s*\{(?P<body>.*?)\}\s*;", re.DOTALL)
+# The `Client { ... };` section, found by its opening and then the first `};` after it: a lazy
+# pattern from every "Client {" to a closing that never comes rescanned the rest of the file.
+_JAAS_SECTION_START = re.compile(r"\bClient\s*\{")
+_JAAS_SECTION_END = re.compile(r"\}\s*;")
 
 
 class ZooKeeperSecurityError(UsageError):
@@ -46,6 +52,9 @@ class ZooKeeperSecurity:
     check_hostname: bool = True
     digest: tuple[str, str] | None = None  # (user, password) for addauth digest
     sasl: dict[str, str] = field(default_factory=dict)  # kazoo sasl_options
+    # The largest reply to read, where the file sets jute.maxbuffer (as ZooKeeper's client reads
+    # it from its own config file) above kafkadiag's bound (collect/zookeeper/framing.py).
+    jute_maxbuffer: int | None = None
 
     def kazoo_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {}
@@ -101,7 +110,10 @@ def _tls_settings(path: str) -> dict[str, Any]:
         properties = parse_properties(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise ZooKeeperSecurityError(f"cannot read --zk-tls-config-file {path}: {error.strerror}") from None
-    enabled = properties.get("zookeeper.ssl.client.enable", "true").strip().lower() == "true"
+    # TLS unless the file says otherwise, or names no zookeeper.ssl.* setting at all (a file
+    # that only raises jute.maxbuffer for a plaintext port)
+    tls_named = any(key.startswith("zookeeper.ssl.") for key in properties)
+    enabled = properties.get("zookeeper.ssl.client.enable", str(tls_named)).strip().lower() == "true"
     settings: dict[str, Any] = {"use_tls": enabled}
     for kind, key in (("truststore", "ca_file"), ("keystore", "cert_file")):
         location = properties.get(f"zookeeper.ssl.{kind}.location")
@@ -122,7 +134,17 @@ def _tls_settings(path: str) -> dict[str, Any]:
         settings["key_password"] = properties.get("zookeeper.ssl.keystore.password") or None
     identification = properties.get("zookeeper.ssl.endpoint.identification.enable", "true")
     settings["check_hostname"] = identification.strip().lower() == "true"
+    maxbuffer = properties.get("jute.maxbuffer")
+    if maxbuffer is not None:
+        settings["jute_maxbuffer"] = _byte_count("jute.maxbuffer", maxbuffer)
     return settings
+
+
+def _byte_count(name: str, text: str) -> int:
+    value = decimal(text.strip())
+    if value is None or value <= 0:
+        raise ZooKeeperSecurityError(f"{name}={text} is not a number of bytes")
+    return value
 
 
 def _jaas_from_kafka_opts(kafka_opts: str) -> str | None:
@@ -135,12 +157,13 @@ def _sasl_from_jaas(path: str) -> dict[str, str]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise ZooKeeperSecurityError(f"cannot read the JAAS file {path}: {error.strerror}") from None
-    section = _JAAS_SECTION.search(text)
-    if section is None:
+    start = _JAAS_SECTION_START.search(text)
+    end = _JAAS_SECTION_END.search(text, start.end()) if start is not None else None
+    if start is None or end is None:
         raise ZooKeeperSecurityError(
             f"{path} has no Client {{ ... }}; section (the one ZooKeeper clients use)"
         )
-    body = section.group("body")
+    body = text[start.end() : end.start()]
     options = jaas_options(body)
     if "DigestLoginModule" not in body or "username" not in options:
         raise ZooKeeperSecurityError(

@@ -30,7 +30,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import KazooState
 from kazoo.retry import KazooRetry
 
-from kafkadiag.collect.zookeeper.framing import DECODING_ERRORS, ProtocolGuard
+from kafkadiag.collect.zookeeper.framing import DECODING_ERRORS, MAX_FRAME_BYTES, ProtocolGuard
 from kafkadiag.collect.zookeeper.pipelining import PollHandler, queue_reads
 from kafkadiag.collect.zookeeper.security import NO_SECURITY, ZooKeeperSecurity
 
@@ -99,7 +99,9 @@ class KazooSession:
         )
         self.client.add_listener(self._on_state)
         self.protocol_error: str | None = None
-        self._guard = ProtocolGuard(self.client, self._on_protocol_error)
+        self._guard = ProtocolGuard(
+            self.client, self._on_protocol_error, max(MAX_FRAME_BYTES, security.jute_maxbuffer or 0)
+        )
         try:
             # kazoo's start() stops the client on a timeout and waits for its connection thread,
             # which a server trickling bytes holds for as long as it likes: wait here instead.
