@@ -60,11 +60,12 @@ def parse_properties(text: str) -> dict[str, str]:
 
 
 def read_command_config(path: str) -> dict[str, str]:
+    from kafkadiag.collect.optionfile import OptionFileError, read_option_text
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return parse_properties(handle.read())
-    except OSError as error:
-        raise CommandConfigError(f"cannot read --command-config {path}: {error.strerror or error}") from None
+        return parse_properties(read_option_text(path))
+    except OptionFileError as error:
+        raise CommandConfigError(f"cannot read --command-config {path}: {error}") from None
 
 
 # Keys whose value is taken as it is, under kafka-python's name.
@@ -175,32 +176,39 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
+def _toml(text: str) -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the same parser, before it joined the standard library
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except RecursionError:  # the parser recurses per nested array or inline table
+        raise ValueError("arrays or tables nested too deeply to read") from None
+
+
 def read_check_policy(path: str) -> CheckPolicy:
     """A TOML or JSON file with [defaults] and [[rule]] tables (docs/lag.md)."""
     from kafkadiag import boundedjson
+    from kafkadiag.collect.optionfile import OptionFileError, read_option_text
     from kafkadiag.lag.check import policy_from_document
 
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as error:
+        text = read_option_text(path)
+    except OptionFileError as error:
         raise InputUnreadableError(
-            f"cannot read --config {path}: {error.strerror or error}",
+            f"cannot read --config {path}: {error}",
             help_text="Check the path of the check configuration file.",
         ) from None
     try:
         if path.endswith(".json"):
-            document = boundedjson.loads(raw.decode("utf-8"))
+            document = boundedjson.loads(text)
         else:
-            if sys.version_info >= (3, 11):
-                import tomllib
-            else:  # the same parser, before it joined the standard library
-                import tomli as tomllib
-            document = tomllib.loads(raw.decode("utf-8"))
+            document = _toml(text)
         if not isinstance(document, dict):
             raise ValueError("the configuration must be a table of [defaults] and [[rule]] entries")
         return policy_from_document(document)
-    except (ValueError, UnicodeDecodeError) as error:
+    except ValueError as error:
         raise UsageError(
             f"--config {path}: {error}",
             help_text="See docs/lag.md, section 'kafkadiag check', for the format.",

@@ -99,13 +99,13 @@ def read_consumer_config(path: str | None) -> dict[str, str] | None:
     if path is None:
         return None
     from kafkadiag.collect.config import parse_properties
+    from kafkadiag.collect.optionfile import OptionFileError, read_option_text
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            return parse_properties(handle.read())
-    except OSError as error:
+        return parse_properties(read_option_text(path))
+    except OptionFileError as error:
         raise InputUnreadableError(
-            f"cannot read --consumer-config {path}: {error.strerror or error}",
+            f"cannot read --consumer-config {path}: {error}",
             help_text="Pass the consumer's properties file (queued.max.message.chunks, "
             "fetch.message.max.bytes, auto.commit.interval.ms ...), readable by this user.",
         ) from None

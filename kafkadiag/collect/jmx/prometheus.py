@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from kafkadiag.collect.jmx.errors import MetricsSourceError
 from kafkadiag.collect.jmx.http import MAX_BYTES, http_get, without_credentials
+from kafkadiag.collect.optionfile import OptionFileError, read_option_bytes
 from kafkadiag.consumer_metrics import SOURCE_PROMETHEUS, MBeanReading, MetricsReading
 
 USER_ENV = "KAFKADIAG_PROMETHEUS_USER"
@@ -215,11 +216,10 @@ def read_prometheus(target: str, timeout_s: float = 10.0) -> MetricsReading:
         text = body[:MAX_BYTES].decode("utf-8", "replace")
     else:
         try:
-            with open(target, "rb") as handle:
-                text = handle.read(MAX_BYTES).decode("utf-8", "replace")
-        except OSError as error:
+            text = read_option_bytes(target, MAX_BYTES).decode("utf-8", "replace")
+        except OptionFileError as error:
             raise MetricsSourceError(
-                f"cannot read {target}: {error.strerror or error}",
+                f"cannot read {target}: {error}",
                 help_text="--prometheus takes an http(s) URL or a file saved from one (curl -o FILE URL).",
             ) from None
     samples = parse_exposition(text)

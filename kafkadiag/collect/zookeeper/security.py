@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kafkadiag.collect.config import jaas_options, parse_properties
+from kafkadiag.collect.optionfile import OptionFileError, read_option_text
 from kafkadiag.digits import decimal
 from kafkadiag.errors import UsageError
 
@@ -107,9 +107,9 @@ def read_security(
 
 def _tls_settings(path: str) -> dict[str, Any]:
     try:
-        properties = parse_properties(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ZooKeeperSecurityError(f"cannot read --zk-tls-config-file {path}: {error.strerror}") from None
+        properties = parse_properties(read_option_text(path))
+    except OptionFileError as error:
+        raise ZooKeeperSecurityError(f"cannot read --zk-tls-config-file {path}: {error}") from None
     # TLS unless the file says otherwise, or names no zookeeper.ssl.* setting at all (a file
     # that only raises jute.maxbuffer for a plaintext port)
     tls_named = any(key.startswith("zookeeper.ssl.") for key in properties)
@@ -154,9 +154,9 @@ def _jaas_from_kafka_opts(kafka_opts: str) -> str | None:
 
 def _sasl_from_jaas(path: str) -> dict[str, str]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ZooKeeperSecurityError(f"cannot read the JAAS file {path}: {error.strerror}") from None
+        text = read_option_text(path)
+    except OptionFileError as error:
+        raise ZooKeeperSecurityError(f"cannot read the JAAS file {path}: {error}") from None
     start = _JAAS_SECTION_START.search(text)
     end = _JAAS_SECTION_END.search(text, start.end()) if start is not None else None
     if start is None or end is None:
