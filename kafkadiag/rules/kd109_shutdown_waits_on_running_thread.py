@@ -1,4 +1,4 @@
-"""KD109: a shutdown waits for threads of the component it stops, and they are still running."""
+"""KD109: a shutdown waits for threads of the component it stops, and they have not ended."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class _Stop(NamedTuple):
 class ShutdownWaitsOnRunningThread(Rule[AnalysisContext]):
     code = "KD109"
     name = "shutdown-waits-on-running-thread"
-    title = "A shutdown waits for threads of the component it stops, and they are still running"
+    title = "A shutdown waits for threads of the component it stops, and they have not ended"
     severity = Severity.WARNING
     explanation = """
 A thread is inside a method that stops a component (shutdown, stop, close) and waits there with
@@ -63,9 +63,11 @@ cannot return. They finish only when they see the stop request, and a thread blo
 read without a timeout, waiting on a queue nobody feeds any more, or stuck on a lock never looks:
 the shutdown hangs, and with it the process or the caller (a rebalance, a test's tear-down, a
 consumer's close()). Neither side holds a lock the other needs, so no deadlock detector sees it.
-A dump does not say which threads a latch or a join waits for: the threads named are those whose
-stacks run in the same component as the stopping code (its classes and source files, narrowed
-by each caller in turn, and a Python pool's workers), at most three of them.
+One dump shows the stop waiting at that moment, not for how long: dumps a few seconds apart show
+whether the named threads move (KD501). A dump does not say which threads a latch or a join waits
+for: the threads named are those whose stacks run in the same component as the stopping code (its
+classes and source files, narrowed by each caller in turn, and a Python pool's workers), at most
+three of them.
 """
     remedy = """
 Make the component's threads notice the stop: interrupt them or close the socket or selector
@@ -130,13 +132,14 @@ that do not finish, instead of waiting forever.
                 evidence.append(context.frame(other, 0))
         return self.finding(
             f"{name} waits in {waited} inside {stopping} for threads of the component it stops, and "
-            f"{'it is' if len(candidates) == 1 else 'they are'} still running: {doing}. The stop returns "
+            f"{'it has' if len(candidates) == 1 else 'they have'} not ended: {doing}. The stop returns "
             f"only when {'it leaves its' if len(candidates) == 1 else 'they leave their'} loop; one "
             "that never sees the stop request (blocked without a timeout, waiting for work that no "
             "longer comes) hangs the shutdown for good.",
             [name, *names],
             evidence,
-            story=f"A shutdown hangs: {name} waits in {stopping} for {', '.join(names)}, still running",
+            # One dump shows the stop waiting, not that it waits for good: "hangs" needs dumps over time.
+            story=f"A shutdown waits: {name} waits in {stopping} for {', '.join(names)}, not ended yet",
             details={"waits_in": waited, "stopping": stopping, "waited_for": names},
         )
 

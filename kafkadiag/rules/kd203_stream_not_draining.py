@@ -32,7 +32,9 @@ ConsumerIterator in the starving streams); a thread in that loop that is not wai
 busy elsewhere - blocked in I/O, waiting on a lock, sleeping - and it is the one whose queue is
 full. If no such thread exists, the stream has nobody iterating it: its thread died on an
 uncaught exception, was never started, or the application created more streams than it runs
-threads for (createMessageStreams with a count larger than the thread pool).
+threads for (createMessageStreams with a count larger than the thread pool). An excerpt (no 'Full
+thread dump' banner) cannot show that: the stream's thread may be one left out of it, and the
+finding is then a warning that says so.
 """
     remedy = """
 Fix what the named thread is stuck in (a timeout on its I/O, a smaller critical section), or
@@ -76,6 +78,21 @@ every stream returned by createMessageStreams has a live thread iterating it.
             return
         loops = sorted(oldconsumer.stream_loop_functions(streams))
         looked_for = f" (a thread in {', '.join(loops)} not waiting in take)" if loops else ""
+        if dump.banner is None:
+            # An excerpt (KAFKA-914's four quoted threads) leaves out threads: the stream thread
+            # may be one of them, so its absence says nothing.
+            yield self.finding(
+                f"No thread in the dump is draining the full queue{looked_for}, but the input is an "
+                "excerpt (no 'Full thread dump' banner): the stream's thread may be one left out of "
+                "it. A full dump of the process shows whether any thread iterates the stream.",
+                [fetcher.name],
+                [context.header(fetcher)],
+                severity=Severity.WARNING,
+                story=(
+                    "No thread of the excerpt drains the full stream queue (its thread may be one left out)"
+                ),
+            )
+            return
         yield self.finding(
             f"No thread in the dump is draining the full queue{looked_for}: the stream has nobody "
             "iterating it. Its thread may have died on an exception, never been started, or the "

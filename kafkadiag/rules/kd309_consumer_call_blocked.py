@@ -166,7 +166,10 @@ or newer) so that a stopping service stops.
             message,
             [name],
             evidence,
-            story=f"A consumer call does not return: {name} waits in KafkaConsumer.{called} for {awaited}",
+            # One dump shows the call waiting, not that it never returns.
+            story=(
+                f"A consumer call waits on the cluster: {name} waits in KafkaConsumer.{called} for {awaited}"
+            ),
             details={"call": f"KafkaConsumer.{called}", "awaited": awaited, "waiting_in": where},
         )
 

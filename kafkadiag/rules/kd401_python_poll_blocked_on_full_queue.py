@@ -18,9 +18,10 @@ class PythonPollBlockedOnFullQueue(Rule[AnalysisContext]):
     requires = frozenset({Requirement.PYTHON})
     explanation = """
 A consumer thread hands records to workers through a bounded queue.Queue and is blocked in put:
-the queue is full because the workers stopped taking from it. While it waits it does not call
-poll(), so after max.poll.interval.ms the client leaves the group and a rebalance moves its
-partitions away - the stall turns into rebalance churn. The threads that should drain the queue
+the queue is full because the workers take from it more slowly than the loop puts, or stopped
+taking (one dump cannot tell which). While it waits it does not call poll(), so after
+max.poll.interval.ms the client leaves the group and a rebalance moves its partitions away - the
+stall turns into rebalance churn. The threads that should drain the queue
 are those in application code instead of waiting in Queue.get.
 """
     remedy = """
@@ -48,9 +49,13 @@ timeout and keep polling in between.
             poll = python.looks_like_poll_loop(thread)
             evidence = python.blocked_with_workers_evidence(context, thread, put_index, workers)
             who = "The poll loop" if poll else "The thread"
+            # One dump shows where the workers are, not for how long: slow and stopped look alike.
+            named = ", ".join(worker.name for worker in workers)
             stuck = (
-                f" Threads in application code instead of Queue.get (the likely stuck consumers of "
-                f"the queue): {', '.join(worker.name for worker in workers)}."
+                f" Threads in application code instead of Queue.get (the likely consumers of the "
+                f"queue, busy elsewhere when the dump was taken): {named}. "
+                "One dump cannot tell whether they stopped taking or take slowly: a second dump a few "
+                "seconds later, with them at the same lines, tells."
                 if workers
                 else " No thread in the dump is draining a queue: the workers may have died."
             )
@@ -61,7 +66,13 @@ timeout and keep polling in between.
                 severity=Severity.ERROR if poll else Severity.WARNING,
                 story=(
                     f"Thread {thread.name} is blocked handing records to a full queue"
-                    + (f" because {', '.join(w.name for w in workers)} stopped taking" if workers else "")
+                    + (
+                        f" while {named} "
+                        + ("is" if len(workers) == 1 else "are")
+                        + " in application code, not taking from it"
+                        if workers
+                        else ""
+                    )
                 ),
             )
 
@@ -72,6 +83,8 @@ timeout and keep polling in between.
         application = python.first_application_frame(thread)
         if application is None:
             return False
-        # A heartbeat or main thread waiting in a Condition/join is not a worker.
-        top = [frame.function for _, frame in python.python_frames(thread)[:2]]
-        return "Condition.wait" not in top or application == 0
+        # A heartbeat or main thread waiting in a Condition/join is not a worker: the wait is in the
+        # library frames above its own code (two of them for threading; a green thread's Condition
+        # sits under the hub's switch and the semaphore it acquires).
+        above = [frame.function for index, frame in python.python_frames(thread) if index < application]
+        return "Condition.wait" not in above

@@ -10,6 +10,11 @@ from kafkadiag.rules.context import AnalysisContext
 
 # Frames of the standard library and of kafka-python, skipped when naming application code.
 LIBRARY_FILES = ("threading.py", "queue.py", "selectors.py", "socket.py", "ssl.py", "concurrent/futures")
+# Green-thread libraries: their hub and primitives are not the application's code. An eventlet
+# Guru Meditation Report shows every green thread parked in eventlet/hubs/hub.py's switch and the
+# hub's own OS thread in eventlet/hubs/poll.py's wait (fixtures/captured/pyfmt-eventlet-poll-queue-full):
+# read as application code, an idle hub was named as a queue's consumer.
+GREEN_LIBRARY_DIRS = ("/eventlet/", "/gevent/", "/greenlet/")
 POLL_NAMES = re.compile(r"poll|consum|kafka|fetch", re.IGNORECASE)
 QUEUE_PUT = ("Queue.put",)
 QUEUE_GET = ("Queue.get",)
@@ -25,6 +30,16 @@ IDLE_FUNCTIONS = frozenset(
         "Thread.join",
         "Thread._wait_for_tstate_lock",
         "_worker",  # concurrent.futures idle worker (queue.get below it)
+    }
+)
+# The same waits in the green-thread libraries, whose reports print the bare method name: an
+# eventlet Event's wait, a GreenThread's wait (its join), gevent's Event.wait and Greenlet.join.
+GREEN_IDLE = frozenset(
+    {
+        ("eventlet/event.py", "wait"),
+        ("eventlet/greenthread.py", "wait"),
+        ("gevent/event.py", "wait"),
+        ("gevent/greenlet.py", "join"),
     }
 )
 
@@ -45,7 +60,13 @@ def python_frames(thread: Thread) -> list[tuple[int, Frame]]:
 def is_library_frame(frame: Frame) -> bool:
     file = frame.file or ""
     # py-spy prints paths relative to sys.path entries ("kafka/coordinator/base.py") or absolute.
-    return file.endswith(LIBRARY_FILES) or "/kafka/" in "/" + file or file.startswith("<")
+    rooted = "/" + file
+    return (
+        file.endswith(LIBRARY_FILES)
+        or "/kafka/" in rooted
+        or any(directory in rooted for directory in GREEN_LIBRARY_DIRS)
+        or file.startswith("<")
+    )
 
 
 def first_application_frame(thread: Thread) -> int | None:
@@ -63,8 +84,11 @@ def is_waiting_for_work(thread: Thread) -> bool:
 def _is_idle(frame: Frame) -> bool:
     if frame.function in IDLE_FUNCTIONS:
         return True
+    method = frame.function.rpartition(".")[2]
+    if any((frame.file or "").endswith(file) and method == name for file, name in GREEN_IDLE):
+        return True
     # Every selector class has its own select; before Python 3.11 py-spy prints it bare.
-    return frame.function.rpartition(".")[2] == "select" and (frame.file or "").endswith("selectors.py")
+    return method == "select" and (frame.file or "").endswith("selectors.py")
 
 
 def looks_like_poll_loop(thread: Thread) -> bool:
