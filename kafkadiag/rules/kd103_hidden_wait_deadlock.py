@@ -253,4 +253,5 @@ def _wait_told(
         f"{', '.join(victims)} {'is' if len(victims) == 1 else 'are'} blocked on. "
         f"{consequence} {note}"
     ).rstrip()
-    return message, f"Thread {name} waits in {waited} holding a lock that {', '.join(victims)} need"
+    need = "needs" if len(victims) == 1 else "need"
+    return message, f"Thread {name} waits in {waited} holding a lock that {', '.join(victims)} {need}"

@@ -1,4 +1,4 @@
-"""KD203: the stream thread that stopped draining its queue (the culprit), or its absence."""
+"""KD203: the stream thread not draining its queue (the culprit), or its absence."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ SLOW_OR_STOPPED = (
 class StreamNotDraining(Rule[AnalysisContext]):
     code = "KD203"
     name = "stream-not-draining"
-    title = "The stream thread that stopped draining its queue"
+    title = "The stream thread not draining its queue"
     severity = Severity.ERROR
     requires = frozenset({Requirement.JAVA})
     explanation = """
@@ -70,7 +70,9 @@ every stream returned by createMessageStreams has a live thread iterating it.
                     evidence,
                     story=(
                         f"Stream thread {thread.name} "
-                        + ("drains its queue slowly or not at all" if slow else "stopped draining its queue")
+                        # A dump shows it away from its queue, not since when ("stopped" needs dumps
+                        # over time).
+                        + ("drains its queue slowly or not at all" if slow else "is not draining its queue")
                         + f" ({stacks.doing(thread)})"
                     ),
                     details={"doing": stacks.doing(thread), "fetcher": fetcher.name, "stream_loop": loop},

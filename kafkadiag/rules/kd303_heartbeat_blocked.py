@@ -1,4 +1,4 @@
-"""KD303: the consumer's heartbeat thread blocked behind a stuck thread holding the coordinator."""
+"""KD303: the consumer's heartbeat thread blocked behind a thread holding the coordinator."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from kafkadiag.rules.context import AnalysisContext
 class HeartbeatBlocked(Rule[AnalysisContext]):
     code = "KD303"
     name = "heartbeat-blocked"
-    title = "Heartbeat thread blocked behind a stuck thread"
+    title = "Heartbeat thread blocked behind a thread that holds the coordinator"
     severity = Severity.ERROR
     requires = frozenset({Requirement.JAVA})
     explanation = """
@@ -66,8 +66,9 @@ holding a client's lock.
                 evidence.append(context.frame(holder, application))
             yield self.finding(
                 f"Heartbeat thread {thread.name} is blocked on {waiting.lock_class} held by "
-                f"{holder.name}, which is {stacks.doing(holder)}. No heartbeats are sent: the member "
-                "will be evicted after session.timeout.ms.",
+                f"{holder.name}, which is {stacks.doing(holder)}. While it is, no heartbeat is sent: if "
+                "the holder keeps the monitor past session.timeout.ms, the coordinator evicts the member "
+                "(one dump shows the wait, not how long it lasts).",
                 [holder.name, thread.name],
                 evidence,
                 story=f"The heartbeat thread is blocked behind {holder.name} ({stacks.doing(holder)})",

@@ -9,12 +9,17 @@ from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 DISCOVERY = ("AbstractCoordinator.ensureCoordinatorReady", "AbstractCoordinator.lookupCoordinator")
+# ensureCoordinatorReady sleeps retry.backoff.ms only after a lookup failed (Timer.sleep from 2.0,
+# Time.sleep before): a thread asleep there is retrying. One waiting for the FindCoordinator answer
+# may be on its first lookup (real 4.1.1, fixtures/captured/real-new-consumer-coordinator-lost-4.1.1):
+# one dump does not show it retrying, and was told as "keeps retrying".
+BACKOFF_SLEEP = "java.lang.Thread.sleep"
 
 
 class CoordinatorDiscoverySpinning(Rule[AnalysisContext]):
     code = "KD304"
     name = "coordinator-discovery-spinning"
-    title = "Coordinator discovery retrying with the coordinator lock held"
+    title = "Coordinator discovery (a lookup or its retries) with the coordinator lock held"
     severity = Severity.WARNING
     requires = frozenset({Requirement.JAVA})
     explanation = """
@@ -56,10 +61,23 @@ coordinator answers.
                     evidence.append(context.event(victim, event))
             behind = f"; {', '.join(v.name for v in victims)} blocked behind it" if victims else ""
             holding = " while holding the coordinator lock" if coordinator_locks else ""
+            sleep = stacks.index_of(thread, BACKOFF_SLEEP)
+            if sleep is not None and sleep < discovery:
+                doing, story = (
+                    "is retrying coordinator discovery",
+                    "keeps retrying to find the group coordinator",
+                )
+                since = ""
+            else:
+                doing, story = "is looking for its group coordinator", "is looking for the group coordinator"
+                since = (
+                    " One dump does not show how long it has looked, nor whether a lookup failed: the "
+                    "retry.backoff.ms sleep between attempts, or dumps a few seconds apart, show it retrying."
+                )
             yield self.finding(
-                f"{thread.name} is retrying coordinator discovery ({stacks.doing(thread)}){holding}{behind}.",
+                f"{thread.name} {doing} ({stacks.doing(thread)}){holding}{behind}.{since}",
                 [thread.name, *(victim.name for victim in victims)],
                 evidence,
                 severity=Severity.ERROR if victims else Severity.WARNING,
-                story=f"The consumer thread {thread.name} keeps retrying to find the group coordinator",
+                story=f"The consumer thread {thread.name} {story}",
             )

@@ -31,6 +31,11 @@ _UNNAMED_CALL = (
     "for the GIL looks the same for an instant: a dump with --native, or a second dump at "
     "the same line, tells."
 )
+# What it adds when the call is named but the input is one dump: where the loop is, not for how long.
+_ONE_DUMP = (
+    " One dump shows the call in progress, not how long it lasts: a second dump a few seconds later, "
+    "at the same line, tells."
+)
 
 
 class PythonEventLoopBlocked(Rule[AnalysisContext]):
@@ -119,7 +124,7 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
         # Without library frames or --native the dump cannot show the call; for an instant, a
         # thread waiting for the GIL between two bytecodes of a callback looks the same.
         identified = bool(library or native)
-        unnamed = "" if identified else _UNNAMED_CALL
+        unnamed = _UNNAMED_CALL if not identified else _ONE_DUMP if len(context.series) == 1 else ""
         quoted = {above[0], caller, callback, dispatch}
         quoted |= {native[0]} if native else set()
         quoted |= {library[-1]} if library else set()
@@ -132,7 +137,7 @@ made from coroutines. Run asyncio with debug mode (PYTHONASYNCIODEBUG=1) to log 
             else ""
         )
         return self.finding(
-            f"{thread.name} runs the {loop} event loop and is stuck in one of its callbacks: "
+            f"{thread.name} runs the {loop} event loop and is held in one of its callbacks: "
             f"{_where(caller_frame)} is blocked in {call}{running}. Until that call returns, every "
             f"other task and callback of this loop is stalled (timers, reads, writes, heartbeats; an "
             f"aiokafka consumer on it neither fetches nor heartbeats).{unnamed}",

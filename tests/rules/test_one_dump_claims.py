@@ -83,3 +83,55 @@ def test_one_dump_of_a_consumer_call_does_not_say_it_never_returns() -> None:
     # THEN the story says the call waits on the cluster, not that it does not return
     assert finding.story.startswith("A consumer call waits on the cluster: fulfilment-poll waits in")
     assert "does not return" not in finding.story
+
+
+def test_one_dump_of_an_event_loop_in_a_blocking_call_does_not_say_it_is_stuck() -> None:
+    # GIVEN one py-spy --native dump of an asyncio loop whose coroutine is in socket.recv
+    (finding,) = findings_of(CAPTURED / "py-asyncio-blocking-recv" / "py-spy-dump-native.txt", "KD406")
+    # THEN the loop is held in the callback now; how long is for a second dump to tell
+    assert "stuck" not in finding.message
+    assert "is held in one of its callbacks" in finding.message
+    assert "One dump shows the call in progress, not how long it lasts" in finding.message
+
+
+def test_a_consumer_waiting_for_its_first_coordinator_answer_is_not_called_retrying() -> None:
+    # GIVEN one dump of real kafka-clients 4.1.1 in ensureCoordinatorReady, in the network poll
+    # waiting for the FindCoordinator answer (no back-off sleep), its heartbeat thread behind it
+    dump = CAPTURED / "real-new-consumer-coordinator-lost-4.1.1" / "jstack-l.txt"
+    (finding,) = findings_of(dump, "KD304")
+    # THEN it is looking for its coordinator; nothing in one dump shows a retry
+    assert finding.message.startswith("fulfilment-poll is looking for its group coordinator")
+    assert "retrying" not in finding.story and "One dump does not show how long" in finding.message
+
+
+def test_a_consumer_asleep_in_the_lookups_back_off_is_retrying() -> None:
+    # GIVEN real kafka-clients 3.9.1 asleep in ensureCoordinatorReady's retry back-off
+    dump = CAPTURED / "real-new-consumer-coordinator-unavailable-3.9.1" / "jstack-l.txt"
+    (finding,) = findings_of(dump, "KD304")
+    # THEN the sleep after a failed lookup shows it retrying
+    assert finding.message.startswith("fulfilment-poll is retrying coordinator discovery")
+    assert finding.story.endswith("keeps retrying to find the group coordinator")
+
+
+def test_one_dump_of_a_blocked_heartbeat_thread_does_not_say_the_member_will_be_evicted() -> None:
+    # GIVEN the same dump: the heartbeat thread blocked on the coordinator the poll thread holds
+    dump = CAPTURED / "real-new-consumer-coordinator-unavailable-3.9.1" / "jstack-l.txt"
+    (finding,) = findings_of(dump, "KD303")
+    # THEN eviction is told as what follows if the wait lasts past session.timeout.ms
+    assert "will be evicted" not in finding.message
+    assert "if the holder keeps the monitor past session.timeout.ms" in finding.message
+
+
+def test_one_dump_of_a_stream_thread_away_from_its_queue_does_not_say_it_stopped() -> None:
+    # GIVEN one dump of the old consumer whose payments worker is in a gateway read
+    (finding,) = findings_of(CAPTURED / "real-old-consumer-stall-0.8.2.2" / "jstack-l.txt", "KD203")
+    # THEN it is not draining its queue now; since when is not in one dump
+    assert finding.story.startswith("Stream thread order-worker-payments is not draining its queue")
+
+
+def test_a_lock_one_thread_needs_is_told_in_the_singular() -> None:
+    # GIVEN a CompletableFuture.join under a lock that one thread is blocked on
+    dump = CAPTURED / "completable-join-deadlock" / "jstack-l.txt"
+    (finding,) = findings_of(dump, "KD103")
+    # THEN the story counts one thread: "needs"
+    assert finding.story.endswith("holding a lock that catalog-loader-1 needs")

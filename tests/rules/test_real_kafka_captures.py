@@ -108,7 +108,8 @@ def test_the_payments_worker_is_the_thread_that_stopped_draining(scenario: str, 
     assert stopped["details"]["stream_loop"] == "com.example.orderservice.StreamWorker.run"
     (starving,) = findings["KD202"]
     assert starving["threads"] == STARVING
-    assert f"Stream thread {STALLED} stopped draining its queue" in report["verdict"]
+    # One dump shows the worker away from its queue, not since when: not "stopped draining".
+    assert f"Stream thread {STALLED} is not draining its queue" in report["verdict"]
 
 
 @pytest.mark.parametrize(("scenario", "name"), CASES, ids=[f"{s}/{n}" for s, n in CASES])
