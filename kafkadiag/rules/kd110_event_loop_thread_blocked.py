@@ -71,11 +71,29 @@ _MACHINERY_PREFIXES = (
 )
 
 
+# The loop frameworks' own packages (Netty relocated under another root too): a thread whose body
+# is a run() outside them runs some other loop.
+_LOOP_PACKAGES = (".io.netty.", ".io.vertx.")
+_THREAD_START = ("java.lang.Thread.run", "java.lang.Thread.runWith", "java.lang.VirtualThread.run")
+
+
 def is_event_loop(thread: Thread) -> bool:
     """A thread that runs an event loop: by its stack, or by the name Vert.x gives its loops."""
-    if "eventloop" in thread.name.lower().replace("-", "").replace("_", ""):
+    if stacks.index_of(thread, *LOOP_RUN_FRAMES, suffix=True) is not None:
         return True
-    return stacks.index_of(thread, *LOOP_RUN_FRAMES, suffix=True) is not None
+    if "eventloop" not in thread.name.lower().replace("-", "").replace("_", ""):
+        return False
+    # The name alone, unless the stack shows the thread's own body: Spark's dag-scheduler-event-loop
+    # runs org.apache.spark.util.EventLoop$$anon$1.run (tests/wild/dumps/spark-6492-...), a queue
+    # taker with no channels, and was told as a Netty loop whose stack was cut.
+    return not _runs_another_body(thread)
+
+
+def _runs_another_body(thread: Thread) -> bool:
+    body = next((frame for frame in reversed(thread.frames) if frame.function not in _THREAD_START), None)
+    if body is None or body.method != "run":
+        return False  # no body shown: the stack is cut above it
+    return not any(package in f".{body.function}" for package in _LOOP_PACKAGES)
 
 
 def _caller_frame(thread: Thread, call: int) -> int | None:

@@ -135,3 +135,19 @@ def test_a_lock_one_thread_needs_is_told_in_the_singular() -> None:
     (finding,) = findings_of(dump, "KD103")
     # THEN the story counts one thread: "needs"
     assert finding.story.endswith("holding a lock that catalog-loader-1 needs")
+
+
+def test_a_thread_named_event_loop_that_runs_another_loop_is_not_told_as_a_netty_loop() -> None:
+    # GIVEN SPARK-6492's dag-scheduler-event-loop: its whole stack is in the dump, down to its body,
+    # org.apache.spark.util.EventLoop$$anon$1.run, a queue taker with no channels
+    dump = WILD / "spark-6492-sparkcontext-stop-deadlock.txt"
+    # THEN KD110 does not call it an event loop whose stack was cut, nor speak of its channels
+    assert findings_of(dump, "KD110") == []
+
+
+def test_a_vertx_loop_whose_stack_is_cut_is_still_known_by_its_name() -> None:
+    # GIVEN a Vert.x loop thread quoted from its blocking call down, without the loop's frames
+    (finding,) = findings_of(WILD / "strimzi-4855-reconcile-kubernetes-call-on-event-loop.txt", "KD110")
+    # THEN it is named by the name Vert.x gives its loops, the cut stack said
+    assert finding.threads == ("vert.x-eventloop-thread-1",)
+    assert "the stack is cut before the loop's frames" in finding.message
