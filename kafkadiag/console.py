@@ -122,6 +122,22 @@ def stderr_console() -> Console:
     return _console(sys.stderr, stderr=True)
 
 
+def shown(text: str) -> str:
+    """Outside text (a file name, a server's answer) as it may reach a terminal: its control
+    characters escaped (kafkadiag.report.safe_text)."""
+    from kafkadiag.report.safe_text import printable
+
+    return printable(text)
+
+
+def say(message: str) -> None:
+    """A line on stderr (`kafkadiag: note: ...`, a progress line); its control characters are
+    escaped (it may quote outside text)."""
+    import sys
+
+    print(shown(message), file=sys.stderr, flush=True)
+
+
 def warn(message: str) -> None:
     """A warning on stderr; its control characters are escaped (it may quote outside text)."""
     import sys

@@ -21,6 +21,8 @@ import time
 from types import TracebackType
 from typing import Any
 
+from kafkadiag.console import say, shown
+
 PROGRESS_MODES = ("auto", "always", "never")
 # Off a terminal, the least time between two progress lines (and before the first).
 LINE_EVERY_S = 10.0
@@ -108,7 +110,7 @@ class StatusLines:
             if now - self._last < self.every_s and not (step and self.every_step):
                 return
             self._last = now
-        print(f"kafkadiag: {text}", file=sys.stderr, flush=True)
+        say(f"kafkadiag: {text}")
 
 
 def status_lines() -> StatusLines | None:
@@ -119,6 +121,19 @@ def status_lines() -> StatusLines | None:
     if mode == "always":
         return StatusLines(1.0, every_step=True)
     return StatusLines(LINE_EVERY_S, every_step=False)
+
+
+def description_column() -> Any:
+    """The column of a task's description, which may name a file: shown as text, never read as
+    rich markup (a path holding "[/b]" raised MarkupError, exit 4), control characters escaped."""
+    from rich.progress import TextColumn
+    from rich.text import Text
+
+    class Description(TextColumn):
+        def render(self, task: Any) -> Text:
+            return Text(shown(task.description), style=self.style, justify=self.justify)
+
+    return Description("{task.description}", markup=False)
 
 
 def _live_display(*columns: Any) -> Any:
@@ -172,11 +187,11 @@ class AnalysisProgress:
 
     @staticmethod
     def _reading_display() -> Any:
-        from rich.progress import BarColumn, DownloadColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, DownloadColumn, SpinnerColumn, TimeElapsedColumn
 
         return _live_display(
             SpinnerColumn(),
-            TextColumn("{task.description}"),
+            description_column(),
             BarColumn(),
             DownloadColumn(),
             TimeElapsedColumn(),
@@ -208,13 +223,11 @@ class AnalysisProgress:
             self._lines.say(f"{self._doing}, {self._elapsed()}", step=True)
             self._heartbeat = _Heartbeat(self._lines, lambda: f"still {self._doing}, {self._elapsed()}")
         if self._display is not None:
-            from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import SpinnerColumn, TimeElapsedColumn
 
             # A display of its own: the analysis has no byte count, only the time it takes.
             self._display.stop()
-            self._display = _live_display(
-                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()
-            )
+            self._display = _live_display(SpinnerColumn(), description_column(), TimeElapsedColumn())
             self._display.add_task(self._doing, total=None)
 
     def _elapsed(self) -> str:
@@ -251,7 +264,7 @@ class SampleProgress:
             self._lines = status_lines()
 
     def _sampling_display(self) -> Any:
-        from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn
         from rich.text import Text
 
         progress = self
@@ -260,9 +273,7 @@ class SampleProgress:
             def render(self, task: Any) -> Text:
                 return Text(progress.next_in())
 
-        return _live_display(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), NextSample()
-        )
+        return _live_display(description_column(), BarColumn(), MofNCompleteColumn(), NextSample())
 
     def next_in(self) -> str:
         if self._next_at is None:

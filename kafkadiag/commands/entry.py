@@ -9,13 +9,14 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO, cast
 
 import click
 
 from kafkadiag.console import report_error
 from kafkadiag.errors import KafkadiagError, OutputUnwritableError
 from kafkadiag.exitcodes import ExitCode
+from kafkadiag.report.safe_text import ControlEscapingStream, printable
 
 
 class Terminated(BaseException):
@@ -41,7 +42,8 @@ def run(command: click.Command, argv: list[str] | None = None, prog_name: str = 
         click.echo("kafkadiag: stopped by SIGTERM before it finished; no report file was left.", err=True)
         return int(ExitCode.TERMINATED)
     except click.ClickException as error:
-        error.show()
+        # Its message quotes the value given (a glob's file name, an environment variable).
+        error.show(file=cast(TextIO, ControlEscapingStream(sys.stderr)))
         return int(ExitCode.USAGE)
     except KafkadiagError as error:
         report_error(error)
@@ -68,7 +70,8 @@ def _internal_error() -> int:
     """Called in an `except` block: the traceback, and the code for a bug."""
     import traceback
 
-    traceback.print_exc()
+    # An exception's message may quote the input that raised it (a thread name, a znode's value).
+    sys.stderr.write(printable(traceback.format_exc()))
     click.echo("kafkadiag: internal error (a bug). Please report it with the traceback above.", err=True)
     return int(ExitCode.INTERNAL_ERROR)
 

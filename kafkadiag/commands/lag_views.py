@@ -35,8 +35,13 @@ class _WatchView:
         return self
 
     def show(self, text: str) -> None:
+        """Show one refresh: a report rendered into a buffer (not a report stream), whose outside
+        text (an owner znode's value) is escaped here, where it reaches the terminal."""
         from rich.text import Text
 
+        from kafkadiag.report.safe_text import printable
+
+        text = printable(text)
         if self._live is not None:
             self._live.update(Text(text), refresh=True)
         else:

@@ -8,7 +8,6 @@ is missing (checker lag unreadable, group not found).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 import click
@@ -22,7 +21,7 @@ from kafkadiag.commands.options import (
     reader_may_leave,
 )
 from kafkadiag.commands.targets import zookeeper_security
-from kafkadiag.console import report_error
+from kafkadiag.console import report_error, say
 from kafkadiag.errors import InputUnreadableError, UsageError
 from kafkadiag.exitcodes import ExitCode
 
@@ -65,7 +64,7 @@ def run_maxlag(options: MaxLagOptions, output_format: str, output: str | None) -
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
     run = maxlag(options)
     for note in run.notes:
-        print(f"kafkadiag: note: {note}", file=sys.stderr)
+        say(f"kafkadiag: note: {note}")
     for problem in run.problems:
         report_error(problem)
     with report_stream(output, output_format) as stream:

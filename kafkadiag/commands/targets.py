@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kafkadiag.console import say
+
 if TYPE_CHECKING:  # imported when used: `kafkadiag dump parse` starts without the clients
     from kafkadiag.collect.gather import LagTarget
 
@@ -35,6 +37,6 @@ def lag_target(
         bootstrap_server, zookeeper, command_config, groups, all_groups, topics, timeout, zookeeper_security()
     )
     for note in notes:
-        click.echo(f"kafkadiag: note: {note}", err=True)
+        say(f"kafkadiag: note: {note}")
     target.validate()
     return target

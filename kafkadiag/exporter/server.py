@@ -11,6 +11,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
 
+from kafkadiag.console import say
 from kafkadiag.errors import KafkadiagError, UsageError
 from kafkadiag.exporter.scrapes import Scrapes
 from kafkadiag.report.prometheus_text import CONTENT_TYPE
@@ -47,7 +48,7 @@ def _handler_for(scrapes: Scrapes) -> type[BaseHTTPRequestHandler]:
                 body = scrapes.exposition()
             except KafkadiagError as error:
                 # Prometheus records the failed scrape as up 0; the reason goes to the log.
-                print(f"kafkadiag: scrape failed: {error.message}", file=sys.stderr)
+                say(f"kafkadiag: scrape failed: {error.message}")
                 self._send(503, "text/plain; charset=utf-8", f"{error.message}\n".encode())
                 return
             self._send(200, CONTENT_TYPE, body)

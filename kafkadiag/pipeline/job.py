@@ -15,13 +15,13 @@ from __future__ import annotations
 import heapq
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafkadiag.console import say
 from kafkadiag.errors import OutputUnwritableError, UsageError
 from kafkadiag.pipeline import lag_sql, outputs, stuck
 from kafkadiag.pipeline.progress import SparkProgress
@@ -156,7 +156,7 @@ def _show_spark_log(log_path: Path) -> None:
     except OSError:
         return
     for line in lines[-FAILED_LOG_LINES:]:
-        print(f"spark: {line}", file=sys.stderr)
+        say(f"spark: {line}")
 
 
 def _move_into_place(staging: Path, target: Path) -> None:

@@ -9,7 +9,13 @@ import time
 from types import TracebackType
 from typing import Any
 
-from kafkadiag.progress import StatusLines, progress_mode, status_lines, stderr_is_terminal
+from kafkadiag.progress import (
+    StatusLines,
+    description_column,
+    progress_mode,
+    status_lines,
+    stderr_is_terminal,
+)
 
 
 class SparkProgress:
@@ -40,12 +46,12 @@ class SparkProgress:
 
     @staticmethod
     def _live_bar() -> Any:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
         from kafkadiag.console import stderr_console
 
         bar = Progress(
-            TextColumn("{task.description}"),
+            description_column(),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),

@@ -1,7 +1,8 @@
 """Text from outside (thread names, command lines, znode data) made safe for a terminal: control
-characters (ESC and OSC sequences could retitle or clear the terminal, C1 controls, NUL) are shown
-as escapes instead of being sent. A lone surrogate (JSON's `"\\ud800"`, a file name that is not
-UTF-8) cannot be encoded at all: it is shown as its escape too, rather than stopping the report."""
+characters (ESC and OSC sequences could retitle or clear the terminal, C1 controls, NUL) and the
+bidirectional controls (U+202E shows what follows it reversed, CVE-2021-42574) are shown as escapes
+instead of being sent. A lone surrogate (JSON's `"\\ud800"`, a file name that is not UTF-8)
+cannot be encoded at all: it is shown as its escape too, rather than stopping the report."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import re
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# The bidirectional controls: the embeddings and overrides, the isolates and the marks.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}\\ud800-\\udfff]")
 
 
 def printable(text: str) -> str:
     """`text` with every control character but tab and newline as a visible \\xNN escape, and
-    every lone surrogate as \\udNNN."""
+    every bidirectional control and lone surrogate as \\uNNNN."""
     return _CONTROL.sub(_escape, text)
 
 
@@ -25,13 +28,15 @@ def _escape(match: re.Match[str]) -> str:
 
 # json.dumps escapes the C0 controls (\u001b) but, writing UTF-8 (ensure_ascii=False), leaves DEL
 # and the C1 controls raw; as \xNN they would make the document invalid JSON.
-# A lone surrogate gets JSON's own escape: the same string to a JSON reader, and encodable.
-_JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
+# A bidirectional control or a lone surrogate gets JSON's own escape: the same string to a JSON
+# reader, not acted on by a terminal that shows the document, and encodable.
+_JSON_RAW_CONTROL = re.compile(f"[\\x7f-\\x9f{_BIDI}\\ud800-\\udfff]")
 
 
 def json_printable(text: str) -> str:
-    """JSON text with DEL, the C1 controls and lone surrogates as \\uNNNN escapes: the same
-    string to a JSON reader, nothing a terminal acts on, nothing UTF-8 cannot encode."""
+    """JSON text with DEL, the C1 controls, the bidirectional controls and lone surrogates as
+    \\uNNNN escapes: the same string to a JSON reader, nothing a terminal acts on, nothing UTF-8
+    cannot encode."""
     if text.isascii() and "\x7f" not in text:
         return text  # the usual case, told without scanning the text character by character
     return _JSON_RAW_CONTROL.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)

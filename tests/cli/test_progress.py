@@ -208,3 +208,35 @@ def test_stdin_is_named_and_an_empty_input_is_not_analysed(dump_log: Path) -> No
     empty = subprocess.run(command, input="", capture_output=True, text=True, env=env)
     assert empty.returncode == ExitCode.INPUT_UNREADABLE, empty.stderr
     assert "analysing" not in empty.stderr and "<stdin> is empty" in empty.stderr, empty.stderr
+
+
+def _dump_under_a_hostile_path(captured: Path, tmp_path: Path) -> Path:
+    """A real dump under a path holding rich markup ("[/b]", a closing tag nothing opened) and a
+    terminal's set-title sequence."""
+    directory = tmp_path / "a[" / "b]\x1b]0;pwned\x07"
+    directory.mkdir(parents=True)
+    path = directory / "jstack.txt"
+    path.write_bytes((captured / "deadlock" / "jstack-l.txt").read_bytes())
+    return path
+
+
+def test_a_path_with_markup_and_escapes_is_shown_as_text_on_a_terminal(
+    captured: Path, tmp_path: Path
+) -> None:
+    # GIVEN the dump under the hostile path WHEN analysed with the live display on a terminal
+    path = _dump_under_a_hostile_path(captured, tmp_path)
+    code, stdout, terminal = with_stderr_on_a_terminal("dump", "analyze", str(path), progress="always")
+    # THEN the analysis is reported (the path was a MarkupError, exit 4) and the terminal never
+    # receives the path's sequence itself
+    assert code == ExitCode.FINDINGS, terminal
+    assert "Traceback" not in terminal and "\x1b]0;pwned" not in terminal, terminal
+    assert "\x1b]0;pwned" not in stdout and "\\x1b]0;pwned" in stdout, stdout
+
+
+def test_a_path_with_escapes_is_shown_escaped_in_progress_lines(captured: Path, tmp_path: Path) -> None:
+    path = _dump_under_a_hostile_path(captured, tmp_path)
+    shown = kafkadiag("dump", "analyze", str(path), progress="always")
+    assert shown.returncode == ExitCode.FINDINGS, shown.stderr
+    escaped = str(path).replace("\x1b", "\\x1b").replace("\x07", "\\x07")
+    assert f"kafkadiag: reading {escaped}: " in shown.stderr, shown.stderr
+    assert "\x1b" not in shown.stderr and "\x07" not in shown.stderr, shown.stderr
