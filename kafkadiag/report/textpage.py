@@ -10,6 +10,8 @@ codes reach the terminal as codes.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -177,7 +179,7 @@ def _shown_width() -> int:
 def _console(file: Any, width: int, colour: bool) -> Console:
     from rich.console import Console
 
-    return Console(
+    console = Console(
         file=file,
         width=width,
         markup=False,
@@ -188,3 +190,11 @@ def _console(file: Any, width: int, colour: bool) -> Console:
         no_color=not colour,
         soft_wrap=False,
     )
+    # rich ends the process with exit 1 when a reader leaves (`| head -1`); passed on instead,
+    # the report stream ends the report and the command keeps its own exit code (output.py).
+    console.on_broken_pipe = _reader_left  # type: ignore[method-assign]
+    return console
+
+
+def _reader_left() -> None:
+    raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))

@@ -216,3 +216,16 @@ def test_batch_fits_the_width(width: int, tmp_path: Path) -> None:
     assert code == ExitCode.FINDINGS, out + err
     assert_fits(out, width, (f"{out_dir}/",))
     assert " findings (worst: error)" in " ".join(out.split()) and not SGR.search(out), out
+
+
+def test_a_report_laid_out_by_rich_keeps_its_exit_code_when_its_reader_leaves() -> None:
+    # GIVEN `kafkadiag explain KD201 | head -1`, the reader gone before the text is written:
+    # rich's own handling of the broken pipe ended the process with exit 1, as if a finding
+    reader, writer = os.pipe()
+    os.close(reader)
+    process = subprocess.run([sys.executable, "-m", "kafkadiag", "explain", "KD201"], stdout=writer,
+                             stderr=subprocess.PIPE, timeout=60)  # fmt: skip
+    os.close(writer)
+    # THEN the command ends as it would have, quietly
+    assert process.returncode == ExitCode.OK, process.stderr.decode()
+    assert process.stderr == b""
