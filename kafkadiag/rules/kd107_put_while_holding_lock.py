@@ -215,7 +215,11 @@ the putter), and never block putting into a queue whose consumer may have stoppe
         if named:
             candidates.append(f"Named after its consumer id: {self._described(context, named)}.")
         if not candidates:
-            candidates.append(f"No thread of the dump takes from a queue of class {simple_class}.")
+            # KAFKA-1305's four quoted threads: "no thread of the dump" is no thread of the excerpt.
+            candidates.append(
+                f"No thread of the dump takes from a queue of class {simple_class}."
+                + untaken.excerpt_note(context)
+            )
         return candidates
 
     @staticmethod

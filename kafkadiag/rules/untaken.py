@@ -67,7 +67,7 @@ def finding(rule: Rule[AnalysisContext], context: AnalysisContext, put: queues.B
         f"from a queue of class {simple_class}{runs_in}: nothing the dump shows will make room in that "
         "queue. If its consumer has stopped (exited, or waits for this thread), the put never returns."
         + _held_note(context, putter, evidence)
-        + _excerpt_note(context)
+        + excerpt_note(context)
     )
     return rule.finding(
         message,
@@ -96,7 +96,7 @@ def _held_note(context: AnalysisContext, putter: Thread, evidence: list[Evidence
     return f" It holds {locks}, which no thread of this dump waits for yet: the next one that needs it will."
 
 
-def _excerpt_note(context: AnalysisContext) -> str:
+def excerpt_note(context: AnalysisContext) -> str:
     if context.dump.banner is not None:
         return ""
     return (

@@ -151,3 +151,21 @@ def test_a_vertx_loop_whose_stack_is_cut_is_still_known_by_its_name() -> None:
     # THEN it is named by the name Vert.x gives its loops, the cut stack said
     assert finding.threads == ("vert.x-eventloop-thread-1",)
     assert "the stack is cut before the loop's frames" in finding.message
+
+
+def test_no_taker_in_an_excerpt_is_told_as_an_excerpts_absence() -> None:
+    # GIVEN KAFKA-1305's four quoted threads: the scheduler parked in LinkedBlockingQueue.put with
+    # the controller lock held, two threads waiting for the lock, no thread taking from the queue
+    (finding,) = findings_of(WILD / "kafka-1305-controller-shutdown-hang.txt", "KD107")
+    # THEN the finding says the queue's consumer may be a thread the excerpt left out
+    assert "No thread of the dump takes from a queue of class LinkedBlockingQueue." in finding.message
+    assert "The input is an excerpt (no 'Full thread dump' banner)" in finding.message
+
+
+def test_no_taker_in_a_full_dump_needs_no_excerpt_note() -> None:
+    # GIVEN a full jstack -l dump whose snapshot-writer puts into a deque that no thread takes from
+    findings = findings_of(CAPTURED / "put-under-lock" / "jstack-l.txt", "KD107")
+    (writer,) = [finding for finding in findings if finding.threads[0] == "snapshot-writer"]
+    # THEN the absence is the dump's, and no excerpt is spoken of
+    assert "No thread of the dump takes from a queue of class LinkedBlockingDeque." in writer.message
+    assert "excerpt" not in writer.message
