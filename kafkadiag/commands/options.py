@@ -95,7 +95,10 @@ def bundles_expanded(files: tuple[str, ...]) -> tuple[str, ...]:
         raise InputUnreadableError(
             f"no dump file could be read from {', '.join(files)}",
             help_text="The bundle's manifest names no file inside its directory (see the warnings "
-            "above); capture again with `kafkadiag capture --pid PID --out DIR`.",
+            "above); capture again with `kafkadiag capture --pid PID --out DIR`."
+            if refused  # else no warning was given: the directories hold no file of their own
+            else "A directory is read as one capture bundle: the files in it, not in its "
+            "subdirectories. Name the dump files themselves, or give `kafkadiag batch` the tree.",
         )
     return expanded
 

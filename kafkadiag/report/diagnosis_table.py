@@ -68,8 +68,11 @@ def _within(threads: tuple[str, ...], told: set[str]) -> bool:
 def _story(diagnosis: Diagnosis) -> list[str]:
     """The narrative's paragraphs, each once (two dumps of one stall tell the same story)."""
     seen: list[str] = []
+    told: set[str] = set()  # a set: 100,000 empty files are as many paragraphs, each looked up
     for paragraph in diagnosis.narrative:
-        if " ".join(paragraph.split()) not in (" ".join(told.split()) for told in seen):
+        words = " ".join(paragraph.split())
+        if words not in told:
+            told.add(words)
             seen.append(paragraph)
     return seen
 
@@ -111,10 +114,11 @@ def _lead_finding(diagnosis: Diagnosis) -> Finding | None:
 
 def _render_sources(page: Page, diagnosis: Diagnosis) -> None:
     page.heading("Sources")
+    narrative = set(diagnosis.narrative)
     for status in diagnosis.sources:
         state = page.styled("read", "green") if status.ok else page.styled("NOT READ")
         # A source not read is told in the story above with its cause: named here, not retold.
-        told = f"Not read: {status.target}: {status.detail}." in diagnosis.narrative
+        told = f"Not read: {status.target}: {status.detail}." in narrative
         detail = " (the cause is above)" if told else f": {status.detail}"
         page.paragraph(f"{status.target}{detail}", indent=2, lead=page.joined(f"{status.kind}:", state))
         if not status.ok and status.help_text:

@@ -52,3 +52,11 @@ def test_a_directory_with_no_dump_in_it_is_a_clear_error(tmp_path: Path) -> None
     code, _, err = run(["dump", "analyze", str(tmp_path)])
     assert code == ExitCode.INPUT_UNREADABLE, err
     assert f"no dump file could be read from {tmp_path}" in err, err
+
+
+def test_a_directory_of_subdirectories_says_they_are_not_searched(tmp_path: Path) -> None:
+    # The help spoke of a manifest and of warnings above, when there was neither.
+    (tmp_path / "only-a-subdirectory").mkdir()
+    code, _, err = run(["dump", "analyze", str(tmp_path)])
+    assert code == ExitCode.INPUT_UNREADABLE, err
+    assert "not in its subdirectories" in err and "warnings above" not in err, err
