@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from kafkadiag.errors import InputUnreadableError, UsageError
 
@@ -129,6 +129,20 @@ def _from_env(name: str, parse: Any, default: int) -> int:
             f"{name}: {error}", help_text=f"Unset {name} or set it to a size such as 2GiB."
         ) from None
     return value
+
+
+def open_input(path: str) -> BinaryIO:
+    """`path` opened for reading without waiting for a writer: open() of a FIFO that nobody has
+    opened for writing waits forever (a stray FIFO in a bundle, a record directory, a glob).
+    Opened non-blocking, such a FIFO reads as empty at once; one with a writer (`<(jstack PID)`)
+    is read as before. OSError as open() raises it."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 class InputTooLargeError(InputUnreadableError):

@@ -12,6 +12,7 @@ from kafkadiag.collect.errors import SnapshotReadError
 from kafkadiag.collect.lagrecord_read import read_records
 from kafkadiag.errors import InputUnreadableError
 from kafkadiag.lag.snapshot import Snapshot, to_json
+from kafkadiag.readlimits import open_input
 
 if TYPE_CHECKING:
     from kafkadiag.collect.retention import Keep
@@ -47,7 +48,7 @@ def read_recorded(record_dir: str) -> tuple[list[Snapshot], list[str]]:
     """Snapshots recorded in record_dir (oldest first) and problems with lines that were skipped."""
     path = os.path.join(record_dir, RECORD_FILE) if os.path.isdir(record_dir) else record_dir
     try:
-        with open(path, "rb") as handle:
+        with open_input(path) as handle:
             snapshots, problems = read_records(path, handle)
     except OSError as error:
         raise SnapshotReadError(f"cannot read {path}: {error.strerror or error}") from None

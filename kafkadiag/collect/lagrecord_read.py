@@ -10,7 +10,7 @@ skipped with a note naming file:line and what is wrong, never a traceback.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from kafkadiag import boundedjson
 from kafkadiag.lag.snapshot import Snapshot, from_json
@@ -67,10 +67,9 @@ def read_records(path: str, handle: BinaryIO) -> tuple[list[Snapshot], list[str]
     watch = MemoryWatch(path, limits.max_memory_bytes)
     snapshots: list[Snapshot] = []
     problems: list[str] = []
-    for number, line in read_lines(handle, limit):
+    counted = _Counted(handle, path, limits.max_input_bytes)
+    for number, line in read_lines(cast(BinaryIO, counted), limit):
         watch.check()
-        if handle.tell() > limits.max_input_bytes:
-            raise _record_too_large(path, limits.max_input_bytes)
         if line is None:
             problems.append(
                 f"{path}:{number}: skipped, not a recorded snapshot: a line longer than "
@@ -85,6 +84,25 @@ def read_records(path: str, handle: BinaryIO) -> tuple[list[Snapshot], list[str]
         except ValueError as error:
             problems.append(f"{path}:{number}: skipped, not a recorded snapshot: {error}")
     return snapshots, problems
+
+
+class _Counted:
+    """The record's bytes counted as they are read, past `max_bytes` an InputTooLargeError, also
+    while a long line is skipped. Counted, not asked of the file (tell()): read through a link to
+    /dev/zero, the position stays 0 and the line never ends."""
+
+    def __init__(self, handle: BinaryIO, path: str, max_bytes: int) -> None:
+        self._handle = handle
+        self._path = path
+        self._max_bytes = max_bytes
+        self._read = 0
+
+    def readline(self, size: int = -1) -> bytes:
+        line = self._handle.readline(size)
+        self._read += len(line)
+        if self._read > self._max_bytes:
+            raise _record_too_large(self._path, self._max_bytes)
+        return line
 
 
 def _record_too_large(path: str, max_bytes: int) -> InputTooLargeError:

@@ -32,6 +32,7 @@ from kafkadiag.readlimits import (
     MemoryWatch,
     ReadLimits,
     format_size,
+    open_input,
 )
 
 # Longer lines are cut (kafkadiag.readlimits says why 1 MiB; --max-line-length raises it). A line
@@ -81,7 +82,7 @@ def open_binary(path: str) -> io.BufferedIOBase:
     try:
         if os.path.isdir(path):
             raise InputUnreadableError(f"{path} is a directory, not a dump file")
-        return open(path, "rb")  # noqa: SIM115 - closed by iter_lines
+        return open_input(path)  # type: ignore[return-value]  # closed by iter_lines
     except FileNotFoundError:
         raise InputUnreadableError(f"{path}: no such file") from None
     except PermissionError:

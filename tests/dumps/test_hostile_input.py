@@ -133,17 +133,15 @@ def test_missing_file_and_directory_are_input_errors(tmp_path: Path) -> None:
 
 def test_permission_denied_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Tests run as root in CI, where chmod cannot deny a read; the OS error is injected instead.
-    import builtins
+    real_open = os.open
 
-    real_open = builtins.open
-
-    def denying_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+    def denying_open(file, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
         if str(file).endswith("secret.txt"):
             raise PermissionError(13, "Permission denied", str(file))
-        return real_open(file, mode, *args, **kwargs)
+        return real_open(file, flags, *args, **kwargs)
 
     (tmp_path / "secret.txt").write_text("x")
-    monkeypatch.setattr(builtins, "open", denying_open)
+    monkeypatch.setattr(os, "open", denying_open)
     with pytest.raises(InputUnreadableError, match="permission denied") as caught:
         list(read_dumps(str(tmp_path / "secret.txt")))
     assert "user that can read" in caught.value.help_text
@@ -230,3 +228,26 @@ def test_100000_thread_dump_parses_completely(tmp_path: Path, corpus: Path) -> N
     assert dump.threads[99_999].name.startswith("t99999-")
     assert not dump.truncated
     assert time.monotonic() - started < 120
+
+
+def test_a_fifo_nobody_writes_into_is_empty_not_waited_for(tmp_path: Path) -> None:
+    # GIVEN a FIFO among the dumps (a glob over a directory with one), no writer ever coming
+    fifo = tmp_path / "jstack.txt"
+    os.mkfifo(fifo)
+    # WHEN read THEN it is an empty input at once (open() waited for a writer forever)
+    process = subprocess.run([sys.executable, "-m", "kafkadiag", "dump", "analyze", str(fifo)],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert process.returncode == 3 and f"{fifo} is empty" in process.stderr, process.stderr
+
+
+def test_a_pipe_with_a_writer_is_still_read(tmp_path: Path, corpus: Path) -> None:
+    # `kafkadiag dump analyze <(ssh host jstack PID)`: the shell's pipe, its writer there
+    reader, writer = os.pipe()
+    feeder = subprocess.Popen(["cat", str(corpus / REAL_DUMP)], stdout=writer)
+    os.close(writer)
+    process = subprocess.run([sys.executable, "-m", "kafkadiag", "dump", "parse", f"/dev/fd/{reader}"],
+                             capture_output=True, text=True, timeout=60, pass_fds=(reader,))  # fmt: skip
+    os.close(reader)
+    feeder.wait(timeout=60)
+    assert process.returncode == 0, process.stderr
+    assert "deadlock" in process.stdout.lower(), process.stdout[:2000]

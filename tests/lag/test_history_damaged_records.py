@@ -4,6 +4,10 @@ naming file:line and what is wrong, and a record with nothing usable left exits 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +102,25 @@ def test_a_record_past_the_input_bound_is_refused_naming_the_option(tmp_path: Pa
     assert code == 3, err
     assert "--max-input-size" in err
     assert "Traceback" not in err
+
+
+def test_a_record_that_never_ends_is_refused_at_the_input_bound(tmp_path: Path) -> None:
+    # GIVEN a record that is a link to /dev/zero: one line without end, whose position stays 0
+    (tmp_path / RECORD_FILE).symlink_to("/dev/zero")
+    # WHEN read with a bound of 64 MiB THEN it is refused at the bound (it was read forever)
+    started = time.monotonic()
+    process = subprocess.run(
+        [sys.executable, "-m", "kafkadiag", "lag", "history", str(tmp_path), "--max-input-size", "64MiB"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    err = process.stderr
+    assert process.returncode == 3, err
+    assert "a lag record of more than 64 MiB" in err and "--max-input-size" in err, err
+    assert time.monotonic() - started < 30
+
+
+def test_a_record_that_is_a_fifo_nobody_writes_into_is_empty_not_waited_for(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / RECORD_FILE)
+    process = subprocess.run([sys.executable, "-m", "kafkadiag", "lag", "history", str(tmp_path)],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert process.returncode == 3 and "no usable recorded snapshot" in process.stderr, process.stderr
