@@ -44,7 +44,7 @@ batch, knowing it also delays the detection of a dead consumer.
             evidence = poll_threads.evidence(thread, wait_index, workers)
             busy = f" Busy workers: {newconsumer.describe_workers(workers)}." if workers else ""
             yield self.finding(
-                f"Poll thread {thread.name} waits in {waited} instead of calling poll().{busy}",
+                f"{poll_threads.named(thread)} waits in {waited} instead of calling poll().{busy}",
                 [thread.name, *(worker.name for worker in workers)],
                 evidence,
                 severity=Severity.ERROR if workers else Severity.WARNING,

@@ -234,6 +234,17 @@ class PollThreads:
     def is_poll_thread(self, thread: Thread) -> bool:
         return looks_like_poll_thread(thread, self.polled)
 
+    def named(self, thread: Thread) -> str:
+        """ "Poll thread <name>", or, when no dump shows it in KafkaConsumer.poll, what it was told
+        by (SPARK-10125's pool-1-thread-1-ScalaTest-running-StreamingListenerSuite, a test thread
+        with no Kafka frame, was a poll thread by the "Listener" in its name alone)."""
+        if thread.identity in self.polled or stacks.has_frame(thread, *KAFKA_CONSUMER_POLL, suffix=True):
+            return f"Poll thread {thread.name}"
+        by = "its name" if POLL_THREAD_NAME.search(thread.name) else "its own code's method names"
+        return (
+            f"{thread.name}, a consumer's poll thread by {by} (no dump read shows it in KafkaConsumer.poll),"
+        )
+
     def _candidates(self) -> list[Thread]:
         # Computed once per dump, and only when a poll thread is found.
         return self.context.cached(

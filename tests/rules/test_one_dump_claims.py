@@ -169,3 +169,14 @@ def test_no_taker_in_a_full_dump_needs_no_excerpt_note() -> None:
     # THEN the absence is the dump's, and no excerpt is spoken of
     assert "No thread of the dump takes from a queue of class LinkedBlockingDeque." in writer.message
     assert "excerpt" not in writer.message
+
+
+def test_a_thread_taken_for_a_poll_thread_by_its_name_alone_is_told_so() -> None:
+    # GIVEN SPARK-10125: a ScalaTest thread (its name ends in StreamingListenerSuite) joins the
+    # JobGenerator thread; no frame of either is Kafka's
+    (finding,) = findings_of(WILD / "spark-10125-jobgenerator-stop-deadlock.txt", "KD301")
+    # THEN KD301 says it is a poll thread by its name only, which the reader can weigh
+    assert finding.message.startswith(
+        "pool-1-thread-1-ScalaTest-running-StreamingListenerSuite, a consumer's poll thread by its "
+        "name (no dump read shows it in KafkaConsumer.poll), waits in Thread.join"
+    )
