@@ -9,7 +9,7 @@ from kafkadiag.rules.base import Evidence, Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
 REMEDY = """
-Find the stream thread that stopped draining its queue (KD203) and fix what it is stuck in. To stop
+Find the stream thread that is not draining its queue (KD203) and fix what holds it up. To stop
 one slow topic from starving the others: give each topic its own connector
 (Consumer.createJavaConsumerConnector per topic, so each gets its own fetchers), hand records to a
 worker pool instead of processing them on the stream thread, and keep queued.max.message.chunks
@@ -61,8 +61,9 @@ for).
                 who = f" (group {fetcher.group}, broker {fetcher.broker_id})"
             yield self.finding(
                 f"{thread.name}{who} is parked in {thread.frames[fetcher.put_index].function} under "
-                f"{thread.frames[fetcher.enqueue_index].function}: a stream queue is full and its "
-                f"stream thread is not taking from it. {lock_note}",
+                # No thread may be the stream's at all (KAFKA-914: none among the threads quoted).
+                f"{thread.frames[fetcher.enqueue_index].function}: a stream queue is full and no "
+                f"thread is taking from it at this moment (KD203 looks for its stream thread). {lock_note}",
                 [thread.name],
                 evidence,
                 story=(

@@ -180,3 +180,11 @@ def test_a_thread_taken_for_a_poll_thread_by_its_name_alone_is_told_so() -> None
         "pool-1-thread-1-ScalaTest-running-StreamingListenerSuite, a consumer's poll thread by its "
         "name (no dump read shows it in KafkaConsumer.poll), waits in Thread.join"
     )
+
+
+def test_a_blocked_fetcher_does_not_presume_a_stream_thread_the_input_lacks() -> None:
+    # GIVEN KAFKA-914's excerpt: the fetcher parked in put, no stream thread among the threads quoted
+    (finding,) = findings_of(WILD / "kafka-914-rebalance-fetcher-full-queue.txt", "KD201")
+    # THEN the queue is full and nothing takes from it now; whose thread that is, KD203 tells
+    assert "its stream thread is not taking" not in finding.message
+    assert "a stream queue is full and no thread is taking from it at this moment" in finding.message
