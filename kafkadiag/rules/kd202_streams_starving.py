@@ -20,7 +20,7 @@ class StreamsStarving(Rule[AnalysisContext]):
     requires = frozenset({Requirement.JAVA})
     explanation = """
 These stream threads wait in ConsumerIterator.makeNext (LinkedBlockingQueue.take) for chunks that
-will not come: the fetcher that feeds them is blocked on another stream's full queue (KD201).
+do not come while the fetcher that feeds them is blocked on another stream's full queue (KD201).
 Their topics fall behind although nothing is wrong with them. A stream idle in take is normal
 when there is simply no data; this rule only speaks when a fetcher is blocked.
 """
