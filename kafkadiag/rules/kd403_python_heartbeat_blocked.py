@@ -6,10 +6,15 @@ Two shapes, one per kafka-python line:
   synchronous rebalance listener inline on that thread
   (ConsumerCoordinator._invoke_rebalance_listener_async): captured from kafka-python 3.0.12
   against Apache Kafka 4.1.1 (fixtures/captured/py-heartbeat-blocked).
-- 2.x sends heartbeats from its own thread ("<group>-heartbeat", HeartbeatThread._run_once in
-  kafka/coordinator/base.py), which takes the coordinator's lock (`with self.coordinator._lock`)
-  that the poll thread holds while a listener runs (read from kafka-python 2.2.15's source; no
-  capture of 2.x is in fixtures/).
+- 2.0 sends heartbeats from its own thread ("<group>-heartbeat", HeartbeatThread._run_once in
+  kafka/coordinator/base.py), which takes the client's and the coordinator's locks that the poll
+  thread holds through ensure_active_group, the listener included: captured from kafka-python
+  2.0.2 against Apache Kafka 4.1.1 (fixtures/captured/py-heartbeat-blocked-kafka-python-2.0).
+  From 2.1 on, ensure_active_group takes neither lock, and heartbeats go on while a listener runs
+  (until max.poll.interval.ms, when the heartbeat thread leaves the group).
+A 2.0 heartbeat thread back from its timed wait between heartbeats may instead wait to retake
+the coordinator's lock inside Condition.wait: a dump shows that as the wait itself, which this
+rule cannot tell from an idle heartbeat thread and does not report.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from kafkadiag.rules import python
 from kafkadiag.rules.base import Finding, Requirement, Rule, Severity
 from kafkadiag.rules.context import AnalysisContext
 
-# kafka-python 2.x names it "<group>-heartbeat" (HeartbeatThread, kafka/coordinator/base.py of 2.2.15);
+# kafka-python 2.x names it "<group>-heartbeat" (HeartbeatThread, kafka/coordinator/base.py);
 # Java's client "kafka-coordinator-heartbeat-thread | <group>".
 HEARTBEAT_NAME = re.compile(r"^(?:kafka-coordinator-heartbeat-thread(?: \| .+)?|.+-heartbeat)$")
 HEARTBEAT_CODE = ("HeartbeatThread.run", "HeartbeatThread._run_once")
@@ -60,11 +65,12 @@ thread ("kafka-io-<client_id>") and calls a synchronous rebalance listener (on_p
 on_partitions_assigned, on_partitions_lost) inline on that thread: while the listener runs, no
 heartbeat is sent, and poll() waits for the thread. A dump showing the I/O thread inside the
 listener, waiting, is a rebalance held up by application code; if it stays there past
-session.timeout.ms the group coordinator evicts the member. kafka-python 2.x sends heartbeats from
-a background thread that takes the coordinator's lock for each one, while the poll thread holds
-that lock during the listener: a heartbeat thread stuck acquiring the lock, not waiting between
-heartbeats, means the lock's holder is stuck. py-spy names no lock owners; the holder is the
-thread inside the client's poll with a callback above it.
+session.timeout.ms the group coordinator evicts the member. kafka-python 2.0 sends heartbeats from
+a background thread that takes the client's and the coordinator's locks for each one, while the
+poll thread holds them through a rebalance, its listener included: a heartbeat thread stuck
+acquiring them, not waiting between heartbeats, means their holder is stuck. py-spy names no lock
+owners; the holder is the thread inside the client's poll with a callback above it. (From 2.1 on
+the poll thread holds neither lock during the listener.)
 """
     remedy = """
 Keep rebalance listeners fast; do slow work (flushing state, committing elsewhere) outside them,
