@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -20,6 +21,7 @@ from kafkadiag.collect.jmx.errors import HttpMetricsUnreachableError, MetricsSou
 
 # An exporter page of a busy JVM is a few MB; anything far larger is not what kafkadiag expects.
 MAX_BYTES = 64 * 1024 * 1024
+_CHUNK = 1024 * 1024
 
 
 # The user info of a URL: what follows "scheme://" up to the last "@" before the host.
@@ -58,6 +60,25 @@ class _SameOriginAuthRedirects(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_SameOriginAuthRedirects)
 
 
+def _body(response: Any, deadline: float, timeout_s: float, describe: str) -> bytes:
+    """At most MAX_BYTES + 1 of the answer, all of it within `timeout_s` of the request. The
+    socket's timeout bounds each read only: an agent sending a byte every second kept kafkadiag
+    reading for as long as it cared to."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_BYTES:
+        if time.monotonic() > deadline:
+            raise HttpMetricsUnreachableError(
+                f"{describe}: the answer was still arriving after {timeout_s:g} s (--timeout)"
+            )
+        chunk = response.read1(min(_CHUNK, MAX_BYTES + 1 - size))  # what one read brings
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def http_get(
     url: str, timeout_s: float, describe: str, user_env: str, password_env: str
 ) -> tuple[int, bytes]:
@@ -73,11 +94,12 @@ def http_get(
     if credentials is not None:
         token = base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
         request.add_header("Authorization", f"Basic {token}")
+    deadline = time.monotonic() + timeout_s
     try:
         with _OPENER.open(request, timeout=timeout_s) as response:
-            return int(response.status), response.read(MAX_BYTES + 1)
+            return int(response.status), _body(response, deadline, timeout_s, describe)
     except urllib.error.HTTPError as error:
-        body = error.read(MAX_BYTES + 1) if error.fp is not None else b""
+        body = _body(error, deadline, timeout_s, describe) if error.fp is not None else b""
         if error.code in (401, 403):
             raise MetricsSourceError(
                 f"{describe}: HTTP {error.code} {error.reason} for {url}",
