@@ -103,10 +103,12 @@ def _remedy(facts: ClientFacts, full: list[StreamComparison]) -> str:
         f"The fetcher ({', '.join(threads)}) is blocked in put() on that queue, so " if threads else "So "
     )
     return (
-        f"The thread consuming {stream_names} stopped taking from its queue: the application code "
-        "handling its messages is blocked or too slow. Take a thread dump now "
+        f"The thread consuming {stream_names} is not taking from its queue as fast as the fetcher "
+        "fills it: the application code handling its messages is blocked or too slow (one reading "
+        "does not tell which). Take a thread dump now "
         "(`jstack -l PID > dump.txt`, then `kafkadiag dump analyze dump.txt`) and look at the thread "
         "iterating that stream: the frames above ConsumerIterator.next/KafkaStream are where it waits. "
         + blocked
-        + "every stream it serves starves until the stream drains; restart or unblock the handler."
+        + "every stream it serves waits until the stream drains; if the dump shows the handler "
+        "stuck, unblock or restart it."
     )
