@@ -15,6 +15,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kafkadiag.report.safe_text import printable
+
 # Burrow's statuses and kafkadiag's own, worst last; UNKNOWN: no high watermark to judge by.
 STATUS_ORDER = ("UNKNOWN", "OK", "WARN", "STALL", "STOP", "REWIND", "ERR")
 STATUS_COLOURS = {
@@ -50,7 +52,9 @@ class Series:
 
 
 def e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    """`value` as HTML text: markup escaped, and control characters as visible escapes (a report
+    read with `less` or `cat` must not steer the terminal; U+202E must not reverse a name)."""
+    return html.escape(printable(str(value)), quote=True)
 
 
 def lag_chart(series: Sequence[Series], recordings: Sequence[tuple[int, str]]) -> str:

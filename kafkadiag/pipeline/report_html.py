@@ -6,7 +6,6 @@ is HTML-escaped; long paths are shown by their shortest unique ending, in full o
 from __future__ import annotations
 
 import collections
-import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -15,6 +14,7 @@ from kafkadiag.pipeline.report_chart import (
     SUM_COLOUR,
     TOPIC_COLOURS,
     Series,
+    e,
     lag_chart,
     worst_status,
 )
@@ -45,10 +45,6 @@ pre.evidence{background:#f6f6f6;padding:.4em;overflow-x:auto;font-size:.85em;mar
 .swatch{display:inline-block;width:1.4em;height:.8em;margin-right:.3em;vertical-align:middle}
 .swatch.dashed{height:.25em}
 """
-
-
-def e(value: object) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def render(

@@ -98,6 +98,19 @@ def test_text_from_the_inputs_is_escaped() -> None:
     assert "<i>r</i>" not in page and "<b>p</b>" not in page
 
 
+def test_control_characters_from_the_inputs_are_visible_escapes() -> None:
+    # A report.html read with `less` or `cat` printed a thread name's sequences raw to the terminal
+    finding = {
+        "id": "1", "unit": "u", "process": "p\x1b]0;pwned\x07", "host": None, "rule": "KD101",
+        "severity": "error", "title": "t", "message": "m\x1b[2J", "threads": ["deadlock-\u202eA"],
+        "evidence": [{"source": "x/\x1b[31m.txt", "line": 1, "text": "\x9b2J"}], "remedy": "r",
+    }  # fmt: skip
+    summary = {"counts": {}, "rules": {}, "findings_by_severity": {"error": 1}}
+    page = report_html.render(summary, [finding], [], group_rows("g\x1b]0;x\x07", ["OK", "STOP"], [5, 50]))
+    assert not [raw for raw in ("\x1b", "\x07", "\x9b", "\u202e") if raw in page]
+    assert "p\\x1b]0;pwned\\x07" in page and "deadlock-\\u202eA" in page
+
+
 def test_a_single_recording_is_a_dot_and_says_so() -> None:
     start = 1_795_000_000_000
     svg = lag_chart([Series("topic orders", "#000", [(start, 7)])], [(start, "STOP")])
