@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from typing import TYPE_CHECKING
 
 from kafkadiag import boundedjson
@@ -26,10 +27,16 @@ def record_snapshot(record_dir: str, snapshot: Snapshot, keep: Keep | None = Non
     try:
         os.makedirs(record_dir, exist_ok=True)
         line = json.dumps(to_json(snapshot), separators=(",", ":")) + "\n"
-        descriptor = os.open(
-            os.path.join(record_dir, RECORD_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666
-        )
+        # O_NONBLOCK: a FIFO in the record's place is refused, not waited on for a reader forever.
+        path = os.path.join(record_dir, RECORD_FILE)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise _not_a_file(record_dir)
+        descriptor = os.open(path, flags, 0o666)
         try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise _not_a_file(record_dir)
+            os.set_blocking(descriptor, True)
             os.write(descriptor, line.encode("utf-8"))
         finally:
             os.close(descriptor)
@@ -42,6 +49,13 @@ def record_snapshot(record_dir: str, snapshot: Snapshot, keep: Keep | None = Non
             f"cannot record into {record_dir}: {error.strerror or error}",
             help_text="Choose a directory this user can write to for --record.",
         ) from None
+
+
+def _not_a_file(record_dir: str) -> InputUnreadableError:
+    return InputUnreadableError(
+        f"cannot record into {record_dir}: its {RECORD_FILE} is not a regular file",
+        help_text="Remove it, or choose another directory for --record.",
+    )
 
 
 def read_recorded(record_dir: str) -> tuple[list[Snapshot], list[str]]:

@@ -124,3 +124,25 @@ def test_a_record_that_is_a_fifo_nobody_writes_into_is_empty_not_waited_for(tmp_
     process = subprocess.run([sys.executable, "-m", "kafkadiag", "lag", "history", str(tmp_path)],
                              capture_output=True, text=True, timeout=60)  # fmt: skip
     assert process.returncode == 3 and "no usable recorded snapshot" in process.stderr, process.stderr
+
+
+def test_recording_into_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    # GIVEN a FIFO where `lag --record DIR` appends, nobody reading it
+    os.mkfifo(tmp_path / RECORD_FILE)
+    # WHEN a snapshot is recorded (in a process of its own: the open waited for a reader forever)
+    recording = (
+        "import sys\n"
+        "from kafkadiag.collect.lagrecord import record_snapshot\n"
+        "from kafkadiag.errors import InputUnreadableError\n"
+        "from tests.lag.test_history_damaged_records import GOOD\n"
+        "try:\n"
+        "    record_snapshot(sys.argv[1], GOOD)\n"
+        "except InputUnreadableError as error:\n"
+        "    print(error.message)\n"
+    )
+    process = subprocess.run([sys.executable, "-c", recording, str(tmp_path)],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    # THEN it is refused, naming the file
+    assert f"cannot record into {tmp_path}: its {RECORD_FILE} is not a regular file" in process.stdout, (
+        process.stdout + process.stderr
+    )
