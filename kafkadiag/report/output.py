@@ -117,7 +117,8 @@ def _atomically(path: str, output_format: str) -> Iterator[TextIO]:
     except OSError as error:
         raise OutputUnwritableError(
             f"cannot write {path}: {error.strerror or error}",
-            help_text="Choose a directory this user can write to, or leave out --output.",
+            # Not "leave out --output": the path may be --junit-xml's, whose report has no stdout.
+            help_text="Name a file in an existing directory this user can write to.",
         ) from None
     stream = os.fdopen(handle, "w", encoding="utf-8")
     try:

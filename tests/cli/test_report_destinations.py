@@ -179,3 +179,11 @@ def test_sigterm_while_writing_leaves_no_temporary_file(tmp_path: Path) -> None:
     assert process.returncode == ExitCode.TERMINATED, err.decode()
     assert "stopped by SIGTERM" in err.decode()
     assert not target.exists() and leftovers(tmp_path) == []
+
+
+def test_a_junit_report_into_a_missing_directory_names_it_without_speaking_of_output(tmp_path: Path) -> None:
+    # The help said "or leave out --output" for --junit-xml's path, which --output does not steer
+    target = tmp_path / "missing" / "report.xml"
+    code, _, err = run(["dump", "analyze", str(DUMP), "--junit-xml", str(target)])
+    assert code == ExitCode.INPUT_UNREADABLE, err
+    assert f"cannot write {target}: No such file or directory" in err and "--output" not in err, err
