@@ -139,6 +139,8 @@ def _mapped(key: str, value: str, properties: dict[str, str], config: dict[str, 
 
 
 def _require_pem(properties: dict[str, str], type_key: str, key: str, value: str) -> None:
+    from kafkadiag.collect.optionfile import pem_file_problem
+
     store_type = properties.get(type_key, "JKS").upper()
     if store_type != "PEM":
         raise CommandConfigError(
@@ -149,6 +151,9 @@ def _require_pem(properties: dict[str, str], type_key: str, key: str, value: str
                 f"{type_key}=PEM with {key} pointing at the PEM file."
             ),
         )
+    problem = pem_file_problem(value)
+    if problem is not None:
+        raise CommandConfigError(f"cannot use {key}={value}: {problem}")
 
 
 def _api_version(value: str) -> tuple[int, ...]:

@@ -66,6 +66,24 @@ def read_option_bytes(path: str, max_bytes: int = MAX_OPTION_FILE_BYTES, wait_s:
     return data
 
 
+def pem_file_problem(path: str) -> str | None:
+    """Why the file a TLS setting names cannot be the PEM file OpenSSL expects, or None. Told
+    before connecting: OpenSSL's error (NO_CERTIFICATE_OR_CRL_FOUND) came as a server that could
+    not be reached. Only a regular file is looked at: a pipe (`<(vault read ...)`) is left whole
+    for OpenSSL, which reads it once, and a missing file is OpenSSL's to name."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        data = read_option_bytes(path)
+    except OptionFileError as error:
+        return str(error)
+    if b"-----BEGIN " in data:
+        return None
+    if b"\x00" in data or not data.isascii():
+        return "it is binary, not PEM text (a DER file converts with `openssl x509 -inform der`)"
+    return "it holds no PEM block (-----BEGIN ...)"
+
+
 def _read_within(descriptor: int, limit: int, wait_s: float) -> bytes:
     chunks: list[bytes] = []
     size = 0

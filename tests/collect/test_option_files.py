@@ -178,3 +178,35 @@ def test_a_check_policy_nested_100000_levels_is_a_usage_error_not_a_recursion_er
     process = kafkadiag(["check", "--zookeeper", NOBODY, "--group", "g", "--config", str(policy)])
     assert process.returncode == ExitCode.USAGE, process.stderr
     assert "nested too deeply" in process.stderr and "Traceback" not in process.stderr, process.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "cause"),
+    [
+        (b"0\x82\x03\x1f0\x82\x02\x07\xa0\x03\x02\x01\x02\x02\x14", "it is binary, not PEM text"),  # DER
+        (b"ca certificate goes here\n", "it holds no PEM block (-----BEGIN ...)"),
+    ],
+    ids=["der", "not-pem"],
+)
+@pytest.mark.parametrize(
+    ("option", "settings", "setting"),
+    [
+        ("--command-config", "security.protocol=SSL\nssl.truststore.type=PEM\n", "ssl.truststore.location"),
+        ("--zk-tls-config-file", "zookeeper.ssl.truststore.type=PEM\n", "zookeeper.ssl.truststore.location"),
+    ],
+    ids=["command-config", "zk-tls-config-file"],
+)
+def test_a_truststore_that_is_not_pem_is_named_before_connecting(
+    option: str, settings: str, setting: str, content: bytes, cause: str, tmp_path: Path
+) -> None:
+    # GIVEN TLS settings naming a truststore that OpenSSL cannot read as PEM: its error came as
+    # "ZooKeeper unreachable" (check the network) once the connection was tried
+    truststore = tmp_path / "ca.pem"
+    truststore.write_bytes(content)
+    properties = tmp_path / "tls.properties"
+    properties.write_text(f"{settings}{setting}={truststore}\n", encoding="utf-8")
+    where = "--bootstrap-server" if option == "--command-config" else "--zookeeper"
+    # WHEN kafkadiag reads them THEN the setting and the cause are named, as a usage error
+    process = kafkadiag(["lag", where, NOBODY, "--group", "g", option, str(properties)])
+    assert process.returncode == ExitCode.USAGE, process.stderr
+    assert f"cannot use {setting}={truststore}: {cause}" in process.stderr, process.stderr

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkadiag.collect.config import jaas_options, parse_properties
-from kafkadiag.collect.optionfile import OptionFileError, read_option_text
+from kafkadiag.collect.optionfile import OptionFileError, pem_file_problem, read_option_text
 from kafkadiag.digits import decimal
 from kafkadiag.errors import UsageError
 
@@ -127,6 +127,9 @@ def _tls_settings(path: str) -> dict[str, Any]:
                 f"store.p12 -deststoretype PKCS12, then openssl pkcs12 -in store.p12 -out store.pem -nodes) "
                 f"and set zookeeper.ssl.{kind}.type=PEM"
             )
+        problem = pem_file_problem(location)
+        if problem is not None:
+            raise ZooKeeperSecurityError(f"cannot use zookeeper.ssl.{kind}.location={location}: {problem}")
         settings[key] = location
     if "cert_file" in settings:
         # a PEM keystore holds the key beside the certificate
