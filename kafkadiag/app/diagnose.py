@@ -201,8 +201,11 @@ def _bundle_files(bundle: str, sources: list[SourceStatus]) -> tuple[str, ...] |
     source not read, named, beside the dumps that were."""
     from kafkadiag.collect.bundle import read_bundle
 
-    if not os.path.exists(bundle):
-        sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, "no such file or directory"))
+    try:
+        os.stat(bundle)
+    except OSError as error:  # absent, a symlink loop, a directory this user may not enter
+        why = error.strerror or str(error)
+        sources.append(SourceStatus(SOURCE_DUMP, f"bundle {bundle}", False, why[:1].lower() + why[1:]))
         return None
     if not os.path.isdir(bundle):
         return (bundle,)

@@ -1,7 +1,8 @@
-"""A bundle directory of many files that are no dumps: GIVEN 20,000 empty files beside one real
-dump, WHEN `diagnose --from` reads it, THEN it answers in seconds, naming the first files not read
-and counting the rest. Each file was a source of its own, told in the story and again under
-Sources, each looked up in all the others: 8,000 files took 23 s, 100,000 over 5 minutes."""
+"""Directories given to `diagnose --from` that are not what a bundle is. GIVEN 20,000 empty
+files beside one real dump, WHEN `diagnose --from` reads them, THEN it answers in seconds, naming
+the first files not read and counting the rest. Each file was a source of its own, told in the
+story and again under Sources, each looked up in all the others: 8,000 files took 23 s, 100,000
+over 5 minutes. A bundle that is a symlink loop is named as one, not as missing."""
 
 from __future__ import annotations
 
@@ -45,3 +46,12 @@ def test_the_json_report_names_as_many_and_counts_the_rest(tmp_path: Path) -> No
     unread = [source["target"] for source in json.loads(out)["sources"] if not source["ok"]]
     assert len(unread) == NAMED_UNREAD_FILES + 1, unread
     assert unread[-1] == f"{EMPTY_FILES - NAMED_UNREAD_FILES:,} more file(s) of {bundle}"
+
+
+def test_a_bundle_that_is_a_symlink_loop_is_named_as_one(tmp_path: Path) -> None:
+    # It was said to be missing ("no such file or directory"): os.path.exists is False for a loop
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    code, _, err = run(["diagnose", "--from", str(tmp_path / "a")])
+    assert code == ExitCode.INPUT_UNREADABLE, err
+    assert f"bundle {tmp_path / 'a'} not read: too many levels of symbolic links" in err, err
