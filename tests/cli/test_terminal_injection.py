@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kafkadiag.exitcodes import ExitCode
 from tests.conftest import CAPTURED
 from tests.infra.cli import run
@@ -47,3 +49,19 @@ def test_a_usage_error_quoting_the_value_given_shows_it_escaped() -> None:
     assert code == ExitCode.USAGE, err
     assert "KD9\\x1b]0;pwned\\x07\\u202e" in err, err
     assert "\x1b" not in err and "\x07" not in err and "\u202e" not in err, err
+
+
+def test_an_internal_error_quoting_its_input_shows_it_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN a bug whose exception quotes a thread name as it is (a ValueError of a parser)
+    import click
+
+    from kafkadiag.commands import entry
+
+    def buggy() -> None:
+        raise ValueError("deadlock-\x1b]0;pwned\x07\u202eA")
+
+    # WHEN it ends the command THEN the traceback shows the name escaped, with exit 4
+    code = entry.run(click.Command("buggy", callback=buggy), [])
+    err = capsys.readouterr().err
+    assert code == ExitCode.INTERNAL_ERROR, err
+    assert "deadlock-\\x1b]0;pwned\\x07\\u202eA" in err and "\x1b" not in err and "\u202e" not in err, err
