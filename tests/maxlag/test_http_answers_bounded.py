@@ -1,8 +1,8 @@
 """An agent that answers without end: GIVEN an HTTP server that sends its headers and then one
-byte every half second, WHEN `maxlag --prometheus URL` or `--jolokia URL` reads it with --timeout
-2s, THEN kafkadiag gives up after about that long with exit 3, naming the source and the option.
-The socket's timeout bounded each read only, so such an agent held kafkadiag for as long as it
-cared to send."""
+byte every half second, or one byte of a header every half second, WHEN `maxlag --prometheus
+URL` or `--jolokia URL` reads it with --timeout 2s, THEN kafkadiag gives up after about that long
+with exit 3, naming the source and the option. The socket's timeout bounded each read only, so
+such an agent held kafkadiag for as long as it cared to send, its headers included."""
 
 from __future__ import annotations
 
@@ -33,17 +33,27 @@ def _serve(listener: socket.socket, stop: threading.Event, status: bytes) -> Non
 
 
 def _trickle(connection: socket.socket, stop: threading.Event, status: bytes) -> None:
+    """The status line, then (for a status ending in "headers") a header a byte at a time, or
+    the headers whole and the body a byte at a time."""
     with connection:
         try:
             connection.recv(65536)
-            connection.sendall(status + b"\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n")
+            if status.endswith(b" headers"):
+                connection.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            else:
+                connection.sendall(
+                    status + b"\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n"
+                )
             while not stop.wait(0.5):
                 connection.sendall(b"#")
         except OSError:  # kafkadiag hung up: what the test waits for
             return
 
 
-@pytest.fixture(params=[b"HTTP/1.1 200 OK", b"HTTP/1.1 500 Internal Server Error"], ids=["200", "500"])
+@pytest.fixture(
+    params=[b"HTTP/1.1 200 OK", b"HTTP/1.1 500 Internal Server Error", b"trickled headers"],
+    ids=["200", "500", "headers"],
+)
 def trickling_agent(request: pytest.FixtureRequest) -> Iterator[str]:
     listener = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()

@@ -9,8 +9,11 @@ scheme, host or port drops the Authorization header.
 from __future__ import annotations
 
 import base64
+import http.client
 import os
 import re
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -57,7 +60,61 @@ class _SameOriginAuthRedirects(urllib.request.HTTPRedirectHandler):
         return follow
 
 
-_OPENER = urllib.request.build_opener(_SameOriginAuthRedirects)
+class _Deadline:
+    """Shuts down every connection the request opens once its deadline passes. http.client
+    reads the status line and the headers bounded each read by the socket's timeout only: a
+    server trickling a header byte at a time held kafkadiag for as long as it cared to send."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self._timers: list[threading.Timer] = []
+        self.fired = False  # a connection was shut down: what was read of it may be cut
+
+    def connection_class(self, base: type[http.client.HTTPConnection]) -> Any:
+        watch = self
+
+        class DeadlineConnection(base):  # type: ignore[valid-type, misc]
+            def connect(self) -> None:
+                super().connect()
+                watch.guard(self.sock)
+
+        return DeadlineConnection
+
+    def guard(self, sock: socket.socket) -> None:
+        timer = threading.Timer(max(self.deadline - time.monotonic(), 0.0), self._shut_down, (sock,))
+        timer.daemon = True
+        timer.start()
+        self._timers.append(timer)
+
+    def cancel(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+
+    def _shut_down(self, sock: socket.socket) -> None:
+        self.fired = True
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # already closed: the answer came in time
+            pass
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    class HTTPHandler(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(deadline.connection_class(http.client.HTTPConnection), req)
+
+    class HTTPSHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            connection = deadline.connection_class(http.client.HTTPSConnection)
+            return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
+
+    return urllib.request.build_opener(_SameOriginAuthRedirects, HTTPHandler, HTTPSHandler)
+
+
+def _too_slow(describe: str, timeout_s: float) -> HttpMetricsUnreachableError:
+    return HttpMetricsUnreachableError(
+        f"{describe}: the answer was still arriving after {timeout_s:g} s (--timeout)"
+    )
 
 
 def _body(response: Any, deadline: float, timeout_s: float, describe: str) -> bytes:
@@ -68,9 +125,7 @@ def _body(response: Any, deadline: float, timeout_s: float, describe: str) -> by
     size = 0
     while size <= MAX_BYTES:
         if time.monotonic() > deadline:
-            raise HttpMetricsUnreachableError(
-                f"{describe}: the answer was still arriving after {timeout_s:g} s (--timeout)"
-            )
+            raise _too_slow(describe, timeout_s)
         chunk = response.read1(min(_CHUNK, MAX_BYTES + 1 - size))  # what one read brings
         if not chunk:
             break
@@ -95,11 +150,17 @@ def http_get(
         token = base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
         request.add_header("Authorization", f"Basic {token}")
     deadline = time.monotonic() + timeout_s
+    watch = _Deadline(deadline)
     try:
-        with _OPENER.open(request, timeout=timeout_s) as response:
-            return int(response.status), _body(response, deadline, timeout_s, describe)
+        with _opener(watch).open(request, timeout=timeout_s) as response:
+            status, body = int(response.status), _body(response, deadline, timeout_s, describe)
+        if watch.fired:  # the end of the body may be where the deadline cut it
+            raise _too_slow(describe, timeout_s)
+        return status, body
     except urllib.error.HTTPError as error:
         body = _body(error, deadline, timeout_s, describe) if error.fp is not None else b""
+        if watch.fired:
+            raise _too_slow(describe, timeout_s) from None
         if error.code in (401, 403):
             raise MetricsSourceError(
                 f"{describe}: HTTP {error.code} {error.reason} for {url}",
@@ -107,6 +168,10 @@ def http_get(
                 f"{password_env} (environment, so they do not show in `ps`) to a read-only user.",
             ) from None
         return int(error.code), body
-    except (urllib.error.URLError, OSError, ValueError) as error:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
+        if watch.fired:
+            raise _too_slow(describe, timeout_s) from None
         reason = getattr(error, "reason", error)
         raise HttpMetricsUnreachableError(f"{describe}: cannot GET {url}: {reason}") from None
+    finally:
+        watch.cancel()
