@@ -77,8 +77,22 @@ class ServerProcess:
             return ""
 
     def pause(self) -> None:
-        """Freeze the server (SIGSTOP): connections stay open but nothing answers."""
+        """Freeze the server (SIGSTOP): connections stay open but nothing answers. Returns once
+        the process is stopped: the signal is delivered when the kernel next schedules it, and
+        on a loaded machine a thread already running could answer one more request."""
+        import psutil
+
         os.kill(self.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            try:
+                threads = psutil.Process(self.pid).threads()
+                states = {_thread_state(self.pid, thread.id) for thread in threads}
+            except psutil.Error:
+                return  # gone: nothing will answer either
+            if states <= {"T", "t", "Z", "X", ""}:
+                return
+            time.sleep(0.005)
 
     def resume(self) -> None:
         os.kill(self.pid, signal.SIGCONT)
@@ -238,6 +252,15 @@ def kafka_jars(patterns: tuple[str, ...]) -> list[str]:
             )
         jars.append(found[-1])
     return jars
+
+
+def _thread_state(pid: int, tid: int) -> str:
+    """The kernel's state letter of one thread ("T" once a SIGSTOP stopped it), "" when gone."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 def zookeeper_classpath() -> str:
