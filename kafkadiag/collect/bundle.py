@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkadiag import boundedjson
+from kafkadiag.readlimits import file_kind
 
 MANIFEST = "manifest.json"
 # A capture of 1,000 dumps writes a manifest of about 200 KB.
@@ -158,18 +159,6 @@ def _unreadable_file(directory: str, name: str) -> str | None:
         # A FIFO would block the reader for ever, /dev/zero never end.
         return f"is {file_kind(mode)}, not a regular file"
     return None
-
-
-def file_kind(mode: int) -> str:
-    """What a file that is not regular is, for a message: "a FIFO", "a character device"."""
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
 
 
 def _json_kind(value: object) -> str:

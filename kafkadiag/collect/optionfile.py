@@ -15,7 +15,7 @@ import select
 import stat
 import time
 
-from kafkadiag.readlimits import MIB, format_size
+from kafkadiag.readlimits import MIB, file_kind, format_size
 
 # A properties, JAAS or TOML file is a few KB; a check policy of a thousand rules is 100 KB.
 MAX_OPTION_FILE_BYTES = 16 * MIB
@@ -53,10 +53,10 @@ def read_option_bytes(path: str, max_bytes: int = MAX_OPTION_FILE_BYTES, wait_s:
     try:
         mode = os.fstat(descriptor).st_mode
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
-            raise OptionFileError(f"it is {_kind(mode)}, not a file")
+            raise OptionFileError(f"it is {file_kind(mode)}, not a file")
         data = _read_within(descriptor, max_bytes + 1, wait_s)
         if not data and not stat.S_ISREG(mode):  # a FIFO without a writer reads as empty at once
-            raise OptionFileError(f"nothing arrived from it ({_kind(mode)} nobody writes into?)")
+            raise OptionFileError(f"nothing arrived from it ({file_kind(mode)} nobody writes into?)")
     except OSError as error:
         raise OptionFileError(error.strerror or str(error)) from None
     finally:
@@ -102,15 +102,3 @@ def _read_within(descriptor: int, limit: int, wait_s: float) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO or a pipe"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a block device" if stat.S_ISBLK(mode) else "not a regular file"

@@ -20,8 +20,9 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from kafkadiag.collect.bundle import MANIFEST, file_kind, is_bundle, read_bundle
+from kafkadiag.collect.bundle import MANIFEST, is_bundle, read_bundle
 from kafkadiag.collect.lagrecord import RECORD_FILE, looks_like_lag_record
+from kafkadiag.readlimits import file_kind
 
 DUMP = "dump"
 BUNDLE = "bundle"

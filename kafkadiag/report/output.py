@@ -21,6 +21,7 @@ from typing import Any, TextIO, cast
 
 from kafkadiag.console import colour_on, width_of
 from kafkadiag.errors import OutputUnwritableError, UsageError
+from kafkadiag.readlimits import file_kind
 from kafkadiag.report.safe_text import ControlEscapingStream
 from kafkadiag.umask import current_umask
 
@@ -59,17 +60,7 @@ def _special_kind(path: str) -> str | None:
         mode = os.stat(path).st_mode
     except OSError:
         return None  # absent (or a dangling link, whose target is created), or unreachable: said on open
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a block device" if stat.S_ISBLK(mode) else "not a regular file"
+    return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def _to_stdout(output_format: str) -> Iterator[TextIO]:
