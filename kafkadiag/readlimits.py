@@ -132,18 +132,38 @@ def _from_env(name: str, parse: Any, default: int) -> int:
     return value
 
 
-def open_input(path: str) -> BinaryIO:
-    """`path` opened for reading without waiting for a writer: open() of a FIFO that nobody has
-    opened for writing waits forever (a stray FIFO in a bundle, a record directory, a glob).
-    Opened non-blocking, such a FIFO reads as empty at once; one with a writer (`<(jstack PID)`)
-    is read as before. OSError as open() raises it."""
+# How long a FIFO that no writer has opened yet is waited for (`mkfifo f; kafkadiag dump analyze
+# f & jstack PID > f` opens the writer after kafkadiag opened the reader).
+FIFO_WRITER_WAIT_S = 10.0
+
+
+def open_input(path: str, writer_wait_s: float = FIFO_WRITER_WAIT_S) -> BinaryIO:
+    """`path` opened for reading without waiting for ever for a writer: open() of a FIFO that
+    nobody opens for writing waits forever (a stray FIFO in a bundle, a record directory, a
+    glob). Opened non-blocking, such a FIFO is given `writer_wait_s` for a writer to send
+    something (or to close), then reads as empty; one with a writer (`<(jstack PID)`) is read
+    as before. OSError as open() raises it."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
+        if stat.S_ISFIFO(os.fstat(descriptor).st_mode):
+            _wait_for_a_writer(descriptor, writer_wait_s)
         os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "rb")
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def _wait_for_a_writer(descriptor: int, wait_s: float) -> None:
+    """Until the FIFO has data or a writer that closed it, at most wait_s. Linux reports neither
+    for a FIFO no writer has opened yet (a read of it would say end of file at once), and data,
+    or the hang-up, as soon as one has written or gone; elsewhere poll() may answer at once,
+    which is the earlier behaviour."""
+    import select
+
+    poller = select.poll()
+    poller.register(descriptor, select.POLLIN | select.POLLHUP)
+    poller.poll(max(wait_s, 0.0) * 1000)
 
 
 class InputTooLargeError(InputUnreadableError):

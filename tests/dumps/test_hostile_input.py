@@ -15,6 +15,7 @@ import pytest
 from kafkadiag.dumps import read_dumps
 from kafkadiag.dumps.lines import CHUNK_BYTES, MAX_LINE_CHARS, ReadStats, iter_lines
 from kafkadiag.errors import InputUnreadableError, NoDumpFoundError
+from kafkadiag.readlimits import FIFO_WRITER_WAIT_S
 
 REAL_DUMP = "dumpling/jstack/deadlock-and-friends.log"
 
@@ -230,14 +231,37 @@ def test_100000_thread_dump_parses_completely(tmp_path: Path, corpus: Path) -> N
     assert time.monotonic() - started < 120
 
 
-def test_a_fifo_nobody_writes_into_is_empty_not_waited_for(tmp_path: Path) -> None:
+def test_a_fifo_nobody_writes_into_is_empty_not_waited_for_ever(tmp_path: Path) -> None:
     # GIVEN a FIFO among the dumps (a glob over a directory with one), no writer ever coming
     fifo = tmp_path / "jstack.txt"
     os.mkfifo(fifo)
-    # WHEN read THEN it is an empty input at once (open() waited for a writer forever)
+    # WHEN read THEN it is an empty input once the writer's wait is over (open() waited forever)
+    started = time.monotonic()
     process = subprocess.run([sys.executable, "-m", "kafkadiag", "dump", "analyze", str(fifo)],
                              capture_output=True, text=True, timeout=60)  # fmt: skip
     assert process.returncode == 3 and f"{fifo} is empty" in process.stderr, process.stderr
+    assert time.monotonic() - started < FIFO_WRITER_WAIT_S + 20
+
+
+def test_a_fifo_whose_writer_comes_after_the_reader_is_read(tmp_path: Path, corpus: Path) -> None:
+    # GIVEN `mkfifo f; kafkadiag dump analyze f & jstack PID > f`: the reader opens first
+    fifo = tmp_path / "jstack.txt"
+    os.mkfifo(fifo)
+    process = subprocess.Popen([sys.executable, "-m", "kafkadiag", "dump", "parse", str(fifo)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        time.sleep(1.0)  # the reader has opened the FIFO by now, no writer yet
+        # WHEN the writer comes and writes a real dump
+        with open(fifo, "wb") as writer:
+            writer.write((corpus / REAL_DUMP).read_bytes())
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    # THEN the dump is read, not taken for an empty input
+    assert process.returncode == 0, err
+    assert "threads" in out and "is empty" not in err, (out, err)
 
 
 def test_a_pipe_with_a_writer_is_still_read(tmp_path: Path, corpus: Path) -> None:
