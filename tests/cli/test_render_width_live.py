@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
-import sys
-import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +20,7 @@ import pytest
 
 from kafkadiag.exitcodes import ExitCode
 from tests.cli.render_checks import WIDTHS, assert_fits, render
-from tests.infra.cli import run_json
+from tests.infra.cli import run_json, watch_until
 from tests.infra.servers import ServerProcess
 from tests.infra.workload import Cluster, commit_offsets_without_joining, create_topic, produce, unique
 from tests.maxlag.reproducer import Reproducer, compile_reproducer, start_reproducer
@@ -223,34 +220,12 @@ def test_lag_watch_fits_the_width(broker: ServerProcess, width: int) -> None:
     commit_offsets_without_joining(broker.address, group, {(topic, p): 1 for p in range(3)})
     # WHEN `lag --watch` runs in a pipe of `width` columns, stopped after its first refresh
     env = {**os.environ, "KAFKADIAG_WIDTH": "", "COLUMNS": str(width)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kafkadiag", "lag", "--bootstrap-server", broker.address, "--group", group,
-         "--watch", "--interval", "0.5"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-    )  # fmt: skip
-    shown: list[bytes] = []
-    refreshed = threading.Event()
-
-    def read_views() -> None:
-        assert process.stdout is not None
-        for line in iter(process.stdout.readline, b""):
-            shown.append(line)
-            if b"".join(shown).count(b"kafkadiag lag --watch") >= 2:
-                refreshed.set()
-
-    reader = threading.Thread(target=read_views, daemon=True)
-    reader.start()
-    try:
-        assert refreshed.wait(60), b"".join(shown)
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
-        reader.join(10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    process, text = watch_until(
+        ["lag", "--bootstrap-server", broker.address, "--group", group, "--watch", "--interval", "0.5"],
+        lambda shown: shown.count(b"kafkadiag lag --watch") >= 2,
+        env,
+    )
     # THEN every view fits and keeps the group and topic whole
     assert process.returncode == ExitCode.OK, process.stderr.read() if process.stderr else ""
-    text = b"".join(shown).decode()
     assert text.count(f"Group {group}") >= 2, text
     assert_fits(text, width, (group, topic))

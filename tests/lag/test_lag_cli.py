@@ -287,44 +287,18 @@ def test_usage_errors_exit_2() -> None:
 
 def test_watch_redraws_until_interrupted(cluster: Cluster) -> None:
     import os
-    import signal
-    import subprocess
-    import sys
-    import threading
+
+    from tests.infra.cli import watch_until
 
     topic, old, _ = old_and_new_groups(cluster)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kafkadiag", "lag", "--zookeeper", cluster.zookeeper, "--group", old,
-         "--watch",
-         "--interval", "0.3"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "KAFKADIAG_WIDTH": "200"},
-    )  # fmt: skip
-    shown: list[bytes] = []
-    second_frame = threading.Event()
-
-    def read_frames() -> None:
-        assert process.stdout is not None
-        for line in iter(process.stdout.readline, b""):
-            shown.append(line)
-            if b"".join(shown).count(b"kafkadiag lag --watch") >= 2:
-                second_frame.set()
-
-    reader = threading.Thread(target=read_frames, daemon=True)
-    reader.start()
-    try:
-        # WHEN Ctrl-C comes after the view was redrawn (a loaded machine takes seconds to start)
-        assert second_frame.wait(60), b"".join(shown)
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
-        reader.join(10)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    # WHEN Ctrl-C comes after the view was redrawn
+    process, text = watch_until(
+        ["lag", "--zookeeper", cluster.zookeeper, "--group", old, "--watch", "--interval", "0.3"],
+        lambda shown: shown.count(b"kafkadiag lag --watch") >= 2,
+        {**os.environ, "KAFKADIAG_WIDTH": "200"},
+    )
     # THEN the last view stays on screen and the exit code is that of its report
     assert process.returncode == ExitCode.OK, process.stderr.read() if process.stderr else ""
-    text = b"".join(shown).decode()
     assert f"Group {old}" in text and "STATUS" in text
 
 

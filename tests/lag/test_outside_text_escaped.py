@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import threading
 import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from kafkadiag.exitcodes import ExitCode
-from tests.infra.cli import run
+from tests.infra.cli import run, watch_until
 from tests.infra.servers import ServerProcess
 
 OWNER = "owner\x1b]0;pwned\x07-\x1b[2J\x9b2J-thread"
@@ -84,33 +80,13 @@ def test_the_watch_view_shows_znode_text_escaped(
 ) -> None:
     # GIVEN `lag --watch` of the group, its view in a pipe
     group, _ = hostile_group
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kafkadiag", "lag", "--zookeeper", zookeeper.address, "--group", group,
-         "--timeout", "5s", "--watch", "--interval", "0.3"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "KAFKADIAG_WIDTH": "200"},
+    # WHEN a view with the owner was drawn, and Ctrl-C came
+    _, text = watch_until(
+        ["lag", "--zookeeper", zookeeper.address, "--group", group, "--timeout", "5s", "--watch",
+         "--interval", "0.3"],
+        lambda shown: b"OWNER" in shown,
+        {**os.environ, "KAFKADIAG_WIDTH": "200"},
     )  # fmt: skip
-    shown: list[bytes] = []
-    first_frame = threading.Event()
-
-    def read_frames() -> None:
-        assert process.stdout is not None
-        for line in iter(process.stdout.readline, b""):
-            shown.append(line)
-            if b"OWNER" in line:
-                first_frame.set()
-
-    reader = threading.Thread(target=read_frames, daemon=True)
-    reader.start()
-    try:
-        # WHEN a view with the owner was drawn, and Ctrl-C came
-        assert first_frame.wait(60), b"".join(shown)
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
-        reader.join(10)
-    finally:
-        if process.poll() is None:
-            process.kill()
     # THEN the view showed the owner's escapes, not the sequences themselves
-    text = b"".join(shown).decode()
     assert SHOWN_OWNER in text, text
     assert not [raw for raw in RAW if raw in text], text
