@@ -19,8 +19,10 @@ inherit the driver's environment).
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import select
 import stat
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -147,6 +149,7 @@ def open_input(path: str, writer_wait_s: float = FIFO_WRITER_WAIT_S) -> BinaryIO
     try:
         if stat.S_ISFIFO(os.fstat(descriptor).st_mode):
             _wait_for_a_writer(descriptor, writer_wait_s)
+            return io.BufferedReader(_PolledPipe(descriptor))
         os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "rb")
     except BaseException:
@@ -154,13 +157,41 @@ def open_input(path: str, writer_wait_s: float = FIFO_WRITER_WAIT_S) -> BinaryIO
         raise
 
 
+class _PolledPipe(io.RawIOBase):
+    """A FIFO read without blocking in the kernel for long: a signal that arrives just before a
+    blocking read() starts is never serviced while the read waits (Python runs its handlers
+    between bytecodes), so SIGTERM left a process waiting on a quiet writer for ever. Each wait
+    here is a poll() of at most half a second, between which the handlers run."""
+
+    def __init__(self, descriptor: int) -> None:
+        self._descriptor = descriptor
+        self._poller = select.poll()
+        self._poller.register(descriptor, select.POLLIN | select.POLLHUP)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._descriptor
+
+    def readinto(self, buffer: Any) -> int:
+        while True:
+            try:
+                return os.readv(self._descriptor, [buffer])
+            except BlockingIOError:
+                self._poller.poll(500)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._descriptor)
+        super().close()
+
+
 def _wait_for_a_writer(descriptor: int, wait_s: float) -> None:
     """Until the FIFO has data or a writer that closed it, at most wait_s. Linux reports neither
     for a FIFO no writer has opened yet (a read of it would say end of file at once), and data,
     or the hang-up, as soon as one has written or gone; elsewhere poll() may answer at once,
     which is the earlier behaviour."""
-    import select
-
     poller = select.poll()
     poller.register(descriptor, select.POLLIN | select.POLLHUP)
     poller.poll(max(wait_s, 0.0) * 1000)
